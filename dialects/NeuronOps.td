@@ -1,0 +1,427 @@
+//===- NeuronOps.td - The neuron graph dialect ------------*- tablegen -*-===//
+//
+// Graph-level ops on ranked tensors with value semantics. This is what the
+// importer produces from TOSA/linalg, what the fusion passes rewrite and what
+// the reference interpreter executes. Binary ops broadcast numpy-style.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_OPS_TD
+#define NEURON_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "NeuronInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+def Neuron_Dialect : Dialect {
+  let name = "neuron";
+  let summary = "Graph-level tensor ops for the neuronc accelerator compiler";
+  let description = [{
+    Ops on ranked tensors with value semantics: elementwise math with numpy
+    broadcasting, reductions, matmul, data movement and named kernels
+    (rmsnorm, layernorm, softmax). Every op states its cost through
+    `CostOpInterface`.
+  }];
+  let cppNamespace = "::mlir::neuron";
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Types and enums
+//===----------------------------------------------------------------------===//
+
+/// Element types the dialect accepts. f64/i64 are accepted at the input so
+/// that type legalization can warn about them and convert them.
+def Neuron_ElementType : AnyTypeOf<[F32, BF16, F16, F64, I1, I32, I64]>;
+def Neuron_FloatElementType : AnyTypeOf<[F32, BF16, F16, F64]>;
+def Neuron_Tensor : RankedTensorOf<[F32, BF16, F16, F64, I1, I32, I64]>;
+def Neuron_FloatTensor : RankedTensorOf<[F32, BF16, F16, F64]>;
+def Neuron_IntTensor : RankedTensorOf<[I32, I64]>;
+
+def Neuron_CmpEQ : I32EnumAttrCase<"eq", 0>;
+def Neuron_CmpLT : I32EnumAttrCase<"lt", 1>;
+def Neuron_CmpLE : I32EnumAttrCase<"le", 2>;
+def Neuron_CmpGT : I32EnumAttrCase<"gt", 3>;
+def Neuron_CmpGE : I32EnumAttrCase<"ge", 4>;
+def Neuron_ComparePredicateAttr : I32EnumAttr<"ComparePredicate",
+    "comparison predicate",
+    [Neuron_CmpEQ, Neuron_CmpLT, Neuron_CmpLE, Neuron_CmpGT, Neuron_CmpGE]> {
+  let cppNamespace = "::mlir::neuron";
+}
+
+def Neuron_GeluErf : I32EnumAttrCase<"erf", 0>;
+def Neuron_GeluTanh : I32EnumAttrCase<"tanh", 1>;
+def Neuron_GeluApproximationAttr : I32EnumAttr<"GeluApproximation",
+    "GELU formula", [Neuron_GeluErf, Neuron_GeluTanh]> {
+  let cppNamespace = "::mlir::neuron";
+}
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Neuron_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Neuron_Dialect, mnemonic,
+         !listconcat(traits, [Pure, DeclareOpInterfaceMethods<NeuronCostOpInterface>])>;
+
+/// Elementwise op whose cost is `flops` arithmetic ops and `trans`
+/// transcendental evaluations per result element.
+class Neuron_ElementwiseCost<int flops, int trans> {
+  code costDefinition = [{
+    std::optional<::mlir::neuron::OpCost> $cppClass::getCost() {
+      return ::mlir::neuron::detail::elementwiseCost(getOperation(), }] # flops # [{, }] # trans # [{);
+    }
+  }];
+}
+
+/// Binary elementwise op with numpy broadcasting: `%r = neuron.add %a, %b :
+/// tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>`.
+class Neuron_BinaryOp<string mnemonic, int flops = 1, int trans = 0,
+                      list<Trait> traits = []>
+    : Neuron_Op<mnemonic, traits>, Neuron_ElementwiseCost<flops, trans> {
+  let arguments = (ins Neuron_Tensor:$lhs, Neuron_Tensor:$rhs);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDefinition = costDefinition # [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlir::neuron::detail::verifyBroadcastBinary(getOperation(),
+                                                           /*resultIsBool=*/false);
+    }
+  }];
+}
+
+/// Unary elementwise op; the result has the operand's type.
+class Neuron_UnaryOp<string mnemonic, TypeConstraint operandType, int flops = 1,
+                     int trans = 0, list<Trait> traits = []>
+    : Neuron_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType])>,
+      Neuron_ElementwiseCost<flops, trans> {
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+  let extraClassDefinition = costDefinition;
+}
+
+/// Reduction over a list of axes, keeping them as size-1 dims with `keepdims`.
+class Neuron_ReduceOp<string mnemonic, string what>
+    : Neuron_Op<mnemonic> {
+  let summary = what # " over axes";
+  let arguments = (ins Neuron_Tensor:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdims);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes (`keepdims` $keepdims^)? attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlir::neuron::detail::verifyReduction(getOperation(), getAxes(),
+                                                     getKeepdims());
+    }
+    std::optional<::mlir::neuron::OpCost> $cppClass::getCost() {
+      return ::mlir::neuron::detail::reductionCost(getOperation());
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Constant
+//===----------------------------------------------------------------------===//
+
+def Neuron_ConstantOp : Neuron_Op<"constant",
+    [ConstantLike, AllTypesMatch<["value", "result"]>]> {
+  let summary = "tensor constant";
+  let description = [{
+    ```mlir
+    %c = neuron.constant dense<1.0> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary, compare, select
+//===----------------------------------------------------------------------===//
+
+def Neuron_AddOp : Neuron_BinaryOp<"add", 1, 0, [Commutative]> {
+  let summary = "elementwise addition with broadcasting";
+}
+def Neuron_SubOp : Neuron_BinaryOp<"sub"> {
+  let summary = "elementwise subtraction with broadcasting";
+}
+def Neuron_MulOp : Neuron_BinaryOp<"mul", 1, 0, [Commutative]> {
+  let summary = "elementwise multiplication with broadcasting";
+}
+def Neuron_DivOp : Neuron_BinaryOp<"div"> {
+  let summary = "elementwise division with broadcasting (integers truncate toward zero)";
+}
+def Neuron_MaxOp : Neuron_BinaryOp<"max", 1, 0, [Commutative]> {
+  let summary = "elementwise maximum with broadcasting";
+}
+def Neuron_MinOp : Neuron_BinaryOp<"min", 1, 0, [Commutative]> {
+  let summary = "elementwise minimum with broadcasting";
+}
+def Neuron_PowOp : Neuron_BinaryOp<"pow", 1, 2> {
+  let summary = "elementwise power (float only) with broadcasting";
+}
+
+def Neuron_CompareOp : Neuron_Op<"compare">, Neuron_ElementwiseCost<1, 0> {
+  let summary = "elementwise comparison producing i1, with broadcasting";
+  let description = [{
+    ```mlir
+    %m = neuron.compare lt, %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Neuron_ComparePredicateAttr:$predicate, Neuron_Tensor:$lhs,
+                       Neuron_Tensor:$rhs);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDefinition = costDefinition # [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlir::neuron::detail::verifyBroadcastBinary(getOperation(),
+                                                           /*resultIsBool=*/true);
+    }
+  }];
+}
+
+def Neuron_SelectOp : Neuron_Op<"select">, Neuron_ElementwiseCost<1, 0> {
+  let summary = "elementwise choice `cond ? a : b`, with broadcasting of all three";
+  let arguments = (ins RankedTensorOf<[I1]>:$condition, Neuron_Tensor:$on_true,
+                       Neuron_Tensor:$on_false);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,`
+    type($on_true) `,` type($on_false) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDefinition = costDefinition;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary
+//===----------------------------------------------------------------------===//
+
+def Neuron_NegOp : Neuron_UnaryOp<"neg", Neuron_Tensor> { let summary = "-x"; }
+def Neuron_AbsOp : Neuron_UnaryOp<"abs", Neuron_Tensor> { let summary = "|x|"; }
+def Neuron_ExpOp : Neuron_UnaryOp<"exp", Neuron_FloatTensor, 0, 1> { let summary = "e^x"; }
+def Neuron_LogOp : Neuron_UnaryOp<"log", Neuron_FloatTensor, 0, 1> { let summary = "ln x"; }
+def Neuron_SqrtOp : Neuron_UnaryOp<"sqrt", Neuron_FloatTensor, 0, 1> { let summary = "√x"; }
+def Neuron_RsqrtOp : Neuron_UnaryOp<"rsqrt", Neuron_FloatTensor, 0, 1> { let summary = "1/√x"; }
+def Neuron_ReciprocalOp : Neuron_UnaryOp<"reciprocal", Neuron_FloatTensor> {
+  let summary = "1/x";
+}
+def Neuron_SquareOp : Neuron_UnaryOp<"square", Neuron_Tensor> { let summary = "x*x"; }
+def Neuron_TanhOp : Neuron_UnaryOp<"tanh", Neuron_FloatTensor, 0, 1> { let summary = "tanh x"; }
+def Neuron_SigmoidOp : Neuron_UnaryOp<"sigmoid", Neuron_FloatTensor, 2, 1> {
+  let summary = "1/(1+e^-x)";
+}
+def Neuron_ErfOp : Neuron_UnaryOp<"erf", Neuron_FloatTensor, 0, 1> { let summary = "erf x"; }
+def Neuron_SiluOp : Neuron_UnaryOp<"silu", Neuron_FloatTensor, 3, 1> {
+  let summary = "x * sigmoid(x)";
+}
+def Neuron_ReluOp : Neuron_UnaryOp<"relu", Neuron_Tensor> { let summary = "max(x, 0)"; }
+
+def Neuron_GeluOp : Neuron_Op<"gelu", [SameOperandsAndResultType]>,
+                    Neuron_ElementwiseCost<8, 1> {
+  let summary = "GELU, exact (erf) or tanh approximation";
+  let description = [{
+    `erf`: `0.5 x (1 + erf(x/√2))`; `tanh`: `0.5 x (1 + tanh(√(2/π)(x + 0.044715 x³)))`.
+    ```mlir
+    %y = neuron.gelu %x approximate = tanh : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_FloatTensor:$input,
+                       Neuron_GeluApproximationAttr:$approximate);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = "$input `approximate` `=` $approximate attr-dict `:` type($input)";
+  let hasFolder = 1;
+  let extraClassDefinition = costDefinition;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Neuron_ReduceSumOp : Neuron_ReduceOp<"reduce_sum", "sum">;
+def Neuron_ReduceMeanOp : Neuron_ReduceOp<"reduce_mean", "mean">;
+def Neuron_ReduceMaxOp : Neuron_ReduceOp<"reduce_max", "maximum">;
+def Neuron_ReduceMinOp : Neuron_ReduceOp<"reduce_min", "minimum">;
+
+//===----------------------------------------------------------------------===//
+// Matmul and data movement
+//===----------------------------------------------------------------------===//
+
+def Neuron_MatmulOp : Neuron_Op<"matmul"> {
+  let summary = "batched matrix product with optional transposed operands";
+  let description = [{
+    `lhs: [..., M, K]` (or `[..., K, M]` with `transpose_lhs`), `rhs: [..., K, N]`
+    (or `[..., N, K]` with `transpose_rhs`), result `[..., M, N]`. Batch dims
+    broadcast numpy-style; a rank-2 operand is shared by every batch.
+    ```mlir
+    %c = neuron.matmul %a, %b transpose_rhs : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_Tensor:$lhs, Neuron_Tensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
+    attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Neuron_TransposeOp : Neuron_Op<"transpose"> {
+  let summary = "permutes dimensions: result dim i is input dim perm[i]";
+  let arguments = (ins Neuron_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $input `perm` `=` $perm attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Neuron_ReshapeOp : Neuron_Op<"reshape"> {
+  let summary = "reinterprets the row-major elements under a new shape";
+  let arguments = (ins Neuron_Tensor:$input);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Neuron_BroadcastToOp : Neuron_Op<"broadcast_to"> {
+  let summary = "numpy-style broadcast of the input to the result shape";
+  let arguments = (ins Neuron_Tensor:$input);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Neuron_SliceOp : Neuron_Op<"slice"> {
+  let summary = "strided slice: result[i] = input[offsets + i * strides]";
+  let arguments = (ins Neuron_Tensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$strides);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $input `offsets` `=` $offsets `sizes` `=` $sizes `strides` `=` $strides attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Neuron_ConcatOp : Neuron_Op<"concat"> {
+  let summary = "joins tensors along an axis";
+  let arguments = (ins Variadic<Neuron_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` `=` $axis attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Neuron_GatherOp : Neuron_Op<"gather"> {
+  let summary = "numpy.take: picks slices of `table` along `axis` by index";
+  let description = [{
+    Result shape is `table.shape[:axis] + indices.shape + table.shape[axis+1:]`.
+    The embedding lookup is `axis = 0` on a `[vocab, dim]` table. An index out
+    of range is an error at run time.
+    ```mlir
+    %e = neuron.gather %table[%ids] axis = 0 : tensor<100x16xf32>, tensor<1x7xi32> -> tensor<1x7x16xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_Tensor:$table, Neuron_IntTensor:$indices, I64Attr:$axis);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $table `[` $indices `]` `axis` `=` $axis attr-dict `:` type($table) `,` type($indices)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Neuron_CastOp : Neuron_Op<"cast">, Neuron_ElementwiseCost<1, 0> {
+  let summary = "converts the element type";
+  let description = [{
+    float → float rounds to nearest even; float → int truncates toward zero and
+    saturates; int → float rounds to nearest; anything → i1 is `x != 0`.
+  }];
+  let arguments = (ins Neuron_Tensor:$input);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDefinition = costDefinition;
+}
+
+//===----------------------------------------------------------------------===//
+// Named kernels
+//===----------------------------------------------------------------------===//
+
+def Neuron_RmsNormOp : Neuron_Op<"rmsnorm"> {
+  let summary = "x * rsqrt(mean(x², axes) + epsilon) * weight";
+  let description = [{
+    Normalizes over `axes` (usually the last one). `weight` is optional and
+    broadcasts against the input.
+    ```mlir
+    %y = neuron.rmsnorm %x weight %w axes = [2] epsilon = 1.0e-06
+        : (tensor<1x4x64xf32>, tensor<64xf32>) -> tensor<1x4x64xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_FloatTensor:$input, Optional<Neuron_FloatTensor>:$weight,
+                       DenseI64ArrayAttr:$axes, F32Attr:$epsilon);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? `axes` `=` $axes `epsilon` `=` $epsilon attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Neuron_LayerNormOp : Neuron_Op<"layernorm", [AttrSizedOperandSegments]> {
+  let summary = "(x - mean) * rsqrt(var + epsilon) * weight + bias over axes";
+  let arguments = (ins Neuron_FloatTensor:$input, Optional<Neuron_FloatTensor>:$weight,
+                       Optional<Neuron_FloatTensor>:$bias, DenseI64ArrayAttr:$axes,
+                       F32Attr:$epsilon);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)? `axes` `=` $axes `epsilon` `=` $epsilon
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Neuron_SoftmaxOp : Neuron_Op<"softmax", [SameOperandsAndResultType]> {
+  let summary = "softmax (or log-softmax with `log`) along one axis";
+  let arguments = (ins Neuron_FloatTensor:$input, I64Attr:$axis, UnitAttr:$log);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `axis` `=` $axis (`log` $log^)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // NEURON_OPS_TD

@@ -1,0 +1,59 @@
+//===- NeuronDialect.h - The neuron dialect ---------------------*- C++ -*-===//
+
+#ifndef NEURONC_DIALECT_NEURON_NEURONDIALECT_H
+#define NEURONC_DIALECT_NEURON_NEURONDIALECT_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::neuron {
+
+/// The cost of one execution of an op, as the op itself states it through
+/// `CostOpInterface`. Bytes assume every operand is read from and every
+/// result written to memory once (no fusion).
+struct OpCost {
+  int64_t flops = 0;           ///< arithmetic operations
+  int64_t transcendentals = 0; ///< exp/log/tanh/erf/sqrt evaluations
+  int64_t bytesRead = 0;
+  int64_t bytesWritten = 0;
+
+  int64_t bytes() const { return bytesRead + bytesWritten; }
+  /// FLOPs per byte moved (0 when nothing moves).
+  double intensity() const { return bytes() ? double(flops) / double(bytes()) : 0.0; }
+  OpCost &operator+=(const OpCost &o) {
+    flops += o.flops;
+    transcendentals += o.transcendentals;
+    bytesRead += o.bytesRead;
+    bytesWritten += o.bytesWritten;
+    return *this;
+  }
+};
+
+/// Bytes of one element of `t` on the device (i1 is one byte).
+int64_t elementBytes(Type t);
+/// Bytes of a statically shaped tensor, or nullopt when a dim is dynamic.
+std::optional<int64_t> tensorBytes(Type t);
+
+namespace detail {
+/// Shared verifier of the broadcasting binary ops (and compare).
+LogicalResult verifyBroadcastBinary(Operation *op, bool resultIsBool);
+/// Shared verifier of the reductions.
+LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> axes, bool keepdims);
+/// Cost of an elementwise op: `flops`/`trans` per result element, every
+/// operand read and the result written once.
+std::optional<OpCost> elementwiseCost(Operation *op, int64_t flops, int64_t trans);
+/// Cost of a reduction: one flop per input element.
+std::optional<OpCost> reductionCost(Operation *op);
+} // namespace detail
+
+} // namespace mlir::neuron
+
+#include "neuronc/Dialect/Neuron/NeuronDialect.h.inc"
+#include "neuronc/Dialect/Neuron/NeuronEnums.h.inc"
+#include "neuronc/Dialect/Neuron/NeuronInterfaces.h.inc"
+
+#endif // NEURONC_DIALECT_NEURON_NEURONDIALECT_H

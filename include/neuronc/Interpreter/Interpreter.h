@@ -1,0 +1,35 @@
+//===- Interpreter.h - Reference interpreter of neuron functions -*- C++ -*-===//
+//
+// Executes a `func.func` whose body is neuron ops on host tensors. It is the
+// correctness oracle of the compiler: simple, op by op, with every result
+// checked against the type the IR declares.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURONC_INTERPRETER_INTERPRETER_H
+#define NEURONC_INTERPRETER_INTERPRETER_H
+
+#include "neuronc/Interpreter/Tensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Error.h"
+
+namespace neuronc {
+
+/// Checks that `args` match the arguments of `func` in count, element type
+/// and (static) shape. The error names the argument, what was expected and
+/// what was given.
+llvm::Error checkArguments(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args);
+
+/// Executes `func` on `args` (which must pass checkArguments). On failure a
+/// diagnostic is emitted at the op that failed.
+mlir::FailureOr<llvm::SmallVector<Tensor>> interpret(mlir::func::FuncOp func,
+                                                     llvm::ArrayRef<Tensor> args);
+
+/// Element type of a tensor type as a host type, with a readable error for
+/// types the interpreter does not compute in (f64, i64, others).
+llvm::Expected<DType> hostTypeOf(mlir::Type type);
+
+} // namespace neuronc
+
+#endif // NEURONC_INTERPRETER_INTERPRETER_H

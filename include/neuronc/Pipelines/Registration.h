@@ -1,0 +1,24 @@
+//===- Registration.h - Dialects and passes the tools know ------*- C++ -*-===//
+
+#ifndef NEURONC_PIPELINES_REGISTRATION_H
+#define NEURONC_PIPELINES_REGISTRATION_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace neuronc {
+
+/// The dialects every neuronc tool parses: neuron plus the input dialects
+/// exporters emit (func, arith, math, tensor, linalg, tosa).
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+/// Registers every neuron pass (and the upstream canonicalize/cse) for
+/// command-line use.
+void registerAllPasses();
+
+/// The version string printed by `--version`.
+llvm::StringRef getVersionString();
+
+} // namespace neuronc
+
+#endif // NEURONC_PIPELINES_REGISTRATION_H

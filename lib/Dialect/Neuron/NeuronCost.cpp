@@ -1,0 +1,132 @@
+//===- NeuronCost.cpp - CostOpInterface of the neuron ops ----------------===//
+//
+// Each op states its FLOPs, transcendental evaluations and bytes moved.
+// Elementwise ops and reductions get theirs from the ODS classes (see
+// NeuronOps.td); the ops with a shape of their own are here. The constants
+// per element are documented in docs/hardware-model.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+
+/// Bytes of every operand read once plus every result written once.
+std::optional<OpCost> memoryCost(Operation *op) {
+  OpCost c;
+  for (Value v : op->getOperands()) {
+    std::optional<int64_t> b = tensorBytes(v.getType());
+    if (!b)
+      return std::nullopt;
+    c.bytesRead += *b;
+  }
+  for (Value v : op->getResults()) {
+    std::optional<int64_t> b = tensorBytes(v.getType());
+    if (!b)
+      return std::nullopt;
+    c.bytesWritten += *b;
+  }
+  return c;
+}
+
+int64_t numElements(Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); }
+
+/// A normalization: `perElement` flops per input element plus one
+/// transcendental (rsqrt, or exp for softmax) per element or per row.
+std::optional<OpCost> normCost(Operation *op, int64_t perElement, int64_t transPerElement,
+                               int64_t rowLen) {
+  std::optional<OpCost> c = memoryCost(op);
+  if (!c)
+    return std::nullopt;
+  int64_t n = numElements(op->getOperand(0));
+  c->flops = perElement * n;
+  c->transcendentals = transPerElement ? transPerElement * n : (rowLen ? n / rowLen : 0);
+  return c;
+}
+
+int64_t rowLength(RankedTensorType t, ArrayRef<int64_t> axes) {
+  int64_t len = 1;
+  for (int64_t a : axes)
+    len *= t.getDimSize(a);
+  return len;
+}
+
+} // namespace
+
+std::optional<OpCost> mlir::neuron::detail::elementwiseCost(Operation *op, int64_t flops, int64_t trans) {
+  std::optional<OpCost> c = memoryCost(op);
+  if (!c)
+    return std::nullopt;
+  int64_t n = numElements(op->getResult(0));
+  c->flops = flops * n;
+  c->transcendentals = trans * n;
+  return c;
+}
+
+std::optional<OpCost> mlir::neuron::detail::reductionCost(Operation *op) {
+  std::optional<OpCost> c = memoryCost(op);
+  if (!c)
+    return std::nullopt;
+  c->flops = numElements(op->getOperand(0));
+  return c;
+}
+
+/// Constants live in the executable and are loaded by their users.
+std::optional<OpCost> ConstantOp::getCost() { return OpCost{}; }
+
+/// 2·M·N·K per batch (a multiply and an add per term).
+std::optional<OpCost> MatmulOp::getCost() {
+  std::optional<OpCost> c = memoryCost(*this);
+  if (!c)
+    return std::nullopt;
+  auto lhs = getLhs().getType();
+  int64_t k = getTransposeLhs() ? lhs.getDimSize(lhs.getRank() - 2)
+                                : lhs.getDimSize(lhs.getRank() - 1);
+  c->flops = 2 * numElements(getResult()) * k;
+  return c;
+}
+
+/// Pure data movement: no arithmetic.
+std::optional<OpCost> TransposeOp::getCost() { return memoryCost(*this); }
+std::optional<OpCost> BroadcastToOp::getCost() { return memoryCost(*this); }
+std::optional<OpCost> ConcatOp::getCost() { return memoryCost(*this); }
+
+/// Reshape only relabels the shape of a row-major buffer: nothing moves.
+std::optional<OpCost> ReshapeOp::getCost() {
+  if (!memoryCost(*this))
+    return std::nullopt;
+  return OpCost{};
+}
+
+/// A slice reads only the elements it keeps.
+std::optional<OpCost> SliceOp::getCost() {
+  std::optional<int64_t> b = tensorBytes(getResult().getType());
+  if (!b)
+    return std::nullopt;
+  return OpCost{0, 0, *b, *b};
+}
+
+/// A gather reads its indices and the rows it picks.
+std::optional<OpCost> GatherOp::getCost() {
+  std::optional<int64_t> idx = tensorBytes(getIndices().getType());
+  std::optional<int64_t> out = tensorBytes(getResult().getType());
+  if (!idx || !out)
+    return std::nullopt;
+  return OpCost{0, 0, *idx + *out, *out};
+}
+
+/// square, sum, scale, weight: 4 flops per element; one rsqrt per row.
+std::optional<OpCost> RmsNormOp::getCost() {
+  return normCost(*this, 4, 0, rowLength(getInput().getType(), getAxes()));
+}
+
+/// sum, subtract, square, sum, scale, weight, bias: 7 flops per element.
+std::optional<OpCost> LayerNormOp::getCost() {
+  return normCost(*this, 7, 0, rowLength(getInput().getType(), getAxes()));
+}
+
+/// max, subtract, sum, scale: 4 flops and one exp per element.
+std::optional<OpCost> SoftmaxOp::getCost() { return normCost(*this, 4, 1, 0); }

@@ -1,0 +1,229 @@
+//===- NeuronFold.cpp - Folders of the neuron ops ------------------------===//
+//
+// Algebraic identities (x*1, x+0, transpose∘transpose, reshape∘reshape, ...)
+// and constant folding of small tensors. Constant folding runs the op's
+// reference kernel through `evaluateOp`, so it computes exactly what the
+// interpreter computes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Dialect/Neuron/Evaluate.h"
+#include "neuronc/Dialect/Neuron/HostTensor.h"
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+
+/// Constant folding creates new constants; beyond this many elements it
+/// would bloat the IR more than it saves.
+constexpr int64_t kMaxFoldElements = 4096;
+
+/// Folds `op` by running its kernel when every operand is a constant and no
+/// tensor involved is larger than kMaxFoldElements.
+OpFoldResult foldConstants(Operation *op, ArrayRef<Attribute> operands) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+    return {};
+  SmallVector<neuronc::Tensor> args;
+  for (Attribute a : operands) {
+    auto elements = dyn_cast_or_null<ElementsAttr>(a);
+    if (!elements || elements.getNumElements() > kMaxFoldElements)
+      return {};
+    std::optional<neuronc::Tensor> t = toHostTensor(elements);
+    if (!t)
+      return {};
+    args.push_back(std::move(*t));
+  }
+  llvm::Expected<neuronc::Tensor> result = evaluateOp(op, args);
+  if (!result) {
+    llvm::consumeError(result.takeError()); // not foldable; left to run time
+    return {};
+  }
+  if (result->shape() != type.getShape())
+    return {};
+  return toElementsAttr(*result, type);
+}
+
+/// True when `a` is a splat constant equal to `value`.
+bool isSplatOf(Attribute a, double value) {
+  auto dense = dyn_cast_or_null<SplatElementsAttr>(a);
+  if (!dense)
+    return false;
+  Type elem = dense.getElementType();
+  if (isa<FloatType>(elem))
+    return dense.getSplatValue<APFloat>().convertToDouble() == value;
+  if (elem.isInteger())
+    return dense.getSplatValue<APInt>().getSExtValue() == static_cast<int64_t>(value);
+  return false;
+}
+
+/// `x op c` → `x` when `c` is the identity and the result keeps x's type.
+OpFoldResult foldRightIdentity(Operation *op, Attribute rhs, double identity) {
+  Value lhs = op->getOperand(0);
+  if (isSplatOf(rhs, identity) && lhs.getType() == op->getResult(0).getType())
+    return lhs;
+  return {};
+}
+
+} // namespace
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AddOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = foldRightIdentity(*this, a.getRhs(), 0.0))
+    return r;
+  if (isSplatOf(a.getLhs(), 0.0) && getRhs().getType() == getType())
+    return getRhs();
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = foldRightIdentity(*this, a.getRhs(), 0.0))
+    return r;
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = foldRightIdentity(*this, a.getRhs(), 1.0))
+    return r;
+  if (isSplatOf(a.getLhs(), 1.0) && getRhs().getType() == getType())
+    return getRhs();
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = foldRightIdentity(*this, a.getRhs(), 1.0))
+    return r;
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor a) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor a) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor a) {
+  if (OpFoldResult r = foldRightIdentity(*this, a.getRhs(), 1.0))
+    return r;
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult CompareOp::fold(FoldAdaptor a) { return foldConstants(*this, a.getOperands()); }
+
+/// A splat condition picks one branch outright.
+OpFoldResult SelectOp::fold(FoldAdaptor a) {
+  if (auto cond = dyn_cast_or_null<SplatElementsAttr>(a.getCondition())) {
+    Value chosen = cond.getSplatValue<bool>() ? getOnTrue() : getOnFalse();
+    if (chosen.getType() == getType())
+      return chosen;
+  }
+  if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
+    return getOnTrue();
+  return foldConstants(*this, a.getOperands());
+}
+
+#define NEURON_UNARY_FOLD(OP)                                                                \
+  OpFoldResult OP::fold(FoldAdaptor a) { return foldConstants(*this, a.getOperands()); }
+NEURON_UNARY_FOLD(NegOp)
+NEURON_UNARY_FOLD(AbsOp)
+NEURON_UNARY_FOLD(ExpOp)
+NEURON_UNARY_FOLD(LogOp)
+NEURON_UNARY_FOLD(SqrtOp)
+NEURON_UNARY_FOLD(RsqrtOp)
+NEURON_UNARY_FOLD(ReciprocalOp)
+NEURON_UNARY_FOLD(SquareOp)
+NEURON_UNARY_FOLD(TanhOp)
+NEURON_UNARY_FOLD(SigmoidOp)
+NEURON_UNARY_FOLD(ErfOp)
+NEURON_UNARY_FOLD(SiluOp)
+NEURON_UNARY_FOLD(ReluOp)
+NEURON_UNARY_FOLD(GeluOp)
+#undef NEURON_UNARY_FOLD
+
+OpFoldResult CastOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return foldConstants(*this, a.getOperands());
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+/// transpose(x, identity) → x; transpose(transpose(x, p), q) → transpose(x,
+/// p∘q), or x when the composition is the identity.
+OpFoldResult TransposeOp::fold(FoldAdaptor a) {
+  auto isIdentity = [](ArrayRef<int64_t> perm) {
+    for (auto [i, p] : llvm::enumerate(perm))
+      if (static_cast<int64_t>(i) != p)
+        return false;
+    return true;
+  };
+  if (isIdentity(getPerm()) && getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : getPerm())
+      composed.push_back(inner.getPerm()[p]);
+    if (isIdentity(composed) && inner.getInput().getType() == getType())
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    setPerm(composed);
+    return getResult();
+  }
+  return foldConstants(*this, a.getOperands());
+}
+
+/// reshape(x) of the same type → x; reshape(reshape(x)) → reshape(x).
+OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    if (inner.getInput().getType() == getType())
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
+  return {};
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(a.getInput()))
+    if (getType().hasStaticShape())
+      return splat.resizeSplat(getType());
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType() && getType().hasStaticShape() &&
+      llvm::all_of(getOffsets(), [](int64_t o) { return o == 0; }) &&
+      llvm::all_of(getStrides(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  return foldConstants(*this, a.getOperands());
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor a) {
+  if (getInputs().size() == 1 && getInputs().front().getType() == getType())
+    return getInputs().front();
+  return foldConstants(*this, a.getOperands());
+}

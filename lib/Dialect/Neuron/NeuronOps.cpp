@@ -1,0 +1,273 @@
+//===- NeuronOps.cpp - Verifiers of the neuron ops -----------------------===//
+//
+// The shape rules themselves live in neuronc/Support/Shape.h, shared with the
+// reference kernels; this file turns them into diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
+#include "neuronc/Support/Shape.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+using neuronc::formatShape;
+
+namespace {
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// Dims agree when equal or when either is dynamic.
+bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (x != y && x != ShapedType::kDynamic && y != ShapedType::kDynamic)
+      return false;
+  return true;
+}
+
+/// Checks that the result shape is `expected` (up to dynamic dims).
+LogicalResult verifyResultShape(Operation *op, ArrayRef<int64_t> expected) {
+  auto result = tensorType(op->getResult(0));
+  if (!shapesCompatible(result.getShape(), expected))
+    return op->emitOpError("result shape ")
+           << formatShape(result.getShape()) << " does not match the expected shape "
+           << formatShape(expected);
+  return success();
+}
+
+LogicalResult verifySameElementType(Operation *op, Value a, Value b, StringRef what) {
+  Type ea = tensorType(a).getElementType(), eb = tensorType(b).getElementType();
+  if (ea != eb)
+    return op->emitOpError() << what << " element types differ: " << ea << " vs " << eb;
+  return success();
+}
+
+LogicalResult verifyAxisList(Operation *op, ArrayRef<int64_t> axes, int64_t rank) {
+  if (axes.empty())
+    return op->emitOpError("needs at least one axis");
+  std::string err = neuronc::checkAxes(axes, rank);
+  if (!err.empty())
+    return op->emitOpError() << err;
+  return success();
+}
+
+/// A norm's weight/bias must broadcast to the input and share its element type.
+LogicalResult verifyNormParam(Operation *op, Value input, Value param, StringRef what) {
+  if (!param)
+    return success();
+  if (failed(verifySameElementType(op, input, param, (what + " and input").str())))
+    return failure();
+  if (!neuronc::isBroadcastableTo(tensorType(param).getShape(), tensorType(input).getShape()))
+    return op->emitOpError() << what << " shape " << formatShape(tensorType(param).getShape())
+                             << " does not broadcast to the input shape "
+                             << formatShape(tensorType(input).getShape());
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::neuron::detail::verifyBroadcastBinary(Operation *op, bool resultIsBool) {
+  Value lhs = op->getOperand(op->getNumOperands() - 2);
+  Value rhs = op->getOperand(op->getNumOperands() - 1);
+  if (failed(verifySameElementType(op, lhs, rhs, "operand")))
+    return failure();
+  Type elem = tensorType(lhs).getElementType();
+  Type resultElem = tensorType(op->getResult(0)).getElementType();
+  if (!resultIsBool && resultElem != elem)
+    return op->emitOpError("result element type ")
+           << resultElem << " differs from the operand element type " << elem;
+  if (isa<PowOp>(op) && !isa<FloatType>(elem))
+    return op->emitOpError("is defined on floating-point tensors only, got ") << elem;
+  neuronc::Shape shape;
+  if (!neuronc::broadcastShapes(tensorType(lhs).getShape(), tensorType(rhs).getShape(), shape))
+    return op->emitOpError("operand shapes ")
+           << formatShape(tensorType(lhs).getShape()) << " and "
+           << formatShape(tensorType(rhs).getShape()) << " are not broadcast-compatible";
+  return verifyResultShape(op, shape);
+}
+
+LogicalResult mlir::neuron::detail::verifyReduction(Operation *op, ArrayRef<int64_t> axes, bool keepdims) {
+  auto input = tensorType(op->getOperand(0));
+  if (failed(verifyAxisList(op, axes, input.getRank())))
+    return failure();
+  if (failed(verifySameElementType(op, op->getOperand(0), op->getResult(0), "input and result")))
+    return failure();
+  if (isa<ReduceMeanOp>(op) && !isa<FloatType>(input.getElementType()))
+    return op->emitOpError("is defined on floating-point tensors only, got ")
+           << input.getElementType();
+  return verifyResultShape(op, neuronc::reducedShape(input.getShape(), axes, keepdims));
+}
+
+//===----------------------------------------------------------------------===//
+// Op verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult SelectOp::verify() {
+  if (failed(verifySameElementType(*this, getOnTrue(), getOnFalse(), "branch")) ||
+      failed(verifySameElementType(*this, getOnTrue(), getResult(), "branch and result")))
+    return failure();
+  neuronc::Shape values, shape;
+  if (!neuronc::broadcastShapes(getOnTrue().getType().getShape(),
+                                getOnFalse().getType().getShape(), values) ||
+      !neuronc::broadcastShapes(getCondition().getType().getShape(), values, shape))
+    return emitOpError("condition and branch shapes are not broadcast-compatible");
+  return verifyResultShape(*this, shape);
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifySameElementType(*this, getLhs(), getRhs(), "operand")) ||
+      failed(verifySameElementType(*this, getLhs(), getResult(), "operand and result")))
+    return failure();
+  neuronc::Shape shape;
+  std::string err = neuronc::matmulShape(getLhs().getType().getShape(),
+                                         getRhs().getType().getShape(), getTransposeLhs(),
+                                         getTransposeRhs(), shape);
+  if (!err.empty())
+    return emitOpError() << err;
+  return verifyResultShape(*this, shape);
+}
+
+LogicalResult TransposeOp::verify() {
+  auto input = getInput().getType();
+  std::string err = neuronc::checkPermutation(getPerm(), input.getRank());
+  if (!err.empty())
+    return emitOpError() << err;
+  if (failed(verifySameElementType(*this, getInput(), getResult(), "input and result")))
+    return failure();
+  return verifyResultShape(*this, neuronc::transposedShape(input.getShape(), getPerm()));
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(verifySameElementType(*this, getInput(), getResult(), "input and result")))
+    return failure();
+  int64_t in = neuronc::numElements(getInput().getType().getShape());
+  int64_t out = neuronc::numElements(getResult().getType().getShape());
+  if (in >= 0 && out >= 0 && in != out)
+    return emitOpError("cannot reshape ")
+           << in << " elements (" << formatShape(getInput().getType().getShape()) << ") into "
+           << out << " elements (" << formatShape(getResult().getType().getShape()) << ")";
+  return success();
+}
+
+LogicalResult BroadcastToOp::verify() {
+  if (failed(verifySameElementType(*this, getInput(), getResult(), "input and result")))
+    return failure();
+  if (!neuronc::isBroadcastableTo(getInput().getType().getShape(),
+                                  getResult().getType().getShape()))
+    return emitOpError("input shape ")
+           << formatShape(getInput().getType().getShape()) << " does not broadcast to "
+           << formatShape(getResult().getType().getShape());
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  auto input = getInput().getType();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(getOffsets().size()) != rank ||
+      static_cast<int64_t>(getSizes().size()) != rank ||
+      static_cast<int64_t>(getStrides().size()) != rank)
+    return emitOpError("offsets, sizes and strides need one entry per input dim (")
+           << rank << ")";
+  if (failed(verifySameElementType(*this, getInput(), getResult(), "input and result")))
+    return failure();
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t off = getOffsets()[d], size = getSizes()[d], stride = getStrides()[d];
+    if (off < 0 || size < 0 || stride < 1)
+      return emitOpError("dim ") << d << ": offset and size must be >= 0 and stride >= 1";
+    int64_t dim = input.getDimSize(d);
+    if (dim != ShapedType::kDynamic && size > 0 && off + (size - 1) * stride >= dim)
+      return emitOpError("dim ") << d << ": slice reads index " << off + (size - 1) * stride
+                                 << " of a dim of size " << dim;
+  }
+  return verifyResultShape(*this, getSizes());
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  auto first = tensorType(getInputs().front());
+  int64_t rank = first.getRank(), axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank " << rank;
+  neuronc::Shape shape(first.getShape().begin(), first.getShape().end());
+  shape[axis] = 0;
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto t = tensorType(v);
+    if (t.getRank() != rank)
+      return emitOpError("input ") << i << " has rank " << t.getRank() << ", expected " << rank;
+    if (failed(verifySameElementType(*this, getInputs().front(), v, "input")))
+      return failure();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis)
+        continue;
+      if (t.getDimSize(d) != first.getDimSize(d) && !t.isDynamicDim(d) &&
+          !first.isDynamicDim(d))
+        return emitOpError("input ") << i << " has size " << t.getDimSize(d) << " in dim " << d
+                                     << ", expected " << first.getDimSize(d);
+    }
+    if (shape[axis] != ShapedType::kDynamic)
+      shape[axis] = t.isDynamicDim(axis) ? ShapedType::kDynamic : shape[axis] + t.getDimSize(axis);
+  }
+  if (failed(verifySameElementType(*this, getInputs().front(), getResult(), "input and result")))
+    return failure();
+  return verifyResultShape(*this, shape);
+}
+
+LogicalResult GatherOp::verify() {
+  auto table = getTable().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= table.getRank())
+    return emitOpError("axis ") << axis << " is out of range for a table of rank "
+                                << table.getRank();
+  if (failed(verifySameElementType(*this, getTable(), getResult(), "table and result")))
+    return failure();
+  neuronc::Shape shape(table.getShape().begin(), table.getShape().begin() + axis);
+  llvm::append_range(shape, getIndices().getType().getShape());
+  shape.append(table.getShape().begin() + axis + 1, table.getShape().end());
+  return verifyResultShape(*this, shape);
+}
+
+LogicalResult CastOp::verify() {
+  if (!shapesCompatible(getInput().getType().getShape(), getResult().getType().getShape()))
+    return emitOpError("changes the shape from ")
+           << formatShape(getInput().getType().getShape()) << " to "
+           << formatShape(getResult().getType().getShape()) << "; cast only converts elements";
+  return success();
+}
+
+LogicalResult RmsNormOp::verify() {
+  if (failed(verifyAxisList(*this, getAxes(), getInput().getType().getRank())) ||
+      failed(verifyNormParam(*this, getInput(), getWeight(), "weight")))
+    return failure();
+  if (getInput().getType() != getResult().getType())
+    return emitOpError("result type must equal the input type");
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (failed(verifyAxisList(*this, getAxes(), getInput().getType().getRank())) ||
+      failed(verifyNormParam(*this, getInput(), getWeight(), "weight")) ||
+      failed(verifyNormParam(*this, getInput(), getBias(), "bias")))
+    return failure();
+  if (getInput().getType() != getResult().getType())
+    return emitOpError("result type must equal the input type");
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("axis ") << getAxis() << " is out of range for rank " << rank;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "neuronc/Dialect/Neuron/NeuronOps.cpp.inc"

@@ -1,0 +1,30 @@
+//===- Registration.cpp - Dialects and passes the tools know -------------===//
+
+#include "neuronc/Pipelines/Registration.h"
+
+#include "neuronc/Dialect/Neuron/NeuronDialect.h"
+#include "neuronc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Transforms/Passes.h"
+
+void neuronc::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::neuron::NeuronDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect,
+                  mlir::tosa::TosaDialect>();
+}
+
+void neuronc::registerAllPasses() {
+  mlir::neuron::registerNeuronPasses();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+}
+
+llvm::StringRef neuronc::getVersionString() { return NEURONC_VERSION_STRING; }

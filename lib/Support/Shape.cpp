@@ -1,0 +1,142 @@
+//===- Shape.cpp - Shape rules shared by verifiers and kernels -----------===//
+
+#include "neuronc/Support/Shape.h"
+
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+
+namespace neuronc {
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d == kDynamic)
+      return -1;
+    n *= d;
+  }
+  return n;
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += 'x';
+    s += d == kDynamic ? std::string("?") : std::to_string(d);
+  }
+  return s;
+}
+
+bool broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b, Shape &out) {
+  size_t rank = std::max(a.size(), b.size());
+  out.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    int64_t &r = out[rank - 1 - i];
+    if (da == db)
+      r = da;
+    else if (da == 1)
+      r = db;
+    else if (db == 1)
+      r = da;
+    else if (da == kDynamic)
+      r = db; // at run time `da` must be 1 or `db`
+    else if (db == kDynamic)
+      r = da;
+    else
+      return false;
+  }
+  return true;
+}
+
+bool isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  for (size_t i = 0; i < from.size(); ++i) {
+    int64_t f = from[from.size() - 1 - i];
+    int64_t t = to[to.size() - 1 - i];
+    if (f == 1 || f == t || f == kDynamic || t == kDynamic)
+      continue;
+    return false;
+  }
+  return true;
+}
+
+std::string checkAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallBitVector seen(std::max<int64_t>(rank, 1));
+  for (int64_t a : axes) {
+    if (a < 0 || a >= rank)
+      return "axis " + std::to_string(a) + " is out of range for rank " +
+             std::to_string(rank);
+    if (seen.test(a))
+      return "axis " + std::to_string(a) + " is listed twice";
+    seen.set(a);
+  }
+  return {};
+}
+
+Shape reducedShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes, bool keepdims) {
+  Shape out;
+  for (auto [i, d] : llvm::enumerate(in)) {
+    bool reduced = llvm::is_contained(axes, static_cast<int64_t>(i));
+    if (!reduced)
+      out.push_back(d);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return out;
+}
+
+std::string checkPermutation(ArrayRef<int64_t> perm, int64_t rank) {
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return "permutation has " + std::to_string(perm.size()) +
+           " entries but the input has rank " + std::to_string(rank);
+  std::string err = checkAxes(perm, rank);
+  if (!err.empty())
+    return "permutation is invalid: " + err;
+  return {};
+}
+
+Shape transposedShape(ArrayRef<int64_t> in, ArrayRef<int64_t> perm) {
+  Shape out;
+  for (int64_t p : perm)
+    out.push_back(in[p]);
+  return out;
+}
+
+std::string matmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs, bool transposeLhs,
+                        bool transposeRhs, Shape &out) {
+  if (lhs.size() < 2 || rhs.size() < 2)
+    return "matmul operands must have rank >= 2, got " + formatShape(lhs) + " and " +
+           formatShape(rhs);
+  size_t l = lhs.size(), r = rhs.size();
+  int64_t m = transposeLhs ? lhs[l - 1] : lhs[l - 2];
+  int64_t kl = transposeLhs ? lhs[l - 2] : lhs[l - 1];
+  int64_t kr = transposeRhs ? rhs[r - 1] : rhs[r - 2];
+  int64_t n = transposeRhs ? rhs[r - 2] : rhs[r - 1];
+  if (kl != kr && kl != kDynamic && kr != kDynamic)
+    return "contraction sizes differ: lhs has K=" + std::to_string(kl) +
+           " but rhs has K=" + std::to_string(kr);
+  Shape batch;
+  if (!broadcastShapes(lhs.drop_back(2), rhs.drop_back(2), batch))
+    return "batch dimensions " + formatShape(lhs.drop_back(2)) + " and " +
+           formatShape(rhs.drop_back(2)) + " do not broadcast";
+  out = batch;
+  out.push_back(m);
+  out.push_back(n);
+  return {};
+}
+
+Shape rowMajorStrides(ArrayRef<int64_t> shape) {
+  Shape strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+} // namespace neuronc
