@@ -1,0 +1,41 @@
+# -*- Python -*-
+# lit configuration of the neuronc test suite.
+
+import os
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "NEURONC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "bench",
+                   "numpy", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.neuronc_obj_root, "test")
+
+# FileCheck strictness: variables scoped per CHECK-LABEL, no unused prefixes.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope --allow-unused-prefixes=false"
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+
+# Our tools first, then LLVM's FileCheck/not/count/split-file.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.neuronc_tools_dir, append_path=True)
+config.environment["PATH"] = os.pathsep.join(
+    [config.neuronc_tools_dir, config.llvm_tools_dir, config.environment["PATH"]])
+
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%neuronc_src", config.neuronc_src_root))
+
+# numpy is the independent oracle for the interpreter; tests that need it say
+# `REQUIRES: numpy` and are reported UNSUPPORTED (visibly) without it.
+try:
+    subprocess.run([config.python_executable, "-c", "import numpy"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config.available_features.add("numpy")
+except (OSError, subprocess.CalledProcessError):
+    lit_config.warning("numpy is not importable by %s: numpy oracle tests will be "
+                       "UNSUPPORTED (install python3-numpy)" % config.python_executable)

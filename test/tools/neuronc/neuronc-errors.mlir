@@ -1,0 +1,36 @@
+// Bad input: a located error, exit code 1, and no output file left behind.
+// RUN: rm -f %t.out
+// RUN: split-file %s %t
+// RUN: not neuronc %t/parse.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=PARSE
+// RUN: not test -e %t.out
+// RUN: not neuronc %t/verify.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: not test -e %t.out
+// RUN: not neuronc %t/foreign.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=FOREIGN
+// RUN: not test -e %t.out
+// RUN: not neuronc %t/missing.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not test -e %t.out
+// RUN: not neuronc %t/parse.mlir --emit=llvm 2>&1 | FileCheck %s --check-prefix=EMIT
+
+// PARSE: parse.mlir:2:22: error: expected SSA operand
+// VERIFY: verify.mlir:2:8: error: 'neuron.add' op operand shapes 4 and 5 are not broadcast-compatible
+// FOREIGN: foreign.mlir:2:8: error: 'arith.addf' is not a neuron op; neuronc compiles functions of neuron ops
+// FOREIGN: foreign.mlir:3:8: error: 'arith.mulf' is not a neuron op
+// MISSING: neuronc: error: cannot open input file '{{.*}}missing.mlir': No such file or directory
+// EMIT: for the --emit option: Cannot find option named 'llvm'!
+
+//--- parse.mlir
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = neuron.add %x, : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+//--- verify.mlir
+func.func @f(%x: tensor<4xf32>, %y: tensor<5xf32>) -> tensor<4xf32> {
+  %0 = neuron.add %x, %y : tensor<4xf32>, tensor<5xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+//--- foreign.mlir
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %x, %x : tensor<4xf32>
+  %1 = arith.mulf %0, %x : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
