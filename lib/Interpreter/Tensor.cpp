@@ -5,6 +5,8 @@
 #include "neuronc/Support/Float.h"
 
 #include <cassert>
+#include <map>
+#include <mutex>
 #include <cmath>
 
 namespace neuronc {
@@ -32,6 +34,64 @@ int64_t dtypeBytes(DType t) {
   return 4;
 }
 
+namespace {
+
+/// Keeps large buffers that tensors released, for the next tensor of about
+/// the same size. A fresh multi-megabyte allocation is mmap'ed by malloc and
+/// then page-faulted in on first touch, which costs more than the kernel
+/// that fills it; an interpreter running a graph (or the same graph again)
+/// asks for the same sizes over and over.
+class StoragePool {
+public:
+  static StoragePool &get() {
+    static StoragePool *pool = new StoragePool(); // never destroyed: tensors may outlive main
+    return *pool;
+  }
+
+  std::shared_ptr<uint32_t[]> allocate(size_t words) {
+    words = std::max<size_t>(words, 1);
+    if (words >= kMinPooledWords) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      // The smallest free buffer that fits without wasting more than half.
+      auto it = free_.lower_bound(words);
+      if (it != free_.end() && it->first <= 2 * words) {
+        size_t capacity = it->first;
+        uint32_t *p = it->second;
+        free_.erase(it);
+        pooledWords_ -= capacity;
+        return wrap(p, capacity);
+      }
+    }
+    return wrap(new uint32_t[words], words);
+  }
+
+private:
+  static constexpr size_t kMinPooledWords = 64 * 1024;          // 256 KiB
+  static constexpr size_t kMaxPooledWords = 256 * 1024 * 1024;  // 1 GiB
+
+  std::shared_ptr<uint32_t[]> wrap(uint32_t *p, size_t capacity) {
+    return std::shared_ptr<uint32_t[]>(p, [this, capacity](uint32_t *q) { release(q, capacity); });
+  }
+
+  void release(uint32_t *p, size_t capacity) {
+    if (capacity >= kMinPooledWords) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (pooledWords_ + capacity <= kMaxPooledWords) {
+        free_.emplace(capacity, p);
+        pooledWords_ += capacity;
+        return;
+      }
+    }
+    delete[] p;
+  }
+
+  std::mutex mutex_;
+  std::multimap<size_t, uint32_t *> free_;
+  size_t pooledWords_ = 0;
+};
+
+} // namespace
+
 Tensor Tensor::empty(DType dtype, llvm::ArrayRef<int64_t> shape) {
   Tensor t;
   t.dtype_ = dtype;
@@ -39,7 +99,7 @@ Tensor Tensor::empty(DType dtype, llvm::ArrayRef<int64_t> shape) {
   t.numel_ = numElements(shape);
   assert(t.numel_ >= 0 && "host tensors have static shapes");
   // Uninitialized on purpose: every kernel writes all of its output.
-  t.storage_.reset(new uint32_t[std::max<int64_t>(t.numel_, 1)]);
+  t.storage_ = StoragePool::get().allocate(static_cast<size_t>(t.numel_));
   return t;
 }
 

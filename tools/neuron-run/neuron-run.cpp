@@ -77,7 +77,7 @@ llvm::Expected<Tensor> loadInput(size_t i, const std::string &path, DType want) 
     return r;
   }
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 what + " holds " + neuronc::dtypeName(t->dtype()).str() +
+                                 "holds " + neuronc::dtypeName(t->dtype()).str() +
                                      " data but the argument is " +
                                      neuronc::dtypeName(want).str());
 }

@@ -3,7 +3,7 @@
 // Each op states its FLOPs, transcendental evaluations and bytes moved.
 // Elementwise ops and reductions get theirs from the ODS classes (see
 // NeuronOps.td); the ops with a shape of their own are here. The constants
-// per element are documented in docs/hardware-model.md.
+// per element are documented in docs/cost-model.md.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh machine: installs what is missing,
+# builds, runs the lit suite (IR, tools, numpy oracle) and the GoogleTest unit
+# tests, and ends with one summary line: "neuronc: N passed, M failed, K skipped".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${NEURONC_BUILD_DIR:-build}
+
+scripts/install-deps.sh || exit 1
+scripts/build.sh || { echo "neuronc: build failed"; exit 1; }
+
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+echo "== lit =="
+/usr/lib/llvm-22/bin/lit -sv "$BUILD/test" | tee "$log/lit.txt"
+lit_rc=${PIPESTATUS[0]}
+
+echo "== unit tests (ctest) =="
+(cd "$BUILD" && ctest --output-on-failure) | tee "$log/ctest.txt"
+ctest_rc=${PIPESTATUS[0]}
+
+count() { # count <file> <lit label>
+  grep -E "^\s+$2:" "$1" | awk '{print $2}' | head -1
+}
+lit_pass=$(count "$log/lit.txt" Passed); lit_pass=${lit_pass:-0}
+lit_fail=0
+for k in Failed Unresolved "Timed Out" "Unexpectedly Passed"; do
+  n=$(count "$log/lit.txt" "$k"); lit_fail=$((lit_fail + ${n:-0}))
+done
+lit_skip=0
+for k in Unsupported Skipped "Expectedly Failed" Excluded; do
+  n=$(count "$log/lit.txt" "$k"); lit_skip=$((lit_skip + ${n:-0}))
+done
+read -r ct_fail ct_total < <(sed -nE 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1 \2/p' "$log/ctest.txt")
+ct_fail=${ct_fail:-0}; ct_total=${ct_total:-0}
+ct_pass=$((ct_total - ct_fail))
+
+if [ "$lit_rc" -ne 0 ] && [ "$lit_fail" -eq 0 ]; then lit_fail=1; fi
+if [ "$ctest_rc" -ne 0 ] && [ "$ct_fail" -eq 0 ]; then ct_fail=1; fi
+
+echo "lit: $lit_pass passed, $lit_fail failed, $lit_skip skipped; unit: $ct_pass passed, $ct_fail failed"
+echo "neuronc: $((lit_pass + ct_pass)) passed, $((lit_fail + ct_fail)) failed, $lit_skip skipped"
+[ "$lit_fail" -eq 0 ] && [ "$ct_fail" -eq 0 ]
