@@ -32,6 +32,7 @@ def Neuron_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::neuron";
   let hasConstantMaterializer = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -240,6 +241,9 @@ def Neuron_SiluOp : Neuron_UnaryOp<"silu", Neuron_FloatTensor, 3, 1> {
   let summary = "x * sigmoid(x)";
 }
 def Neuron_ReluOp : Neuron_UnaryOp<"relu", Neuron_Tensor> { let summary = "max(x, 0)"; }
+def Neuron_RoundOp : Neuron_UnaryOp<"round", Neuron_FloatTensor> {
+  let summary = "rounds to the nearest integer, ties to even (TOSA's float-to-int rounding)";
+}
 
 def Neuron_GeluOp : Neuron_Op<"gelu", [SameOperandsAndResultType]>,
                     Neuron_ElementwiseCost<8, 1> {
@@ -266,6 +270,7 @@ def Neuron_ReduceSumOp : Neuron_ReduceOp<"reduce_sum", "sum">;
 def Neuron_ReduceMeanOp : Neuron_ReduceOp<"reduce_mean", "mean">;
 def Neuron_ReduceMaxOp : Neuron_ReduceOp<"reduce_max", "maximum">;
 def Neuron_ReduceMinOp : Neuron_ReduceOp<"reduce_min", "minimum">;
+def Neuron_ReduceProdOp : Neuron_ReduceOp<"reduce_prod", "product">;
 
 //===----------------------------------------------------------------------===//
 // Matmul and data movement
@@ -276,7 +281,9 @@ def Neuron_MatmulOp : Neuron_Op<"matmul"> {
   let description = [{
     `lhs: [..., M, K]` (or `[..., K, M]` with `transpose_lhs`), `rhs: [..., K, N]`
     (or `[..., N, K]` with `transpose_rhs`), result `[..., M, N]`. Batch dims
-    broadcast numpy-style; a rank-2 operand is shared by every batch.
+    broadcast numpy-style; a rank-2 operand is shared by every batch. bf16/f16
+    operands may produce an f32 result: products are accumulated in f32, as
+    the device's PSUM does.
     ```mlir
     %c = neuron.matmul %a, %b transpose_rhs : tensor<2x4x8xf32>, tensor<16x8xf32> -> tensor<2x4x16xf32>
     ```

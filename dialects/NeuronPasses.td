@@ -25,4 +25,26 @@ def NeuronCostReportPass : Pass<"neuron-cost-report", "::mlir::func::FuncOp"> {
   ];
 }
 
+def NeuronLegalizeTypesPass : Pass<"neuron-legalize-types", "::mlir::ModuleOp"> {
+  let summary = "Converts f64 to f32 and i64 to i32, and optionally casts compute to bf16/f16";
+  let description = [{
+    The device has no fp64 and computes indices in 32 bits. Every f64 value
+    (arguments, results, constants) becomes f32 and every i64 becomes i32;
+    integer constants are range-checked (out of range is an error). One
+    warning per function says what was converted, e.g. "3 values of type f64
+    were converted to f32: the device has no fp64".
+
+    `auto-cast=matmult` casts matmul operands to `auto-cast-type` (bf16 or
+    f16) and keeps an f32 result, i.e. f32 accumulation; `auto-cast=all`
+    computes every float op in that type, casting at the function boundary.
+  }];
+  let options = [
+    Option<"autoCast", "auto-cast", "std::string", /*default=*/"\"none\"",
+           "What to compute in a 16-bit float type: none, matmult or all">,
+    Option<"autoCastType", "auto-cast-type", "std::string", /*default=*/"\"bf16\"",
+           "The 16-bit float type for auto-cast: bf16 or f16">
+  ];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+}
+
 #endif // NEURON_PASSES_TD

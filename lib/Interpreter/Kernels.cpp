@@ -436,6 +436,7 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
   case UnaryKind::GeluTanh: mapFloat(x, out, geluTanh); break;
   case UnaryKind::Silu: mapFloat(x, out, [](float v) { return v * sigmoidf(v); }); break;
   case UnaryKind::Relu: mapFloat(x, out, [](float v) { return v > 0.0f ? v : 0.0f; }); break;
+  case UnaryKind::Round: mapFloat(x, out, [](float v) { return std::nearbyint(v); }); break;
   }
   out.roundToType();
   return out;
@@ -468,6 +469,13 @@ Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, ArrayRef<int64_t> axes
         o[r] = static_cast<float>(kind == ReduceKind::Mean ? acc / len : acc);
         break;
       }
+      case ReduceKind::Prod: {
+        double acc = 1.0;
+        for (int64_t j = 0; j < len; ++j)
+          acc *= p[j];
+        o[r] = static_cast<float>(acc);
+        break;
+      }
       case ReduceKind::Max: {
         float m = p[0];
         for (int64_t j = 1; j < len; ++j)
@@ -497,6 +505,13 @@ Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, ArrayRef<int64_t> axes
         if (kind == ReduceKind::Mean)
           acc = len ? acc / len : 0;
         o[r] = static_cast<int32_t>(static_cast<uint32_t>(acc));
+        break;
+      }
+      case ReduceKind::Prod: {
+        uint32_t acc = 1;
+        for (int64_t j = 0; j < len; ++j)
+          acc *= static_cast<uint32_t>(p[j]);
+        o[r] = static_cast<int32_t>(acc);
         break;
       }
       case ReduceKind::Max:
@@ -554,9 +569,12 @@ void matmulBatch(const T *a, const T *b, T *c, int64_t m, int64_t k, int64_t n,
 } // namespace
 
 Expected<Tensor> matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
-                        bool transposeRhs) {
+                        bool transposeRhs, std::optional<DType> resultType) {
   if (auto err = checkSameStorage(lhs, rhs, "matmul"))
     return std::move(err);
+  DType outType = resultType.value_or(lhs.dtype());
+  if (isFloat(outType) != lhs.isFloat())
+    return fail("matmul: result and operands must both be float or both integer");
   Shape outShape;
   std::string err =
       matmulShape(lhs.shape(), rhs.shape(), transposeLhs, transposeRhs, outShape);
@@ -566,7 +584,7 @@ Expected<Tensor> matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
   Tensor b = transposeRhs ? swapLastTwo(rhs) : rhs;
   int64_t m = a.shape()[a.rank() - 2], k = a.shape()[a.rank() - 1];
   int64_t n = b.shape()[b.rank() - 1];
-  Tensor out = Tensor::empty(lhs.dtype(), outShape);
+  Tensor out = Tensor::empty(outType, outShape);
   Shape batch(outShape.begin(), outShape.end() - 2);
   // Offsets of each batch's matrix in a and b, via broadcast strides.
   Shape sa = broadcastStrides(a.shape().drop_back(2), batch);

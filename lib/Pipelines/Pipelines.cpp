@@ -2,10 +2,15 @@
 
 #include "neuronc/Pipelines/Pipelines.h"
 
-#include "neuronc/Dialect/Neuron/NeuronDialect.h"
+#include "neuronc/Conversion/Passes.h"
+#include "neuronc/Pipelines/Entry.h"
+#include "neuronc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Regex.h"
 
 using namespace mlir;
 
@@ -15,17 +20,127 @@ void neuronc::buildNeuronCleanupPipeline(OpPassManager &pm) {
   fpm.addPass(createCSEPass());
 }
 
-LogicalResult neuronc::verifyNeuronOnly(ModuleOp module) {
-  bool ok = true;
-  module.walk([&](func::FuncOp f) {
-    for (Operation &op : f.getBody().getOps()) {
-      if (isa<func::ReturnOp>(op) || isa<neuron::NeuronDialect>(op.getDialect()))
-        continue;
-      op.emitError("'") << op.getName()
-                        << "' is not a neuron op; neuronc compiles functions of neuron ops "
-                           "(importing other dialects is not available yet)";
-      ok = false;
+void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &options) {
+  if (options.dropHostCalls)
+    pm.addPass(neuron::createNeuronDropHostCallsPass());
+  pm.addPass(createInlinerPass());
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(neuron::createNeuronConvertTosaPass());
+  fpm.addPass(neuron::createNeuronConvertLinalgPass());
+  fpm.addPass(neuron::createNeuronConvertTensorPass());
+  fpm.addPass(createCanonicalizerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(neuron::createNeuronCheckImportPass());
+  neuron::NeuronLegalizeTypesPassOptions legalize;
+  legalize.autoCast = options.autoCast;
+  legalize.autoCastType = options.autoCastType;
+  pm.addPass(neuron::createNeuronLegalizeTypesPass(legalize));
+  buildNeuronCleanupPipeline(pm);
+}
+
+LogicalResult neuronc::restrictToEntry(ModuleOp module, StringRef entry) {
+  SmallVector<func::FuncOp> drop;
+  if (entry.empty()) {
+    for (auto f : module.getOps<func::FuncOp>())
+      if (!f.isExternal() && f.getSymName() == "main" && f.getNumArguments() == 0)
+        drop.push_back(f);
+  } else {
+    FailureOr<func::FuncOp> fn = selectEntry(module, entry);
+    if (failed(fn))
+      return failure();
+    // Keep the entry and everything it (transitively) calls.
+    llvm::SmallPtrSet<Operation *, 8> keep = {fn->getOperation()};
+    SmallVector<func::FuncOp> work = {*fn};
+    SymbolTable symbols(module);
+    while (!work.empty()) {
+      func::FuncOp f = work.pop_back_val();
+      f.walk([&](func::CallOp call) {
+        if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+          if (keep.insert(callee).second)
+            work.push_back(callee);
+      });
     }
-  });
-  return success(ok);
+    for (auto f : module.getOps<func::FuncOp>())
+      if (!keep.contains(f) && !f.isExternal())
+        drop.push_back(f);
+  }
+  for (func::FuncOp f : drop)
+    f.erase();
+  return success();
+}
+
+LogicalResult neuronc::importModule(ModuleOp module, StringRef entry,
+                                   const ImportOptions &options) {
+  if (failed(restrictToEntry(module, entry)))
+    return failure();
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  buildImportPipeline(pm, options);
+  return pm.run(module);
+}
+
+namespace {
+/// Spellings only pre-1.0 TOSA has, with what each one is.
+struct LegacyMarker {
+  const char *regex;
+  const char *what;
+};
+constexpr LegacyMarker kLegacyTosa[] = {
+    {"new_shape[[:space:]]*=", "a `new_shape` attribute on tosa.reshape"},
+    {"tosa\\.const\"?[[:space:]]*\\(?\\)?[[:space:]]*<?\\{[[:space:]]*value[[:space:]]*=",
+     "`value` instead of `values` on tosa.const"},
+    {"shift[[:space:]]*=[[:space:]]*[0-9]+[[:space:]]*:[[:space:]]*i(8|32)",
+     "a `shift` attribute on tosa.mul"},
+    {"start[[:space:]]*=[[:space:]]*array", "a `start` attribute on tosa.slice"},
+    {"multiples[[:space:]]*=[[:space:]]*array", "a `multiples` attribute on tosa.tile"},
+};
+} // namespace
+
+OwningOpRef<ModuleOp> neuronc::parseInput(llvm::SourceMgr &sourceMgr, MLIRContext *context) {
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+  if (module)
+    return module;
+  StringRef text = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  if (!text.contains("tosa."))
+    return module;
+  for (const LegacyMarker &marker : kLegacyTosa) {
+    llvm::Regex re(marker.regex);
+    SmallVector<StringRef, 2> matches;
+    if (!re.match(text, &matches))
+      continue;
+    sourceMgr.PrintMessage(
+        llvm::errs(), llvm::SMLoc::getFromPointer(matches.front().data()),
+        llvm::SourceMgr::DK_Note,
+        Twine("the input looks like pre-TOSA-1.0 syntax (") + marker.what +
+            "); MLIR 22 parses TOSA 1.0 only: re-export the model with a current exporter, "
+            "or update it (shapes are tosa.const_shape operands, tosa.const takes `values`, "
+            "tosa.mul takes its shift as a third operand)");
+    break;
+  }
+  return module;
+}
+
+namespace {
+struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions> {
+  Option<bool> dropHostCalls{*this, "drop-host-calls",
+                             llvm::cl::desc("Remove host calls instead of rejecting them"),
+                             llvm::cl::init(false)};
+  Option<std::string> autoCast{*this, "auto-cast", llvm::cl::desc("none, matmult or all"),
+                               llvm::cl::init("none")};
+  Option<std::string> autoCastType{*this, "auto-cast-type", llvm::cl::desc("bf16 or f16"),
+                                   llvm::cl::init("bf16")};
+};
+} // namespace
+
+void neuronc::registerPipelines() {
+  PassPipelineRegistration<ImportPipelineOptions>(
+      "neuron-import", "Import TOSA/linalg/tensor/arith programs into the neuron dialect",
+      [](OpPassManager &pm, const ImportPipelineOptions &o) {
+        ImportOptions options;
+        options.dropHostCalls = o.dropHostCalls;
+        options.autoCast = o.autoCast;
+        options.autoCastType = o.autoCastType;
+        buildImportPipeline(pm, options);
+      });
 }

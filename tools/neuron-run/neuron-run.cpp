@@ -9,11 +9,12 @@
 #include "neuronc/Interpreter/Interpreter.h"
 #include "neuronc/Interpreter/Npy.h"
 #include "neuronc/Pipelines/Entry.h"
+#include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Registration.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -41,6 +42,15 @@ static cl::opt<bool> randomInputs("random-inputs",
                                   cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed for --random-inputs"), cl::init(0),
                               cl::cat(category));
+static cl::opt<bool> dropHostCalls(
+    "drop-host-calls", cl::desc("Remove host calls (timers, printers) before running"),
+    cl::cat(category));
+static cl::opt<std::string> autoCast("auto-cast",
+                                     cl::desc("Compute in 16-bit floats: none, matmult or all"),
+                                     cl::init("none"), cl::cat(category));
+static cl::opt<std::string> autoCastType("auto-cast-type",
+                                         cl::desc("The 16-bit type for --auto-cast: bf16 or f16"),
+                                         cl::init("bf16"), cl::cat(category));
 
 namespace {
 
@@ -99,6 +109,7 @@ void printSummary(size_t i, const Tensor &t) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
   cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "neuron-run " << neuronc::getVersionString() << "\n"; });
   cl::ParseCommandLineOptions(argc, argv, "neuron-run: execute a neuron program\n");
@@ -112,14 +123,23 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(program), llvm::SMLoc());
+  context.allowUnregisteredDialects();
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  OwningOpRef<ModuleOp> module = neuronc::parseInput(sourceMgr, &context);
   if (!module)
     return 1;
+  // Pick the entry, import it (and what it calls) into neuron, then run it.
   FailureOr<func::FuncOp> entry = neuronc::selectEntry(*module, entryName);
   if (failed(entry))
     return 1;
-  func::FuncOp fn = *entry;
+  std::string name = entry->getSymName().str();
+  neuronc::ImportOptions options;
+  options.dropHostCalls = dropHostCalls;
+  options.autoCast = autoCast;
+  options.autoCastType = autoCastType;
+  if (failed(neuronc::importModule(*module, name, options)))
+    return 1;
+  func::FuncOp fn = module->lookupSymbol<func::FuncOp>(name);
   ArrayRef<Type> argTypes = fn.getFunctionType().getInputs();
   size_t numResults = fn.getFunctionType().getNumResults();
 

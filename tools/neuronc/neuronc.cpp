@@ -10,7 +10,6 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
@@ -31,8 +30,22 @@ static cl::opt<std::string> outputFilename("o", cl::desc("Output file ('-' for s
 static cl::opt<neuronc::EmitStage> emit(
     "emit", cl::desc("Stage to stop after and print"), cl::init(neuronc::EmitStage::Neuron),
     cl::values(clEnumValN(neuronc::EmitStage::Neuron, "neuron",
-                          "verified and canonicalized neuron IR")),
+                          "imported, type-legalized and canonicalized neuron IR")),
     cl::cat(category));
+static cl::opt<std::string> entryName(
+    "entry", cl::desc("Compile only this function (and what it calls)"),
+    cl::value_desc("name"), cl::cat(category));
+static cl::opt<bool> dropHostCalls(
+    "drop-host-calls",
+    cl::desc("Remove calls to host functions (timers, printers) and vector.print, with a "
+             "warning each, instead of rejecting them"),
+    cl::cat(category));
+static cl::opt<std::string> autoCast("auto-cast",
+                                     cl::desc("Compute in 16-bit floats: none, matmult or all"),
+                                     cl::init("none"), cl::cat(category));
+static cl::opt<std::string> autoCastType("auto-cast-type",
+                                         cl::desc("The 16-bit type for --auto-cast: bf16 or f16"),
+                                         cl::init("bf16"), cl::cat(category));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -53,19 +66,21 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   neuronc::registerAllDialects(registry);
   MLIRContext context(registry);
+  // Exporters leave attributes of other dialects around (IREE's #hal
+  // targets); unregistered ops in function bodies are reported by import.
+  context.allowUnregisteredDialects();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module || failed(neuronc::verifyNeuronOnly(*module)))
+  OwningOpRef<ModuleOp> module = neuronc::parseInput(sourceMgr, &context);
+  if (!module)
     return 1;
-
-  PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return 1;
-  neuronc::buildNeuronCleanupPipeline(pm);
-  if (failed(pm.run(*module)))
+  neuronc::ImportOptions options;
+  options.dropHostCalls = dropHostCalls;
+  options.autoCast = autoCast;
+  options.autoCastType = autoCastType;
+  if (failed(neuronc::importModule(*module, entryName, options)))
     return 1;
 
   // Only now open the output: a failed compile leaves no file behind.

@@ -23,9 +23,9 @@ enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow };
 enum class CompareKind { EQ, LT, LE, GT, GE };
 enum class UnaryKind {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Reciprocal, Square, Tanh, Sigmoid, Erf,
-  GeluErf, GeluTanh, Silu, Relu
+  GeluErf, GeluTanh, Silu, Relu, Round
 };
-enum class ReduceKind { Sum, Mean, Max, Min };
+enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 
 llvm::Expected<Tensor> binary(BinaryKind kind, const Tensor &lhs, const Tensor &rhs);
 llvm::Expected<Tensor> compare(CompareKind kind, const Tensor &lhs, const Tensor &rhs);
@@ -33,8 +33,10 @@ llvm::Expected<Tensor> select(const Tensor &cond, const Tensor &onTrue, const Te
 llvm::Expected<Tensor> unary(UnaryKind kind, const Tensor &x);
 llvm::Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t> axes,
                               bool keepdims);
+/// Batched matmul; the result has `resultType` (default: the operands' type),
+/// e.g. f32 for bf16 operands accumulated in f32.
 llvm::Expected<Tensor> matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
-                              bool transposeRhs);
+                              bool transposeRhs, std::optional<DType> resultType = {});
 llvm::Expected<Tensor> transpose(const Tensor &x, llvm::ArrayRef<int64_t> perm);
 llvm::Expected<Tensor> reshape(const Tensor &x, llvm::ArrayRef<int64_t> shape);
 llvm::Expected<Tensor> broadcastTo(const Tensor &x, llvm::ArrayRef<int64_t> shape);

@@ -1,7 +1,7 @@
 //===- Pipelines.h - The compiler's pass pipelines ---------------*- C++ -*-===//
 //
-// Pipelines live here, not in the tools, so that neuronc, neuron-opt and the
-// tests all build exactly the same pass lists.
+// Pipelines live here, not in the tools, so that neuronc, neuron-opt,
+// neuron-run and the tests all build exactly the same pass lists.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,21 +9,50 @@
 #define NEURONC_PIPELINES_PIPELINES_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <string>
 
 namespace neuronc {
 
 /// The stages `neuronc --emit=` can stop after, in pipeline order.
 enum class EmitStage {
-  Neuron, ///< verified, canonicalized neuron IR
+  Neuron, ///< imported, legalized, canonicalized neuron IR
 };
 
-/// Canonicalization and CSE over every function: what `--emit=neuron` runs.
+/// How input programs are brought into the neuron dialect.
+struct ImportOptions {
+  bool dropHostCalls = false;       ///< remove timers/prints instead of rejecting them
+  std::string autoCast = "none";    ///< none | matmult | all
+  std::string autoCastType = "bf16"; ///< bf16 | f16
+};
+
+/// Import: (drop host calls,) inline, convert TOSA/linalg/tensor to neuron,
+/// canonicalize, check that nothing else is left, legalize types, clean up.
+void buildImportPipeline(mlir::OpPassManager &pm, const ImportOptions &options);
+
+/// Canonicalization and CSE over every function.
 void buildNeuronCleanupPipeline(mlir::OpPassManager &pm);
 
-/// Fails with an error on every op inside a function body that is neither a
-/// neuron op nor `func.return`, naming the op.
-mlir::LogicalResult verifyNeuronOnly(mlir::ModuleOp module);
+/// Keeps only what is compiled: with an `entry` name, that function and the
+/// functions it calls; without, every function except host-side `main`s with
+/// no arguments. Fails (with an error listing candidates) on an unknown entry.
+mlir::LogicalResult restrictToEntry(mlir::ModuleOp module, llvm::StringRef entry);
+
+/// Parses the main buffer of `sourceMgr`. When parsing fails on text that
+/// looks like pre-TOSA-1.0 syntax, adds a note saying so and what to do.
+mlir::OwningOpRef<mlir::ModuleOp> parseInput(llvm::SourceMgr &sourceMgr,
+                                             mlir::MLIRContext *context);
+
+/// restrictToEntry + the import pipeline, run on `module` with the pass
+/// manager command-line options (--mlir-print-ir-after-all, ...) applied.
+mlir::LogicalResult importModule(mlir::ModuleOp module, llvm::StringRef entry,
+                                 const ImportOptions &options);
+
+/// Registers `--neuron-import` as a pass pipeline for neuron-opt.
+void registerPipelines();
 
 } // namespace neuronc
 

@@ -9,7 +9,8 @@
 namespace neuronc {
 
 /// The dialects every neuronc tool parses: neuron plus the input dialects
-/// exporters emit (func, arith, math, tensor, linalg, tosa).
+/// exporters emit (func, arith, math, tensor, linalg, tosa, and vector for
+/// the vector.print in their host code).
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers every neuron pass (and the upstream canonicalize/cse) for

@@ -74,6 +74,7 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
       .Case([&](ErfOp) { return unaryOp(ref::UnaryKind::Erf); })
       .Case([&](SiluOp) { return unaryOp(ref::UnaryKind::Silu); })
       .Case([&](ReluOp) { return unaryOp(ref::UnaryKind::Relu); })
+      .Case([&](RoundOp) { return unaryOp(ref::UnaryKind::Round); })
       .Case([&](GeluOp g) {
         return unaryOp(g.getApproximate() == GeluApproximation::tanh ? ref::UnaryKind::GeluTanh
                                                                      : ref::UnaryKind::GeluErf);
@@ -90,13 +91,28 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
       .Case([&](ReduceMinOp r) {
         return ref::reduce(ref::ReduceKind::Min, in[0], r.getAxes(), r.getKeepdims());
       })
-      .Case([&](MatmulOp m) {
-        return ref::matmul(in[0], in[1], m.getTransposeLhs(), m.getTransposeRhs());
+      .Case([&](ReduceProdOp r) {
+        return ref::reduce(ref::ReduceKind::Prod, in[0], r.getAxes(), r.getKeepdims());
+      })
+      .Case([&](MatmulOp m) -> llvm::Expected<Tensor> {
+        std::optional<neuronc::DType> out = toDType(m.getResult().getType().getElementType());
+        if (!out)
+          return fail("unsupported matmul result type");
+        return ref::matmul(in[0], in[1], m.getTransposeLhs(), m.getTransposeRhs(), *out);
       })
       .Case([&](TransposeOp t) { return ref::transpose(in[0], t.getPerm()); })
       .Case([&](ReshapeOp r) -> llvm::Expected<Tensor> {
-        // A dynamic result dim takes whatever the element count leaves for it.
+        // A same-rank reshape whose static dims all match the input keeps
+        // the input's shape (this is how a tensor.cast to dynamic dims
+        // imports); otherwise one dynamic dim takes what the count leaves.
         neuronc::Shape shape(shapeOf(r.getResult()));
+        if (static_cast<int64_t>(shape.size()) == in[0].rank()) {
+          bool keeps = true;
+          for (auto [want, have] : llvm::zip(shape, in[0].shape()))
+            keeps &= want == ShapedType::kDynamic || want == have;
+          if (keeps)
+            return in[0];
+        }
         int64_t known = 1, dynamicAt = -1;
         for (auto [i, d] : llvm::enumerate(shape)) {
           if (d == ShapedType::kDynamic) {

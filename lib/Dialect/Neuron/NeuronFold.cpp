@@ -11,7 +11,10 @@
 #include "neuronc/Dialect/Neuron/HostTensor.h"
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 
+#include "neuronc/Support/Shape.h"
+
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -72,6 +75,58 @@ OpFoldResult foldRightIdentity(Operation *op, Attribute rhs, double identity) {
 } // namespace
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Canonicalization patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A reshape that only prepends unit dims, feeding a broadcasting op, is
+/// what TOSA exporters write to match ranks; neuron broadcasts by itself:
+///   %r = neuron.reshape %w : tensor<64xf32> -> tensor<1x1x64xf32>
+///   %y = neuron.mul %x, %r : tensor<1x4x64xf32>, tensor<1x1x64xf32> -> ...
+/// becomes `neuron.mul %x, %w` when the result shape is unchanged.
+struct FoldRankExpandingReshape : RewritePattern {
+  explicit FoldRankExpandingReshape(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp, SelectOp>(op))
+      return rewriter.notifyMatchFailure(op, "not a broadcasting elementwise op");
+    auto resultShape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto reshape = operand.get().getDefiningOp<ReshapeOp>();
+      if (!reshape)
+        continue;
+      ArrayRef<int64_t> in = reshape.getInput().getType().getShape();
+      ArrayRef<int64_t> out = reshape.getResult().getType().getShape();
+      if (in.size() >= out.size() || out.take_back(in.size()) != in ||
+          llvm::any_of(out.drop_back(in.size()), [](int64_t d) { return d != 1; }))
+        continue;
+      // The other operands must still broadcast to the same result shape.
+      neuronc::Shape shape;
+      for (OpOperand &other : op->getOpOperands()) {
+        ArrayRef<int64_t> s = &other == &operand
+                                  ? in
+                                  : cast<RankedTensorType>(other.get().getType()).getShape();
+        neuronc::Shape next;
+        if (!neuronc::broadcastShapes(shape, s, next))
+          return failure();
+        shape = next;
+      }
+      if (ArrayRef<int64_t>(shape) != resultShape)
+        continue;
+      rewriter.modifyOpInPlace(op, [&] { operand.set(reshape.getInput()); });
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no rank-expanding reshape operand to fold");
+  }
+};
+} // namespace
+
+void NeuronDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
+  results.add<FoldRankExpandingReshape>(getContext());
+}
 
 //===----------------------------------------------------------------------===//
 // Elementwise
@@ -152,6 +207,7 @@ NEURON_UNARY_FOLD(SigmoidOp)
 NEURON_UNARY_FOLD(ErfOp)
 NEURON_UNARY_FOLD(SiluOp)
 NEURON_UNARY_FOLD(ReluOp)
+NEURON_UNARY_FOLD(RoundOp)
 NEURON_UNARY_FOLD(GeluOp)
 #undef NEURON_UNARY_FOLD
 

@@ -123,9 +123,14 @@ LogicalResult SelectOp::verify() {
 }
 
 LogicalResult MatmulOp::verify() {
-  if (failed(verifySameElementType(*this, getLhs(), getRhs(), "operand")) ||
-      failed(verifySameElementType(*this, getLhs(), getResult(), "operand and result")))
+  if (failed(verifySameElementType(*this, getLhs(), getRhs(), "operand")))
     return failure();
+  Type in = getLhs().getType().getElementType(), out = getResult().getType().getElementType();
+  bool accumulateInF32 = (in.isBF16() || in.isF16()) && out.isF32();
+  if (in != out && !accumulateInF32)
+    return emitOpError("result element type ")
+           << out << " must equal the operand element type " << in
+           << " (or be f32 for bf16/f16 operands)";
   neuronc::Shape shape;
   std::string err = neuronc::matmulShape(getLhs().getType().getShape(),
                                          getRhs().getType().getShape(), getTransposeLhs(),

@@ -1,0 +1,27 @@
+//===- Passes.h - Import passes into the neuron dialect ---------*- C++ -*-===//
+
+#ifndef NEURONC_CONVERSION_PASSES_H
+#define NEURONC_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <string>
+
+namespace mlir::neuron {
+
+#define GEN_PASS_DECL
+#include "neuronc/Dialect/Neuron/NeuronConversionPasses.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "neuronc/Dialect/Neuron/NeuronConversionPasses.h.inc"
+
+/// Why `op` (a linalg.generic) cannot be raised to neuron ops, or an empty
+/// string when it can. Shared by the raising pattern and the import check so
+/// that the error says exactly what stopped the raising.
+std::string whyGenericIsNotRaisable(Operation *op);
+
+} // namespace mlir::neuron
+
+#endif // NEURONC_CONVERSION_PASSES_H

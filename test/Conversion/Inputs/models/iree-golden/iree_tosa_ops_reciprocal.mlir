@@ -1,0 +1,7 @@
+// From iree-org/iree (commit b48a5955), Apache-2.0 WITH LLVM-exception. IREE test-only ops rewritten to arith.constant and generic-form check ops.
+func.func @tensor_float() {
+  %0 = arith.constant dense<[-1.0, -0.5, 10.0, 2.0]> : tensor<4xf32>
+  %result = tosa.reciprocal %0 : (tensor<4xf32>) -> tensor<4xf32>
+  "check.expect_almost_eq_const"(%result) {expected = dense<[-1.0, -2.0, 0.1, 0.5]> : tensor<4xf32>} : (tensor<4xf32>) -> ()
+  return
+}
