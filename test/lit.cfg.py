@@ -29,6 +29,11 @@ config.environment["PATH"] = os.pathsep.join(
 
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%neuronc_src", config.neuronc_src_root))
+# Upstream MLIR's own tools: the independent reference for imported models.
+config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+config.substitutions.append(("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner")))
+config.substitutions.append(("%mlir_lib_dir",
+                             os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
 
 # numpy is the independent oracle for the interpreter; tests that need it say
 # `REQUIRES: numpy` and are reported UNSUPPORTED (visibly) without it.

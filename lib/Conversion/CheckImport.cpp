@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace mlir::neuron {
@@ -131,6 +132,11 @@ std::string specificReason(Operation *op) {
   return {};
 }
 
+/// Neuron ops and returns are what import should leave.
+bool isConverted(Operation *op) {
+  return isa<func::ReturnOp>(op) || isa<neuron::NeuronDialect>(op->getDialect());
+}
+
 struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImportPass> {
   using Base::Base;
 
@@ -143,11 +149,20 @@ struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImpo
       llvm::SmallPtrSet<Operation *, 8> reported;
       for (Block &block : fn.getBody()) {
         for (Operation &op : block) {
-          if (isa<func::ReturnOp>(op) || isa<neuron::NeuronDialect>(op.getDialect()))
+          if (isConverted(&op))
+            continue;
+          // An operand-maker (a shift constant, an init tensor.empty) used
+          // only by ops that are reported anyway adds nothing to the report.
+          bool makesOperands = llvm::none_of(
+              op.getOperandTypes(), [](Type t) { return isa<TensorType>(t); });
+          if (makesOperands && isMemoryEffectFree(&op) && !op.use_empty() &&
+              llvm::all_of(op.getUsers(), [&](Operation *u) { return !isConverted(u); }))
             continue;
           // Scalar code computing only from already reported ops (a timer
           // difference) adds nothing to the report.
-          if (op.getNumOperands() > 0 && llvm::all_of(op.getOperands(), [&](Value v) {
+          bool scalar = llvm::none_of(op.getResultTypes(),
+                                      [](Type t) { return isa<ShapedType>(t); });
+          if (scalar && op.getNumOperands() > 0 && llvm::all_of(op.getOperands(), [&](Value v) {
                 return v.getDefiningOp() && reported.contains(v.getDefiningOp());
               })) {
             reported.insert(&op);

@@ -567,7 +567,11 @@ struct ConvertLinalgPass : mlir::neuron::impl::NeuronConvertLinalgPassBase<Conve
     patterns.add<ContractionPattern<linalg::MatmulOp>, ContractionPattern<linalg::BatchMatmulOp>,
                  GenericPattern>(ctx, /*benefit=*/2);
     patterns.add<FillPattern, TransposePattern, SoftmaxPattern>(ctx);
-    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+    // No folding here: the input dialects' folders do not all agree with
+    // their own lowering (tosa.cast of i1 folds true to -1.0); neuron's
+    // canonicalizer folds afterwards, with the interpreter's semantics.
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns),
+                                GreedyRewriteConfig().enableFolding(false));
   }
 };
 

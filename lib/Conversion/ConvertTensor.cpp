@@ -185,7 +185,11 @@ struct ConvertTensorPass : mlir::neuron::impl::NeuronConvertTensorPassBase<Conve
                  ToReshape<tensor::ReshapeOp>, ToReshape<tensor::CastOp>, ConstantPattern,
                  SplatPattern, ExtractSlicePattern, InsertSlicePattern, ConcatPattern,
                  ElementwiseOnTensors>(ctx);
-    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+    // No folding here: the input dialects' folders do not all agree with
+    // their own lowering (tosa.cast of i1 folds true to -1.0); neuron's
+    // canonicalizer folds afterwards, with the interpreter's semantics.
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns),
+                                GreedyRewriteConfig().enableFolding(false));
   }
 };
 

@@ -57,23 +57,29 @@ struct DropHostCallsPass
             }))
           host.insert(op);
       });
-      // Erase from the last op back, each only once nothing but host code uses it.
+      // Decide from the last op back (an op goes once nothing but host code
+      // that also goes uses it), warn in program order, then erase.
       SmallVector<Operation *> order;
       fn.walk([&](Operation *op) {
         if (host.contains(op))
           order.push_back(op);
       });
-      for (Operation *op : llvm::reverse(order)) {
-        if (!llvm::all_of(op->getUsers(), [&](Operation *u) { return host.contains(u); }) ||
-            !op->use_empty())
+      llvm::SmallPtrSet<Operation *, 16> removable;
+      for (Operation *op : llvm::reverse(order))
+        if (llvm::all_of(op->getUsers(), [&](Operation *u) { return removable.contains(u); }))
+          removable.insert(op);
+      for (Operation *op : order) {
+        if (!removable.contains(op))
           continue;
         if (auto call = dyn_cast<func::CallOp>(op))
           op->emitWarning("dropped host call to @")
               << call.getCallee() << " (--drop-host-calls)";
         else if (isHostRoot(op, symbols))
           op->emitWarning("dropped host-side '") << op->getName() << "' (--drop-host-calls)";
-        op->erase();
       }
+      for (Operation *op : llvm::reverse(order))
+        if (removable.contains(op))
+          op->erase();
     }
   }
 };

@@ -23,7 +23,11 @@ void neuronc::buildNeuronCleanupPipeline(OpPassManager &pm) {
 void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &options) {
   if (options.dropHostCalls)
     pm.addPass(neuron::createNeuronDropHostCallsPass());
-  pm.addPass(createInlinerPass());
+  // Inline without the inliner's default canonicalization: input dialects'
+  // folders do not all agree with their own lowering (tosa.cast folds an i1
+  // true to -1.0), so nothing is folded before it is neuron.
+  pm.addPass(createInlinerPass(/*opPipelines=*/{}, /*defaultPipelineBuilder=*/
+                               [](OpPassManager &) {}));
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(neuron::createNeuronConvertTosaPass());
   fpm.addPass(neuron::createNeuronConvertLinalgPass());

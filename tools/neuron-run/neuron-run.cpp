@@ -124,6 +124,7 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(program), llvm::SMLoc());
   context.allowUnregisteredDialects();
+  context.printOpOnDiagnostic(false); // the location says where; IR dumps are noise here
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = neuronc::parseInput(sourceMgr, &context);
   if (!module)

@@ -69,6 +69,7 @@ int main(int argc, char **argv) {
   // Exporters leave attributes of other dialects around (IREE's #hal
   // targets); unregistered ops in function bodies are reported by import.
   context.allowUnregisteredDialects();
+  context.printOpOnDiagnostic(false); // the location says where; IR dumps are noise here
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);

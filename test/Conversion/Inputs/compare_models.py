@@ -958,8 +958,9 @@ def main():
     for case in cases:
         try:
             if case.file not in variants:
+                same_file = [c for c in CASES if c.file == case.file]
                 with open(os.path.join(MODELS, case.file)) as f:
-                    text, goldens = make_variant(f.read(), [c for c in CASES if c.file == case.file])
+                    text, goldens = make_variant(f.read(), same_file)
                 path = os.path.join(args.workdir,
                                     os.path.basename(case.file)[:-5] + ".variant.mlir")
                 with open(path, "w") as f:
