@@ -55,10 +55,11 @@ def NeuronDropHostCallsPass : Pass<"neuron-drop-host-calls", "::mlir::ModuleOp">
   let summary = "Removes host-side code (external calls, vector.print) with a warning each";
   let description = [{
     Exported programs often time their kernel with `func.call @rtclock` and
-    print with `vector.print` or `@printMemrefF32`. The device cannot run
-    them. This pass removes every call to an external function and every
-    `vector.print` whose results feed only other host-side code, warning
-    once per removed call, and then the arithmetic that only fed them.
+    print with `vector.print` or `@printMemrefF32`, and test suites assert
+    with IREE's `check.expect_*` ops. The device cannot run them. This pass
+    removes every call to an external function, every `vector.print` and
+    every `check.expect_*` whose results feed only other host-side code,
+    warning once per removed op, and then the arithmetic that only fed them.
   }];
 }
 

@@ -134,7 +134,7 @@ std::string specificReason(Operation *op) {
 
 /// Neuron ops and returns are what import should leave.
 bool isConverted(Operation *op) {
-  return isa<func::ReturnOp>(op) || isa<neuron::NeuronDialect>(op->getDialect());
+  return isa<func::ReturnOp>(op) || isa_and_present<neuron::NeuronDialect>(op->getDialect());
 }
 
 struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImportPass> {
@@ -195,6 +195,12 @@ struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImpo
     if (name == "vector.print") {
       op->emitError("neuronc cannot import 'vector.print': printing is host-side code; "
                     "remove it or pass --drop-host-calls");
+      return;
+    }
+    if (name.starts_with("check.expect_")) {
+      op->emitError("neuronc cannot import '")
+          << name << "': it is a test assertion that runs on the host; remove it or pass "
+          << "--drop-host-calls";
       return;
     }
     InFlightDiagnostic d = op->emitError("neuronc cannot import '") << name << "'";

@@ -21,9 +21,11 @@ using namespace mlir;
 
 namespace {
 
-/// A call to a function without a body, or a print: code only the host runs.
+/// A call to a function without a body, a print, or a test assertion
+/// (IREE's `check.expect_*`): code only the host runs.
 bool isHostRoot(Operation *op, SymbolTableCollection &symbols) {
-  if (op->getName().getStringRef() == "vector.print")
+  StringRef name = op->getName().getStringRef();
+  if (name == "vector.print" || name.starts_with("check.expect_"))
     return true;
   auto call = dyn_cast<func::CallOp>(op);
   if (!call)

@@ -95,7 +95,7 @@ FailureOr<llvm::SmallVector<Tensor>> interpret(func::FuncOp func, llvm::ArrayRef
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op))
       return llvm::SmallVector<Tensor>(operands.begin(), operands.end());
-    if (!isa<neuron::NeuronDialect>(op.getDialect()))
+    if (!isa_and_present<neuron::NeuronDialect>(op.getDialect()))
       return op.emitError("the interpreter cannot execute '")
              << op.getName() << "'; only neuron ops run (import the program to neuron first)";
     if (op.getNumResults() != 1)

@@ -35,3 +35,8 @@ func.func @kernel(%x: tensor<4xf32>) -> tensor<4xf32> {
 // PASS-NOT: call @rtclock
 // PASS-NOT: vector.print
 // PASS: tosa.exp
+
+// RUN: not neuronc %S/Inputs/models/iree-golden/iree_tosa_ops_exp.mlir 2>&1 | FileCheck %s --check-prefix=CHECKOP
+// RUN: neuronc %S/Inputs/models/iree-golden/iree_tosa_ops_exp.mlir --drop-host-calls 2>&1 | FileCheck %s --check-prefix=CHECKOP-DROP
+// CHECKOP: error: neuronc cannot import 'check.expect_almost_eq_const': it is a test assertion that runs on the host; remove it or pass --drop-host-calls
+// CHECKOP-DROP: warning: dropped host-side 'check.expect_almost_eq_const' (--drop-host-calls)

@@ -428,10 +428,14 @@ UNARY = {
     "erf": (erf, "normal"),
     "silu": (lambda x: f64(x) * sigmoid_ref(x), "wide"),
     "relu": (lambda x: np.maximum(f64(x), 0.0), "normal"),
+    # numpy's rint rounds half to even, like TOSA's float-to-int cast
+    "round": (lambda x: np.rint(f64(x)), "halves"),
 }
 
 
 def unary_input(kind, rng, shape):
+    if kind == "halves":  # exact .5 ties in both directions, and others
+        return f32(rng.integers(-20, 20, shape) * 0.5 + rng.choice([0.0, 0.25], shape))
     if kind == "positive":
         return f32(rng.uniform(0.05, 20.0, shape))
     if kind == "nonzero":
@@ -478,6 +482,7 @@ RED_REF = {
     "reduce_mean": lambda x, ax, kd: np.mean(f64(x), axis=ax, keepdims=kd),
     "reduce_max": lambda x, ax, kd: np.max(f64(x), axis=ax, keepdims=kd),
     "reduce_min": lambda x, ax, kd: np.min(f64(x), axis=ax, keepdims=kd),
+    "reduce_prod": lambda x, ax, kd: np.prod(f64(x), axis=ax, keepdims=kd),
 }
 
 RED_PATTERNS = [
@@ -507,7 +512,9 @@ def build_reductions():
     for op, ref in RED_REF.items():
         for pname, shape, axes, kd in RED_PATTERNS:
             name = "%s_%s" % (op, pname)
-            x = f32(rng_for(name).standard_normal(shape) * 4.0)
+            rng = rng_for(name)
+            x = f32(rng.uniform(0.7, 1.3, shape) * rng.choice([-1.0, 1.0], shape)) \
+                if op == "reduce_prod" else f32(rng.standard_normal(shape) * 4.0)
             add_case(name, red_mlir(op, shape, axes, kd, "f32"), [x],
                      lambda x, ax=tuple(axes), kd=kd, ref=ref: ref(x, ax, kd), "f32")
     # large-magnitude sum where f32 accumulation would lose the small terms
@@ -550,6 +557,15 @@ def mm_case(name, sa, sb, tl=False, tr=False, ty="f32", gen=None, ref=None, tol=
 
 
 def build_matmul():
+    # bf16 operands, f32 result: products accumulated in f32 (the auto-cast form)
+    name = "matmul_bf16_operands_f32_result"
+    rng = rng_for(name)
+    a, b = bf16_rne(rng.standard_normal((5, 16))), bf16_rne(rng.standard_normal((16, 3)))
+    add_case(name,
+             func([("a", T((5, 16), "bf16")), ("b", T((16, 3), "bf16"))],
+                  ["%c = neuron.matmul %a, %b : tensor<5x16xbf16>, tensor<16x3xbf16> -> tensor<5x3xf32>"],
+                  [("c", T((5, 3), "f32"))]),
+             [a, b], lambda a, b: mm_ref(a, b), "f32")
     mm_case("matmul_2d", (5, 7), (7, 3))
     mm_case("matmul_batched_3d", (2, 5, 7), (2, 7, 3))
     mm_case("matmul_rhs_rank2_broadcast", (3, 5, 7), (7, 4))
