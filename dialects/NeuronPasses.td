@@ -47,4 +47,56 @@ def NeuronLegalizeTypesPass : Pass<"neuron-legalize-types", "::mlir::ModuleOp"> 
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
 }
 
+def NeuronFuseRmsNormPass : Pass<"neuron-fuse-rmsnorm", "::mlir::func::FuncOp"> {
+  let summary = "Collapses x * rsqrt(mean(x^2) + eps) [* w] chains into neuron.rmsnorm";
+  let description = [{
+    Recognizes RMSNorm in the forms exporters produce: x² as mul(x, x),
+    pow(x, 2) or square(x); the mean as reduce_mean, reduce_sum times 1/N or
+    divided by N, over one axis or a chain of trailing-axis reductions, with
+    or without keepdims + reshape; ε added before rsqrt, or inside a sqrt
+    followed by reciprocal or a division; the weight on either side of the
+    normalization product, or absent.
+
+    ```mlir
+    %sq = neuron.mul %x, %x ...        %y = neuron.rmsnorm %x weight %w
+    %s  = neuron.reduce_sum %sq ...  →      axes = [2] epsilon = 1.0e-06 ...
+    ... rsqrt, mul, mul %w
+    ```
+
+    It does not fuse, and records why, when the meaning differs: N is not
+    the number of reduced elements, ε is not a scalar constant, the reduced
+    axes are not the ones the product normalizes, the axes are not
+    contiguous, or an intermediate is used outside the chain. Decisions are
+    recorded for `--fusion-report` and `--neuron-fusion-remarks`.
+  }];
+}
+
+def NeuronFuseSoftmaxPass : Pass<"neuron-fuse-softmax", "::mlir::func::FuncOp"> {
+  let summary = "Collapses max/sub/exp/sum/div chains into neuron.softmax (and log-softmax)";
+  let description = [{
+    Softmax along one axis in its stable form, exp(x - max(x)) / sum(...),
+    with the division written as a div or as a multiply by a reciprocal;
+    log-softmax as x - max - log(sum(exp(x - max))) (also with max + log(...)
+    subtracted in one step); and exp of a log-softmax as a softmax.
+  }];
+}
+
+def NeuronFuseActivationsPass : Pass<"neuron-fuse-activations", "::mlir::func::FuncOp"> {
+  let summary = "Recognizes SiLU (x * sigmoid(x), x / (1 + exp(-x))) and GELU forms";
+  let description = [{
+    x * sigmoid(x) in either order and x / (1 + exp(-x)) become neuron.silu;
+    0.5 * x * (1 + erf(x / sqrt 2)) and the tanh approximation become
+    neuron.gelu. Each op of the chain must have no other users.
+  }];
+}
+
+def NeuronFusionRemarksPass : Pass<"neuron-fusion-remarks", "::mlir::ModuleOp"> {
+  let summary = "Emits every recorded fusion decision as a remark and removes the records";
+  let description = [{
+    For tests and for reading decisions next to the IR: `fused rmsnorm
+    (absorbed 7 ops, saves N bytes)` or `not fused rmsnorm: <reason>` at the
+    anchor op of each candidate.
+  }];
+}
+
 #endif // NEURON_PASSES_TD

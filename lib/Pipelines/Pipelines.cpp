@@ -42,6 +42,14 @@ void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &option
   buildNeuronCleanupPipeline(pm);
 }
 
+void neuronc::buildFusionPipeline(OpPassManager &pm) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(neuron::createNeuronFuseActivationsPass());
+  fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
+  fpm.addPass(neuron::createNeuronFuseRmsNormPass());
+  buildNeuronCleanupPipeline(pm);
+}
+
 LogicalResult neuronc::restrictToEntry(ModuleOp module, StringRef entry) {
   SmallVector<func::FuncOp> drop;
   if (entry.empty()) {
@@ -138,6 +146,9 @@ struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions>
 } // namespace
 
 void neuronc::registerPipelines() {
+  PassPipelineRegistration<>("neuron-fuse",
+                             "Recognize named kernels (RMSNorm, softmax, SiLU, GELU) and clean up",
+                             [](OpPassManager &pm) { buildFusionPipeline(pm); });
   PassPipelineRegistration<ImportPipelineOptions>(
       "neuron-import", "Import TOSA/linalg/tensor/arith programs into the neuron dialect",
       [](OpPassManager &pm, const ImportPipelineOptions &o) {

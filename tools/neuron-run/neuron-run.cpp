@@ -45,6 +45,10 @@ static cl::opt<uint64_t> seed("seed", cl::desc("Seed for --random-inputs"), cl::
 static cl::opt<bool> dropHostCalls(
     "drop-host-calls", cl::desc("Remove host calls (timers, printers) before running"),
     cl::cat(category));
+static cl::opt<bool> fuse("fuse",
+                          cl::desc("Run the fusion passes before executing (compare with and "
+                                   "without to check that fusion keeps the results)"),
+                          cl::cat(category));
 static cl::opt<std::string> autoCast("auto-cast",
                                      cl::desc("Compute in 16-bit floats: none, matmult or all"),
                                      cl::init("none"), cl::cat(category));
@@ -140,6 +144,14 @@ int main(int argc, char **argv) {
   options.autoCastType = autoCastType;
   if (failed(neuronc::importModule(*module, name, options)))
     return 1;
+  if (fuse) {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return 1;
+    neuronc::buildFusionPipeline(pm);
+    if (failed(pm.run(*module)))
+      return 1;
+  }
   func::FuncOp fn = module->lookupSymbol<func::FuncOp>(name);
   ArrayRef<Type> argTypes = fn.getFunctionType().getInputs();
   size_t numResults = fn.getFunctionType().getNumResults();

@@ -7,6 +7,7 @@
 
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Registration.h"
+#include "neuronc/Transforms/FusionReport.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -14,6 +15,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -30,8 +32,15 @@ static cl::opt<std::string> outputFilename("o", cl::desc("Output file ('-' for s
 static cl::opt<neuronc::EmitStage> emit(
     "emit", cl::desc("Stage to stop after and print"), cl::init(neuronc::EmitStage::Neuron),
     cl::values(clEnumValN(neuronc::EmitStage::Neuron, "neuron",
-                          "imported, type-legalized and canonicalized neuron IR")),
+                          "imported, type-legalized and canonicalized neuron IR"),
+               clEnumValN(neuronc::EmitStage::Fused, "fused",
+                          "after fusion: named kernels recognized")),
     cl::cat(category));
+static cl::opt<std::string> fusionReport(
+    "fusion-report",
+    cl::desc("Write every fusion decision and its reason to FILE ('-' for stderr); JSON "
+             "when FILE ends in .json"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<std::string> entryName(
     "entry", cl::desc("Compile only this function (and what it calls)"),
     cl::value_desc("name"), cl::cat(category));
@@ -83,6 +92,33 @@ int main(int argc, char **argv) {
   options.autoCastType = autoCastType;
   if (failed(neuronc::importModule(*module, entryName, options)))
     return 1;
+  if (emit >= neuronc::EmitStage::Fused) {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return 1;
+    neuronc::buildFusionPipeline(pm);
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  auto decisions = neuronc::collectFusionDecisions(*module);
+  neuronc::clearFusionDecisions(*module);
+  if (!fusionReport.empty()) {
+    std::string text =
+        llvm::StringRef(fusionReport).ends_with(".json")
+            ? llvm::formatv("{0:2}\n", neuronc::formatFusionReportJSON(decisions)).str()
+            : neuronc::formatFusionReportText(decisions);
+    if (fusionReport == "-") {
+      llvm::errs() << text;
+    } else {
+      std::unique_ptr<llvm::ToolOutputFile> report = openOutputFile(fusionReport, &error);
+      if (!report) {
+        llvm::errs() << "neuronc: error: " << error << "\n";
+        return 1;
+      }
+      report->os() << text;
+      report->keep();
+    }
+  }
 
   // Only now open the output: a failed compile leaves no file behind.
   std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &error);

@@ -20,6 +20,7 @@ namespace neuronc {
 /// The stages `neuronc --emit=` can stop after, in pipeline order.
 enum class EmitStage {
   Neuron, ///< imported, legalized, canonicalized neuron IR
+  Fused,  ///< after the fusion passes (named kernels recognized)
 };
 
 /// How input programs are brought into the neuron dialect.
@@ -32,6 +33,10 @@ struct ImportOptions {
 /// Import: (drop host calls,) inline, convert TOSA/linalg/tensor to neuron,
 /// canonicalize, check that nothing else is left, legalize types, clean up.
 void buildImportPipeline(mlir::OpPassManager &pm, const ImportOptions &options);
+
+/// Fusion: recognize RMSNorm, softmax/log-softmax and activations, then
+/// clean up. Decisions are recorded for the fusion report.
+void buildFusionPipeline(mlir::OpPassManager &pm);
 
 /// Canonicalization and CSE over every function.
 void buildNeuronCleanupPipeline(mlir::OpPassManager &pm);

@@ -1,0 +1,164 @@
+//===- FuseActivations.cpp - neuron-fuse-activations ------------------------===//
+//
+// SiLU and GELU written op by op become one neuron op each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+
+#include "neuronc/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <cmath>
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONFUSEACTIVATIONSPASS
+#include "neuronc/Dialect/Neuron/NeuronPasses.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::fusion;
+
+namespace {
+
+bool near(std::optional<double> v, double want) {
+  return v && std::abs(*v - want) <= 1e-6 * std::max(1.0, std::abs(want));
+}
+
+/// The operand of binary `op` that is not `v`.
+Value other(Operation *op, Value v) {
+  return op->getOperand(0) == v ? op->getOperand(1) : op->getOperand(0);
+}
+
+/// x * sigmoid(x), either order → silu(x). Returns the ops or empty.
+SmallVector<Operation *> matchSiluProduct(MulOp mul, Value &x) {
+  for (Value side : {mul.getLhs(), mul.getRhs()}) {
+    auto sig = side.getDefiningOp<SigmoidOp>();
+    if (sig && other(mul, side) == sig.getInput() && sig->hasOneUse()) {
+      x = sig.getInput();
+      return {sig, mul};
+    }
+  }
+  return {};
+}
+
+/// x / (1 + exp(-x)) → silu(x) (the hand-written linalg body once raised).
+SmallVector<Operation *> matchSiluDivision(DivOp div, Value &x) {
+  auto add = div.getRhs().getDefiningOp<AddOp>();
+  if (!add || !add->hasOneUse())
+    return {};
+  for (Value side : {add.getLhs(), add.getRhs()}) {
+    auto exp = side.getDefiningOp<ExpOp>();
+    if (!exp || !near(splatValue(other(add, side)), 1.0) || !exp->hasOneUse())
+      continue;
+    auto neg = exp.getInput().getDefiningOp<NegOp>();
+    if (neg && neg.getInput() == div.getLhs() && neg->hasOneUse()) {
+      x = div.getLhs();
+      return {neg, exp, add, div};
+    }
+  }
+  return {};
+}
+
+/// 0.5 * x * (1 + erf(x / sqrt 2)) in any association of the three factors.
+SmallVector<Operation *> matchGeluErf(ErfOp erf, Value &x) {
+  SmallVector<Operation *> ops = {erf};
+  Value in = erf.getInput();
+  if (auto m = in.getDefiningOp<MulOp>()) {
+    for (Value side : {m.getLhs(), m.getRhs()})
+      if (near(splatValue(other(m, side)), M_SQRT1_2))
+        x = side;
+    ops.push_back(m);
+  } else if (auto d = in.getDefiningOp<DivOp>(); d && near(splatValue(d.getRhs()), M_SQRT2)) {
+    x = d.getLhs();
+    ops.push_back(d);
+  }
+  if (!x || !erf->hasOneUse() || !in.hasOneUse())
+    return {};
+  auto add = dyn_cast<AddOp>(*erf->user_begin());
+  if (!add || !near(splatValue(other(add, erf.getResult())), 1.0) || !add->hasOneUse())
+    return {};
+  ops.push_back(add);
+  // Multiply up from (1 + erf) until x and 0.5 have both been seen.
+  Value cur = add.getResult();
+  bool sawX = false, sawHalf = false;
+  while (!(sawX && sawHalf)) {
+    if (!cur.hasOneUse())
+      return {};
+    auto mul = dyn_cast<MulOp>(*cur.user_begin());
+    if (!mul)
+      return {};
+    Value f = other(mul, cur);
+    if (f == x && !sawX) {
+      sawX = true;
+    } else if (near(splatValue(f), 0.5) && !sawHalf) {
+      sawHalf = true;
+    } else if (auto inner = f.getDefiningOp<MulOp>(); inner && inner->hasOneUse()) {
+      // (0.5 * x) as one factor.
+      Value a = inner.getLhs(), b = inner.getRhs();
+      bool ok = (a == x && near(splatValue(b), 0.5)) || (b == x && near(splatValue(a), 0.5));
+      if (!ok || sawX || sawHalf)
+        return {};
+      sawX = sawHalf = true;
+      ops.push_back(inner);
+    } else {
+      return {};
+    }
+    ops.push_back(mul);
+    cur = mul.getResult();
+  }
+  return ops;
+}
+
+template <typename NewOp, typename... Args>
+void replace(SmallVector<Operation *> &ops, Value x, StringRef kernel, Args... args) {
+  Operation *root = ops.back();
+  if (root->getResult(0).getType() != x.getType())
+    return recordRejected(root, kernel, "the result does not have the input's type");
+  OpBuilder b(root);
+  auto fused = NewOp::create(b, fusedLocation(ops), x.getType(), x, args...);
+  recordFused(fused, kernel, ops, bytesSaved(ops, fused));
+  root->getResult(0).replaceAllUsesWith(fused.getResult());
+  eraseDeadChain(ops);
+}
+
+struct FuseActivationsPass
+    : mlir::neuron::impl::NeuronFuseActivationsPassBase<FuseActivationsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> candidates;
+    getOperation().walk([&](Operation *op) {
+      if (isa<MulOp, DivOp, ErfOp>(op))
+        candidates.push_back(op);
+    });
+    llvm::SmallPtrSet<Operation *, 16> gone;
+    for (Operation *op : candidates) {
+      if (gone.contains(op))
+        continue;
+      Value x;
+      SmallVector<Operation *> ops;
+      StringRef kernel = "silu";
+      if (auto mul = dyn_cast<MulOp>(op))
+        ops = matchSiluProduct(mul, x);
+      else if (auto div = dyn_cast<DivOp>(op))
+        ops = matchSiluDivision(div, x);
+      else if (auto erf = dyn_cast<ErfOp>(op)) {
+        ops = matchGeluErf(erf, x);
+        kernel = "gelu";
+      }
+      if (ops.empty())
+        continue;
+      gone.insert(ops.begin(), ops.end());
+      if (kernel == "gelu")
+        replace<GeluOp>(ops, x, kernel,
+                        GeluApproximation::erf);
+      else
+        replace<SiluOp>(ops, x, kernel);
+    }
+  }
+};
+
+} // namespace

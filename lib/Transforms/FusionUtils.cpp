@@ -1,0 +1,89 @@
+//===- FusionUtils.cpp - Helpers shared by the fusion passes --------------===//
+
+#include "FusionUtils.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+std::optional<double> fusion::splatValue(Value v) {
+  Attribute attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  auto splat = dyn_cast<SplatElementsAttr>(attr);
+  if (!splat)
+    return std::nullopt;
+  if (isa<FloatType>(splat.getElementType()))
+    return splat.getSplatValue<APFloat>().convertToDouble();
+  if (splat.getElementType().isInteger(1))
+    return splat.getSplatValue<bool>() ? 1.0 : 0.0;
+  return static_cast<double>(splat.getSplatValue<APInt>().getSExtValue());
+}
+
+bool fusion::onlyUsedBy(Value v, const llvm::SmallPtrSetImpl<Operation *> &chain) {
+  return llvm::all_of(v.getUsers(), [&](Operation *u) { return chain.contains(u); });
+}
+
+std::string fusion::describe(Operation *op, llvm::StringRef role) {
+  return (role + " (" + op->getName().getStringRef() + " at " +
+          neuronc::formatLocation(op->getLoc()) + ")")
+      .str();
+}
+
+int64_t fusion::bytesSaved(ArrayRef<Operation *> chain, Operation *fused) {
+  int64_t before = 0;
+  for (Operation *op : chain)
+    if (auto cost = dyn_cast<CostOpInterface>(op))
+      if (std::optional<OpCost> c = cost.getCost())
+        before += c->bytes();
+  int64_t after = 0;
+  if (auto cost = dyn_cast<CostOpInterface>(fused))
+    if (std::optional<OpCost> c = cost.getCost())
+      after = c->bytes();
+  return before - after;
+}
+
+Location fusion::fusedLocation(ArrayRef<Operation *> chain) {
+  SmallVector<Location> locs;
+  for (Operation *op : chain)
+    locs.push_back(op->getLoc());
+  return FusedLoc::get(chain.front()->getContext(), locs);
+}
+
+void fusion::eraseDeadChain(ArrayRef<Operation *> chain) {
+  // Constants only the chain used (1/N, epsilon, 2.0) go with it.
+  llvm::SetVector<Operation *> constants;
+  for (Operation *op : chain)
+    for (Value v : op->getOperands())
+      if (auto c = v.getDefiningOp<ConstantOp>())
+        constants.insert(c);
+  // Users come after producers in a block: erase in reverse program order.
+  SmallVector<Operation *> ops(chain.begin(), chain.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+  for (Operation *op : ops)
+    if (op->use_empty())
+      op->erase();
+  for (Operation *c : constants)
+    if (c->use_empty())
+      c->erase();
+}
+
+void fusion::recordFused(Operation *fused, StringRef kernel, ArrayRef<Operation *> chain,
+                         int64_t saved) {
+  neuronc::FusionDecision d{kernel.str(), true, "", fused->getLoc(), {}, saved};
+  // Program order, so the report reads like the source.
+  SmallVector<Operation *> ops(chain.begin(), chain.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : ops)
+    d.absorbed.push_back(op->getLoc());
+  if (ops.size())
+    d.loc = ops.back()->getLoc();
+  neuronc::recordFusionDecision(fused->getParentOfType<func::FuncOp>(), d);
+}
+
+void fusion::recordRejected(Operation *anchor, StringRef kernel, const std::string &reason) {
+  neuronc::recordFusionDecision(anchor->getParentOfType<func::FuncOp>(),
+                                {kernel.str(), false, reason, anchor->getLoc(), {}, 0});
+}

@@ -1,0 +1,41 @@
+//===- FusionUtils.h - Helpers shared by the fusion passes ------*- C++ -*-===//
+
+#ifndef NEURONC_LIB_TRANSFORMS_FUSIONUTILS_H
+#define NEURONC_LIB_TRANSFORMS_FUSIONUTILS_H
+
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
+#include "neuronc/Transforms/FusionReport.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::neuron::fusion {
+
+/// The value of a splat constant operand, if it is one.
+std::optional<double> splatValue(Value v);
+
+/// True when every user of `v` is in `chain`.
+bool onlyUsedBy(Value v, const llvm::SmallPtrSetImpl<Operation *> &chain);
+
+/// "the mean (neuron.reduce_sum at f.mlir:5:8)": an op named by its role.
+std::string describe(Operation *op, llvm::StringRef role);
+
+/// HBM bytes the chain moves minus what `fused` moves, per the ops' costs.
+int64_t bytesSaved(ArrayRef<Operation *> chain, Operation *fused);
+
+/// A fused location of all the chain's locations (so later stages can name
+/// the original ops).
+Location fusedLocation(ArrayRef<Operation *> chain);
+
+/// Erases the chain's ops that are now dead, users first.
+void eraseDeadChain(ArrayRef<Operation *> chain);
+
+/// Records a formed kernel on the function of `fused`.
+void recordFused(Operation *fused, llvm::StringRef kernel, ArrayRef<Operation *> chain,
+                 int64_t saved);
+/// Records a rejected candidate anchored at `anchor`.
+void recordRejected(Operation *anchor, llvm::StringRef kernel, const std::string &reason);
+
+} // namespace mlir::neuron::fusion
+
+#endif // NEURONC_LIB_TRANSFORMS_FUSIONUTILS_H
