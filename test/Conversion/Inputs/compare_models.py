@@ -698,7 +698,7 @@ def run_reference(case, variant, tools, workdir):
 # ---------------------------------------------------------------------------
 
 
-def run_ours(case, variant_path, in_paths, tools, workdir, n_results):
+def run_ours(case, variant_path, in_paths, tools, workdir, n_results, extra=()):
     """Runs neuron-run on the variant; returns (outputs, seconds) or raises
     OursError with neuron-run's stderr."""
     out_paths = [os.path.join(workdir, "%s.out%d.npy" % (case_stem(case), k))
@@ -706,7 +706,7 @@ def run_ours(case, variant_path, in_paths, tools, workdir, n_results):
     for path in out_paths:  # never compare a stale output of an earlier run
         if os.path.exists(path):
             os.remove(path)
-    cmd = [tools.neuron_run, variant_path, "--entry", case.fn, "--drop-host-calls"]
+    cmd = [tools.neuron_run, variant_path, "--entry", case.fn, "--drop-host-calls"] + list(extra)
     for path in in_paths:
         cmd += ["--input", path]
     for path in out_paths:
@@ -847,6 +847,14 @@ def run_case(case, variant, variant_path, goldens, tools, workdir, reference_onl
             return reference_line(case, ref, bool(args), golden, problems, t_ref)
         try:
             ours, t_ours = run_ours(case, variant_path, in_paths, tools, workdir, len(results))
+            if tools.also_fused:
+                # The fused program must agree with the same reference.
+                fused, _ = run_ours(case, variant_path, in_paths, tools, workdir, len(results),
+                                    ["--fuse"])
+                ok, line = compare_line(case, fused, ref, results, golden, list(problems), t_ref,
+                                        t_ours)
+                if not ok:
+                    return False, line.replace("FAIL ", "FAIL (fused) ", 1)
         except OursError as e:
             return False, "FAIL %s: %s" % (case.name, e)
     finally:
@@ -892,6 +900,7 @@ class Tools:
         self.c_runner_utils = find_library(args.runner_utils_dir, "libmlir_c_runner_utils.so")
         self.neuron_run = None if args.reference_only else \
             find_program(args.neuron_run, "--neuron-run")
+        self.also_fused = args.also_fused
 
 
 def find_program(name, flag):
@@ -936,6 +945,8 @@ def main():
                          "libmlir_c_runner_utils.so")
     ap.add_argument("--workdir", required=True, help="directory for generated files")
     ap.add_argument("--filter", default="", help="only cases whose file:@fn contains this")
+    ap.add_argument("--also-fused", action="store_true",
+                    help="also run neuron-run --fuse and compare it with the same reference")
     ap.add_argument("--reference-only", action="store_true",
                     help="run only the mlir-runner reference (no neuron-run)")
     args = ap.parse_args()
