@@ -15,6 +15,7 @@ include "mlir/IR/EnumAttr.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "NeuronInterfaces.td"
 
 //===----------------------------------------------------------------------===//
@@ -429,6 +430,43 @@ def Neuron_SoftmaxOp : Neuron_Op<"softmax", [SameOperandsAndResultType]> {
     $input `axis` `=` $axis (`log` $log^)? attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused kernels
+//===----------------------------------------------------------------------===//
+
+def Neuron_KernelOp : Neuron_Op<"kernel", [IsolatedFromAbove]> {
+  let summary = "a fused kernel: a region of neuron ops that runs as one device kernel";
+  let description = [{
+    What `--neuron-fuse-elementwise` forms: producer→consumer chains of
+    elementwise, broadcast and reduction ops, and matmul epilogues. The
+    inputs are read from memory once and only the results are written back;
+    values inside the body stay on chip. `kind` names the fusion rule.
+
+    ```mlir
+    %r = neuron.kernel "elementwise" (%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%x: tensor<4x8xf32>, %y: tensor<8xf32>):
+      %0 = neuron.add %x, %y : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+      %1 = neuron.tanh %0 : tensor<4x8xf32>
+      neuron.yield %1 : tensor<4x8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Variadic<Neuron_Tensor>:$inputs);
+  let results = (outs Variadic<Neuron_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Neuron_YieldOp : Op<Neuron_Dialect, "yield",
+    [Pure, Terminator, ReturnLike, HasParent<"KernelOp">]> {
+  let summary = "the results of a neuron.kernel";
+  let arguments = (ins Variadic<Neuron_Tensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
 #endif // NEURON_OPS_TD

@@ -90,6 +90,24 @@ def NeuronFuseActivationsPass : Pass<"neuron-fuse-activations", "::mlir::func::F
   }];
 }
 
+def NeuronFuseElementwisePass : Pass<"neuron-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuses producer→consumer chains into neuron.kernel regions";
+  let description = [{
+    What the named-kernel passes leave: starting from each consumer, walks up
+    to its producers and pulls in elementwise, broadcast, reshape and
+    reduction ops, and at most one "hero" (matmul, rmsnorm, softmax,
+    layernorm) whose epilogue the kernel then is. A producer joins only when
+    all its users are in the kernel (so nothing is recomputed and no cycle
+    can form) and the kernel's working set per 128-row tile fits the SBUF
+    budget. Splat and small constants are copied into the body. Each kernel
+    and each rejected producer is recorded with its reason.
+  }];
+  let options = [
+    Option<"sbufBytes", "sbuf-bytes", "int64_t", /*default=*/"24 * 1024 * 1024",
+           "SBUF bytes a kernel's working set per 128-row tile may use (trn1: 24 MiB)">
+  ];
+}
+
 def NeuronFusionRemarksPass : Pass<"neuron-fusion-remarks", "::mlir::ModuleOp"> {
   let summary = "Emits every recorded fusion decision as a remark and removes the records";
   let description = [{

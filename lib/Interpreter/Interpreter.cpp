@@ -63,11 +63,11 @@ llvm::Error checkArguments(func::FuncOp func, llvm::ArrayRef<Tensor> args) {
   return llvm::Error::success();
 }
 
-FailureOr<llvm::SmallVector<Tensor>> interpret(func::FuncOp func, llvm::ArrayRef<Tensor> args) {
-  if (!func.getBody().hasOneBlock())
-    return func.emitError("the interpreter runs functions with a single block");
-  Block &body = func.getBody().front();
+namespace {
 
+/// Runs the ops of `body` on `args` (bound to the block arguments) up to its
+/// terminator (func.return or neuron.yield) and returns what it returns.
+FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor> args) {
   // Drop every value after its last use so that peak memory stays at the
   // live set, not the whole program.
   llvm::DenseMap<Operation *, llvm::SmallVector<Value, 2>> dying;
@@ -93,28 +93,46 @@ FailureOr<llvm::SmallVector<Tensor>> interpret(func::FuncOp func, llvm::ArrayRef
         return op.emitError("operand defined outside the function body cannot be executed");
       operands.push_back(it->second);
     }
-    if (auto ret = dyn_cast<func::ReturnOp>(op))
+    if (isa<func::ReturnOp, neuron::YieldOp>(op))
       return llvm::SmallVector<Tensor>(operands.begin(), operands.end());
     if (!isa_and_present<neuron::NeuronDialect>(op.getDialect()))
       return op.emitError("the interpreter cannot execute '")
              << op.getName() << "'; only neuron ops run (import the program to neuron first)";
-    if (op.getNumResults() != 1)
-      return op.emitError("expected exactly one result");
-    RankedTensorType type = cast<RankedTensorType>(op.getResult(0).getType());
-    llvm::Expected<DType> dtype = hostTypeOf(type);
-    if (!dtype)
-      return op.emitError() << llvm::toString(dtype.takeError());
-    llvm::Expected<Tensor> result = neuron::evaluateOp(&op, operands);
-    if (!result)
-      return op.emitError() << llvm::toString(result.takeError());
-    if (!fitsType(*result, type, *dtype))
-      return op.emitError("computed ") << result->typeString() << " but the op declares "
-                                       << type;
-    env[op.getResult(0)] = std::move(*result);
+    llvm::SmallVector<Tensor> results;
+    if (auto kernel = dyn_cast<neuron::KernelOp>(op)) {
+      FailureOr<llvm::SmallVector<Tensor>> out = runBlock(kernel.getBody().front(), operands);
+      if (failed(out))
+        return failure();
+      results = std::move(*out);
+    } else {
+      if (op.getNumResults() != 1)
+        return op.emitError("expected exactly one result");
+      llvm::Expected<Tensor> result = neuron::evaluateOp(&op, operands);
+      if (!result)
+        return op.emitError() << llvm::toString(result.takeError());
+      results.push_back(std::move(*result));
+    }
+    for (auto [value, t] : llvm::zip(op.getResults(), results)) {
+      RankedTensorType type = cast<RankedTensorType>(value.getType());
+      llvm::Expected<DType> dtype = hostTypeOf(type);
+      if (!dtype)
+        return op.emitError() << llvm::toString(dtype.takeError());
+      if (!fitsType(t, type, *dtype))
+        return op.emitError("computed ") << t.typeString() << " but the op declares " << type;
+      env[value] = std::move(t);
+    }
     for (Value v : dying.lookup(&op))
       env.erase(v);
   }
-  return func.emitError("function body has no func.return");
+  return body.getParentOp()->emitError("block has no terminator");
+}
+
+} // namespace
+
+FailureOr<llvm::SmallVector<Tensor>> interpret(func::FuncOp func, llvm::ArrayRef<Tensor> args) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("the interpreter runs functions with a single block");
+  return runBlock(func.getBody().front(), args);
 }
 
 } // namespace neuronc

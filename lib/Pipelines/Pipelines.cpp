@@ -47,6 +47,8 @@ void neuronc::buildFusionPipeline(OpPassManager &pm) {
   fpm.addPass(neuron::createNeuronFuseActivationsPass());
   fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
   fpm.addPass(neuron::createNeuronFuseRmsNormPass());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(neuron::createNeuronFuseElementwisePass());
   buildNeuronCleanupPipeline(pm);
 }
 

@@ -36,18 +36,19 @@ struct CostReportPass : mlir::neuron::impl::NeuronCostReportPassBase<CostReportP
   void runOnOperation() override {
     OpCost total;
     int64_t unknown = 0;
-    getOperation().walk([&](CostOpInterface op) {
+    // Top-level ops only: a kernel's cost already covers its body.
+    for (auto op : getOperation().getBody().getOps<CostOpInterface>()) {
       std::optional<OpCost> c = op.getCost();
       if (!c) {
         ++unknown;
         if (!totalsOnly)
           op->emitRemark("cost: unknown (dynamic shape)");
-        return;
+        continue;
       }
       total += *c;
       if (!totalsOnly)
         op->emitRemark("cost: ") << formatCost(*c);
-    });
+    }
     InFlightDiagnostic d = getOperation().emitRemark("total cost: ") << formatCost(total);
     if (unknown)
       d << " (" << unknown << " op(s) with dynamic shapes not counted)";

@@ -73,13 +73,18 @@ void fusion::eraseDeadChain(ArrayRef<Operation *> chain) {
 void fusion::recordFused(Operation *fused, StringRef kernel, ArrayRef<Operation *> chain,
                          int64_t saved) {
   neuronc::FusionDecision d{kernel.str(), true, "", fused->getLoc(), {}, saved};
-  // Program order, so the report reads like the source.
+  // Program order, so the report reads like the source; an absorbed op that
+  // was itself fused contributes the source ops it stands for.
   SmallVector<Operation *> ops(chain.begin(), chain.end());
   llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  for (Operation *op : ops)
-    d.absorbed.push_back(op->getLoc());
-  if (ops.size())
-    d.loc = ops.back()->getLoc();
+  for (Operation *op : ops) {
+    if (auto f = dyn_cast<FusedLoc>(op->getLoc()))
+      llvm::append_range(d.absorbed, f.getLocations());
+    else
+      d.absorbed.push_back(op->getLoc());
+  }
+  if (!d.absorbed.empty())
+    d.loc = d.absorbed.back();
   neuronc::recordFusionDecision(fused->getParentOfType<func::FuncOp>(), d);
 }
 

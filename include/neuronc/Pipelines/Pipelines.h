@@ -34,8 +34,9 @@ struct ImportOptions {
 /// canonicalize, check that nothing else is left, legalize types, clean up.
 void buildImportPipeline(mlir::OpPassManager &pm, const ImportOptions &options);
 
-/// Fusion: recognize RMSNorm, softmax/log-softmax and activations, then
-/// clean up. Decisions are recorded for the fusion report.
+/// Fusion: recognize RMSNorm, softmax/log-softmax and activations, then fuse
+/// what is left producer→consumer into neuron.kernel regions. Decisions are
+/// recorded for the fusion report.
 void buildFusionPipeline(mlir::OpPassManager &pm);
 
 /// Canonicalization and CSE over every function.

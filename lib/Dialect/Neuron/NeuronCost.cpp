@@ -118,6 +118,23 @@ std::optional<OpCost> GatherOp::getCost() {
   return OpCost{0, 0, *idx + *out, *out};
 }
 
+/// A kernel reads its inputs and writes its results once; what its body
+/// computes stays on chip, so only the arithmetic of the body counts.
+std::optional<OpCost> KernelOp::getCost() {
+  std::optional<OpCost> c = memoryCost(*this);
+  if (!c)
+    return std::nullopt;
+  for (Operation &op : getBody().front().without_terminator()) {
+    auto inner = dyn_cast<CostOpInterface>(op);
+    std::optional<OpCost> ic = inner ? inner.getCost() : std::nullopt;
+    if (!ic)
+      return std::nullopt;
+    c->flops += ic->flops;
+    c->transcendentals += ic->transcendentals;
+  }
+  return c;
+}
+
 /// square, sum, scale, weight: 4 flops per element; one rsqrt per row.
 std::optional<OpCost> RmsNormOp::getCost() {
   return normCost(*this, 4, 0, rowLength(getInput().getType(), getAxes()));

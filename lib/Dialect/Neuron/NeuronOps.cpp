@@ -275,5 +275,17 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
+LogicalResult KernelOp::verify() {
+  Block &body = getBody().front();
+  if (body.getArgumentTypes() != getInputs().getTypes())
+    return emitOpError("body arguments must match the kernel inputs one to one");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with neuron.yield");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yielded types must match the kernel results");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "neuronc/Dialect/Neuron/NeuronOps.cpp.inc"

@@ -1,0 +1,242 @@
+//===- FuseElementwise.cpp - neuron-fuse-elementwise ------------------------===//
+//
+// General producer→consumer fusion into neuron.kernel regions, in the spirit
+// of XLA's loop/input fusion and IREE's dispatch regions. Consumers are
+// visited last to first; each unfused fusible op roots a kernel and pulls in
+// its producers until a boundary: an op that cannot be fused, a producer
+// with users outside the kernel, a second hero, or the SBUF budget.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+
+#include "neuronc/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Format.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONFUSEELEMENTWISEPASS
+#include "neuronc/Dialect/Neuron/NeuronPasses.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::fusion;
+
+namespace {
+
+/// Ops that compute elementwise (or only relabel) and so fuse freely.
+bool isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp, SelectOp, NegOp, AbsOp,
+             ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
+             GeluOp, SiluOp, ReluOp, RoundOp, CastOp, BroadcastToOp, ReshapeOp>(op);
+}
+bool isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
+}
+/// Ops a kernel is built around: one per kernel, fused with its epilogue.
+bool isHero(Operation *op) { return isa<MatmulOp, RmsNormOp, SoftmaxOp, LayerNormOp>(op); }
+
+/// Constants copied into a kernel body rather than passed in.
+bool isInlinableConstant(Operation *op) {
+  auto c = dyn_cast<ConstantOp>(op);
+  return c && (isa<SplatElementsAttr>(c.getValue()) || c.getType().getNumElements() <= 4096);
+}
+
+/// Bytes of `v` that one 128-row tile holds: rows are all dims but the last.
+int64_t tileBytes(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!t.hasStaticShape())
+    return 0;
+  int64_t last = t.getRank() ? t.getShape().back() : 1;
+  int64_t rows = last ? t.getNumElements() / last : 0;
+  return std::min<int64_t>(rows, 128) * last * elementBytes(t.getElementType());
+}
+
+/// The working set of a group: every value it reads or produces, per tile.
+int64_t workingSet(const llvm::SetVector<Operation *> &group) {
+  llvm::SmallPtrSet<Value, 16> seen;
+  int64_t total = 0;
+  auto add = [&](Value v) {
+    if (seen.insert(v).second)
+      total += tileBytes(v);
+  };
+  for (Operation *op : group) {
+    for (Value v : op->getOperands())
+      if (!isa_and_nonnull<ConstantOp>(v.getDefiningOp()))
+        add(v);
+    for (Value v : op->getResults())
+      add(v);
+  }
+  return total;
+}
+
+std::string mib(int64_t bytes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("%.1f MiB", bytes / (1024.0 * 1024.0));
+  return s;
+}
+
+struct FuseElementwisePass
+    : mlir::neuron::impl::NeuronFuseElementwisePassBase<FuseElementwisePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Block &block = getOperation().getBody().front();
+    llvm::SmallPtrSet<Operation *, 32> taken;
+    SmallVector<Operation *> roots;
+    for (Operation &op : llvm::reverse(block))
+      roots.push_back(&op);
+    for (Operation *root : roots) {
+      if (taken.contains(root) || !(isElementwise(root) || isReduction(root)))
+        continue;
+      llvm::SetVector<Operation *> group;
+      group.insert(root);
+      Operation *hero = nullptr;
+      llvm::MapVector<Operation *, std::string> rejected;
+      // Pull producers in until nothing changes (a producer rejected because
+      // another of its users was not in yet gets another chance).
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 0; i < group.size(); ++i) {
+          Operation *op = group[i];
+          if (op == hero)
+            continue; // a hero's inputs are the kernel's inputs
+          for (Value v : op->getOperands()) {
+            Operation *p = v.getDefiningOp();
+            if (!p || group.contains(p) || isa<ConstantOp>(p) || taken.contains(p))
+              continue;
+            bool heroCandidate = isHero(p);
+            if (!isElementwise(p) && !isReduction(p) && !heroCandidate)
+              continue; // a boundary: data movement, gather, ...
+            std::string why;
+            int64_t outside = llvm::count_if(p->getUsers(), [&](Operation *u) {
+              return !group.contains(u);
+            });
+            if (outside)
+              why = describe(p, "the producer") + " has " + std::to_string(outside) +
+                    " user(s) outside the kernel";
+            else if (heroCandidate && hero)
+              why = describe(p, "the producer") + " would be a second hero next to " +
+                    hero->getName().getStringRef().str();
+            if (why.empty()) {
+              group.insert(p);
+              int64_t ws = workingSet(group);
+              if (ws > sbufBytes) {
+                group.pop_back();
+                why = "adding " + describe(p, "the producer") + " makes the working set " +
+                      mib(ws) + " per 128-row tile, over the SBUF budget of " + mib(sbufBytes);
+              }
+            }
+            if (!why.empty()) {
+              rejected[p] = why;
+              continue;
+            }
+            rejected.erase(p);
+            if (heroCandidate)
+              hero = p;
+            changed = true;
+          }
+        }
+      }
+      for (auto &[p, why] : rejected)
+        recordRejected(p, "kernel", why);
+      if (group.size() < 2)
+        continue;
+      // The cost model: only form a kernel that saves HBM traffic.
+      if (int64_t saved = estimatedSavings(group); saved <= 0) {
+        recordRejected(root, "kernel",
+                       "fusing " + std::to_string(group.size()) +
+                           " ops saves no HBM traffic (" + std::to_string(saved) + " bytes)");
+        continue;
+      }
+      for (Operation *op : group)
+        taken.insert(op);
+      outline(group, hero);
+    }
+  }
+
+  /// HBM bytes the group's ops move minus what a kernel of them would move
+  /// (its inputs once, its externally used results once).
+  static int64_t estimatedSavings(const llvm::SetVector<Operation *> &group) {
+    int64_t before = 0, after = 0;
+    llvm::SmallPtrSet<Value, 16> inputs;
+    for (Operation *op : group) {
+      if (auto cost = dyn_cast<CostOpInterface>(op))
+        if (std::optional<OpCost> c = cost.getCost())
+          before += c->bytes();
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if ((!def || !group.contains(def)) && !(def && isInlinableConstant(def)) &&
+            inputs.insert(v).second)
+          after += tensorBytes(v.getType()).value_or(0);
+      }
+      for (Value r : op->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !group.contains(u); }))
+          after += tensorBytes(r.getType()).value_or(0);
+    }
+    return before - after;
+  }
+
+  /// Replaces the group by one neuron.kernel placed at its root.
+  void outline(const llvm::SetVector<Operation *> &groupSet, Operation *hero) {
+    SmallVector<Operation *> group(groupSet.begin(), groupSet.end());
+    llvm::sort(group, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::SmallPtrSet<Operation *, 16> inGroup(group.begin(), group.end());
+    llvm::SetVector<Value> inputs;
+    llvm::SetVector<Operation *> constants;
+    SmallVector<Value> results;
+    for (Operation *op : group) {
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (def && inGroup.contains(def))
+          continue;
+        if (def && isInlinableConstant(def))
+          constants.insert(def);
+        else
+          inputs.insert(v);
+      }
+      for (Value r : op->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !inGroup.contains(u); }))
+          results.push_back(r);
+    }
+    std::string kind = hero ? (hero->getName().stripDialect() + "-epilogue").str()
+                       : llvm::any_of(group, isReduction) ? "reduction"
+                                                          : "elementwise";
+    Operation *root = group.back();
+    OpBuilder b(root);
+    SmallVector<Type> resultTypes;
+    for (Value r : results)
+      resultTypes.push_back(r.getType());
+    auto kernel = KernelOp::create(b, fusedLocation(group), resultTypes, b.getStringAttr(kind),
+                                   inputs.getArrayRef());
+    Block *body = new Block();
+    kernel.getBody().push_back(body);
+    IRMapping map;
+    for (Value in : inputs)
+      map.map(in, body->addArgument(in.getType(), in.getLoc()));
+    OpBuilder inner = OpBuilder::atBlockBegin(body);
+    for (Operation *c : constants)
+      inner.clone(*c, map);
+    for (Operation *op : group)
+      inner.clone(*op, map);
+    SmallVector<Value> yielded;
+    for (Value r : results)
+      yielded.push_back(map.lookup(r));
+    YieldOp::create(inner, root->getLoc(), yielded);
+
+    recordFused(kernel, "kernel (" + kind + ")", group, bytesSaved(group, kernel));
+    for (auto [r, k] : llvm::zip(results, kernel.getResults()))
+      r.replaceAllUsesWith(k);
+    eraseDeadChain(group);
+    for (Operation *c : constants)
+      if (c->use_empty())
+        c->erase();
+  }
+};
+
+} // namespace
