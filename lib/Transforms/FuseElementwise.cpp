@@ -74,10 +74,16 @@ int64_t workingSet(const llvm::SetVector<Operation *> &group) {
   return total;
 }
 
-std::string mib(int64_t bytes) {
+/// "512 B", "96.0 KiB", "24.0 MiB".
+std::string formatBytes(int64_t bytes) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << llvm::format("%.1f MiB", bytes / (1024.0 * 1024.0));
+  if (bytes < 1024)
+    os << bytes << " B";
+  else if (bytes < 1024 * 1024)
+    os << llvm::format("%.1f KiB", bytes / 1024.0);
+  else
+    os << llvm::format("%.1f MiB", bytes / (1024.0 * 1024.0));
   return s;
 }
 
@@ -129,7 +135,8 @@ struct FuseElementwisePass
               if (ws > sbufBytes) {
                 group.pop_back();
                 why = "adding " + describe(p, "the producer") + " makes the working set " +
-                      mib(ws) + " per 128-row tile, over the SBUF budget of " + mib(sbufBytes);
+                      formatBytes(ws) + " per 128-row tile, over the SBUF budget of " +
+                      formatBytes(sbufBytes);
               }
             }
             if (!why.empty()) {

@@ -318,3 +318,26 @@ func.func @constant_type() {
   %0 = neuron.constant dense<1> : tensor<4xi8>
   return
 }
+
+// -----
+
+func.func @kernel_args(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'neuron.kernel' op body arguments must match the kernel inputs one to one}}
+  %r = neuron.kernel "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<8xf32>):
+    neuron.yield %x : tensor<8xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @kernel_yield(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'neuron.kernel' op yielded types must match the kernel results}}
+  %r = neuron.kernel "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %0 = neuron.reduce_sum %x axes = [0] : tensor<4xf32> -> tensor<f32>
+    neuron.yield %0 : tensor<f32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -120,3 +120,17 @@ func.func @constants_and_dynamic(%x: tensor<?x64xf32>) -> (tensor<?x64xf32>, ten
   %0 = neuron.add %x, %one : tensor<?x64xf32>, tensor<64xf32> -> tensor<?x64xf32>
   return %0, %c : tensor<?x64xf32>, tensor<2xi32>
 }
+
+// CHECK-LABEL: func.func @kernel
+// CHECK: %[[K:.*]]:2 = neuron.kernel "elementwise"(%arg0, %arg1) : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+// CHECK: ^bb0(%{{.*}}: tensor<4x8xf32>, %{{.*}}: tensor<8xf32>):
+// CHECK: neuron.yield %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>
+func.func @kernel(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %r:2 = neuron.kernel "elementwise" (%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8xf32>):
+    %0 = neuron.add %x, %y : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+    %1 = neuron.tanh %0 : tensor<4x8xf32>
+    neuron.yield %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xf32>
+}

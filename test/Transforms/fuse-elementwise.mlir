@@ -1,0 +1,82 @@
+// RUN: neuron-opt %s --split-input-file --neuron-fuse-elementwise --neuron-fusion-remarks --verify-diagnostics | FileCheck %s
+// RUN: neuron-opt %s --split-input-file --neuron-fuse-elementwise=sbuf-bytes=4096 --neuron-fusion-remarks 2>&1 | FileCheck %s --check-prefix=BUDGET
+
+// A chain of elementwise ops becomes one kernel; the splat constant is
+// copied into the body instead of being passed in.
+// CHECK-LABEL: func.func @chain
+// CHECK-NEXT: %[[K:.*]] = neuron.kernel "elementwise"(%arg0, %arg1) : (tensor<64x128xf32>, tensor<128xf32>) -> tensor<64x128xf32> {
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<64x128xf32>, %[[B:.*]]: tensor<128xf32>):
+// CHECK-NEXT:   %[[C:.*]] = neuron.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT:   %[[A:.*]] = neuron.add %[[X]], %[[B]]
+// CHECK-NEXT:   %[[T:.*]] = neuron.tanh %[[A]]
+// CHECK-NEXT:   %[[M:.*]] = neuron.mul %[[T]], %[[C]]
+// CHECK-NEXT:   neuron.yield %[[M]] : tensor<64x128xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[K]]
+func.func @chain(%x: tensor<64x128xf32>, %b: tensor<128xf32>) -> tensor<64x128xf32> {
+  %half = neuron.constant dense<0.5> : tensor<f32>
+  %0 = neuron.add %x, %b : tensor<64x128xf32>, tensor<128xf32> -> tensor<64x128xf32>
+  %1 = neuron.tanh %0 : tensor<64x128xf32>
+  // expected-remark @+1 {{fused kernel (elementwise) (absorbed 3 ops, saves 131076 bytes)}}
+  %2 = neuron.mul %1, %half : tensor<64x128xf32>, tensor<f32> -> tensor<64x128xf32>
+  return %2 : tensor<64x128xf32>
+}
+// BUDGET: remark: not fused kernel: adding the producer (neuron.tanh at {{.*}}) makes the working set 96.0 KiB per 128-row tile, over the SBUF budget of 4.0 KiB
+
+// -----
+
+// Matmul epilogue: bias and activation fuse into the matmul's kernel.
+// CHECK-LABEL: func.func @epilogue
+// CHECK: neuron.kernel "matmul-epilogue"(%arg0, %arg1, %arg2)
+// CHECK: neuron.matmul
+// CHECK: neuron.add
+// CHECK: neuron.relu
+// CHECK: neuron.yield
+func.func @epilogue(%a: tensor<16x32xf32>, %w: tensor<32x64xf32>, %bias: tensor<64xf32>) -> tensor<16x64xf32> {
+  %0 = neuron.matmul %a, %w : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
+  %1 = neuron.add %0, %bias : tensor<16x64xf32>, tensor<64xf32> -> tensor<16x64xf32>
+  // expected-remark @+1 {{fused kernel (matmul-epilogue) (absorbed 3 ops}}
+  %2 = neuron.relu %1 : tensor<16x64xf32>
+  return %2 : tensor<16x64xf32>
+}
+
+// -----
+
+// A producer used outside stays outside, and the report says why.
+// CHECK-LABEL: func.func @shared_producer
+// CHECK: %[[E:.*]] = neuron.exp %arg0
+// CHECK: neuron.kernel "elementwise"(%[[E]])
+func.func @shared_producer(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  // expected-remark-re @+1 {{not fused kernel: the producer (neuron.exp at {{.*}}) has 1 user(s) outside the kernel}}
+  %e = neuron.exp %x : tensor<8x8xf32>
+  %t = neuron.tanh %e : tensor<8x8xf32>
+  // expected-remark @+1 {{fused kernel (elementwise) (absorbed 2 ops}}
+  %s = neuron.sigmoid %t : tensor<8x8xf32>
+  return %s, %e : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Input fusion: the elementwise producer of a reduction joins its kernel.
+// CHECK-LABEL: func.func @reduction
+// CHECK: neuron.kernel "reduction"(%arg0)
+// CHECK: neuron.exp
+// CHECK: neuron.reduce_sum
+func.func @reduction(%x: tensor<8x64xf32>) -> tensor<8x1xf32> {
+  %e = neuron.exp %x : tensor<8x64xf32>
+  // expected-remark @+1 {{fused kernel (reduction) (absorbed 2 ops}}
+  %s = neuron.reduce_sum %e axes = [1] keepdims : tensor<8x64xf32> -> tensor<8x1xf32>
+  return %s : tensor<8x1xf32>
+}
+
+// -----
+
+// Reshapes move nothing: a kernel of them would save nothing.
+// CHECK-LABEL: func.func @nothing_saved
+// CHECK-NOT: neuron.kernel
+func.func @nothing_saved(%x: tensor<8x8xf32>) -> tensor<2x32xf32> {
+  %0 = neuron.reshape %x : tensor<8x8xf32> -> tensor<64xf32>
+  // expected-remark @+1 {{not fused kernel: fusing 2 ops saves no HBM traffic (-512 bytes)}}
+  %1 = neuron.reshape %0 : tensor<64xf32> -> tensor<2x32xf32>
+  return %1 : tensor<2x32xf32>
+}
