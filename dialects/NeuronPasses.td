@@ -71,6 +71,16 @@ def NeuronFuseRmsNormPass : Pass<"neuron-fuse-rmsnorm", "::mlir::func::FuncOp"> 
   }];
 }
 
+def NeuronFuseLayerNormPass : Pass<"neuron-fuse-layernorm", "::mlir::func::FuncOp"> {
+  let summary = "Turns rmsnorm(x - mean(x)) [+ b] into neuron.layernorm";
+  let description = [{
+    Runs after --neuron-fuse-rmsnorm, which collapses the variance chain of a
+    layernorm into an rmsnorm of the centred input. The mean may be
+    reduce_mean or reduce_sum times 1/N or divided by N over exactly the
+    normalized axes; an add after the normalization becomes the bias.
+  }];
+}
+
 def NeuronFuseSoftmaxPass : Pass<"neuron-fuse-softmax", "::mlir::func::FuncOp"> {
   let summary = "Collapses max/sub/exp/sum/div chains into neuron.softmax (and log-softmax)";
   let description = [{

@@ -47,6 +47,7 @@ void neuronc::buildFusionPipeline(OpPassManager &pm) {
   fpm.addPass(neuron::createNeuronFuseActivationsPass());
   fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
   fpm.addPass(neuron::createNeuronFuseRmsNormPass());
+  fpm.addPass(neuron::createNeuronFuseLayerNormPass());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(neuron::createNeuronFuseElementwisePass());
   buildNeuronCleanupPipeline(pm);

@@ -62,6 +62,107 @@ SmallVector<Operation *> matchSiluDivision(DivOp div, Value &x) {
   return {};
 }
 
+/// Multiplies up from `onePlus` = (1 + f(x)) until both x and 0.5 have been
+/// factors: 0.5 * x * (1 + ...) in any association. Appends the muls to
+/// `ops`; false when the product is something else.
+bool matchHalfXTimes(Value onePlus, Value x, SmallVector<Operation *> &ops) {
+  Value cur = onePlus;
+  bool sawX = false, sawHalf = false;
+  while (!(sawX && sawHalf)) {
+    if (!cur.hasOneUse())
+      return false;
+    auto mul = dyn_cast<MulOp>(*cur.user_begin());
+    if (!mul)
+      return false;
+    Value f = other(mul, cur);
+    if (f == x && !sawX) {
+      sawX = true;
+    } else if (near(splatValue(f), 0.5) && !sawHalf) {
+      sawHalf = true;
+    } else if (auto inner = f.getDefiningOp<MulOp>(); inner && inner->hasOneUse()) {
+      // (0.5 * x) as one factor.
+      Value a = inner.getLhs(), b = inner.getRhs();
+      bool ok = (a == x && near(splatValue(b), 0.5)) || (b == x && near(splatValue(a), 0.5));
+      if (!ok || sawX || sawHalf)
+        return false;
+      sawX = sawHalf = true;
+      ops.push_back(inner);
+    } else {
+      return false;
+    }
+    ops.push_back(mul);
+    cur = mul.getResult();
+  }
+  return true;
+}
+
+/// x³ written as x*x*x, square(x)*x or pow(x, 3); returns x.
+Value cubedInput(Value v, SmallVector<Operation *> &ops) {
+  Operation *def = v.getDefiningOp();
+  if (!def || !def->hasOneUse())
+    return {};
+  if (auto p = dyn_cast<PowOp>(def); p && near(splatValue(p.getRhs()), 3.0)) {
+    ops.push_back(p);
+    return p.getLhs();
+  }
+  auto mul = dyn_cast<MulOp>(def);
+  if (!mul)
+    return {};
+  for (Value side : {mul.getLhs(), mul.getRhs()}) {
+    Value x = other(mul, side);
+    Operation *sq = side.getDefiningOp();
+    if (!sq || !sq->hasOneUse())
+      continue;
+    bool isSquare = (isa<SquareOp>(sq) && sq->getOperand(0) == x) ||
+                    (isa<MulOp>(sq) && sq->getOperand(0) == x && sq->getOperand(1) == x);
+    if (isSquare) {
+      ops.append({sq, mul});
+      return x;
+    }
+  }
+  return {};
+}
+
+/// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+SmallVector<Operation *> matchGeluTanh(TanhOp tanh, Value &x) {
+  SmallVector<Operation *> ops = {tanh};
+  auto scaled = tanh.getInput().getDefiningOp<MulOp>();
+  if (!scaled || !scaled->hasOneUse())
+    return {};
+  Value inner;
+  for (Value side : {scaled.getLhs(), scaled.getRhs()})
+    if (near(splatValue(other(scaled, side)), 0.7978845608028654))
+      inner = side;
+  auto add = inner ? inner.getDefiningOp<AddOp>() : AddOp();
+  if (!add || !add->hasOneUse())
+    return {};
+  ops.append({scaled, add});
+  for (Value side : {add.getLhs(), add.getRhs()}) {
+    auto cubic = other(add, side).getDefiningOp<MulOp>();
+    if (!cubic || !cubic->hasOneUse())
+      continue;
+    for (Value c : {cubic.getLhs(), cubic.getRhs()}) {
+      if (!near(splatValue(other(cubic, c)), 0.044715))
+        continue;
+      SmallVector<Operation *> cubeOps;
+      if (cubedInput(c, cubeOps) == side) {
+        x = side;
+        ops.push_back(cubic);
+        ops.append(cubeOps.begin(), cubeOps.end());
+      }
+    }
+  }
+  if (!x || !tanh->hasOneUse())
+    return {};
+  auto onePlus = dyn_cast<AddOp>(*tanh->user_begin());
+  if (!onePlus || !near(splatValue(other(onePlus, tanh.getResult())), 1.0))
+    return {};
+  ops.push_back(onePlus);
+  if (!matchHalfXTimes(onePlus.getResult(), x, ops))
+    return {};
+  return ops;
+}
+
 /// 0.5 * x * (1 + erf(x / sqrt 2)) in any association of the three factors.
 SmallVector<Operation *> matchGeluErf(ErfOp erf, Value &x) {
   SmallVector<Operation *> ops = {erf};
@@ -81,34 +182,8 @@ SmallVector<Operation *> matchGeluErf(ErfOp erf, Value &x) {
   if (!add || !near(splatValue(other(add, erf.getResult())), 1.0) || !add->hasOneUse())
     return {};
   ops.push_back(add);
-  // Multiply up from (1 + erf) until x and 0.5 have both been seen.
-  Value cur = add.getResult();
-  bool sawX = false, sawHalf = false;
-  while (!(sawX && sawHalf)) {
-    if (!cur.hasOneUse())
-      return {};
-    auto mul = dyn_cast<MulOp>(*cur.user_begin());
-    if (!mul)
-      return {};
-    Value f = other(mul, cur);
-    if (f == x && !sawX) {
-      sawX = true;
-    } else if (near(splatValue(f), 0.5) && !sawHalf) {
-      sawHalf = true;
-    } else if (auto inner = f.getDefiningOp<MulOp>(); inner && inner->hasOneUse()) {
-      // (0.5 * x) as one factor.
-      Value a = inner.getLhs(), b = inner.getRhs();
-      bool ok = (a == x && near(splatValue(b), 0.5)) || (b == x && near(splatValue(a), 0.5));
-      if (!ok || sawX || sawHalf)
-        return {};
-      sawX = sawHalf = true;
-      ops.push_back(inner);
-    } else {
-      return {};
-    }
-    ops.push_back(mul);
-    cur = mul.getResult();
-  }
+  if (!matchHalfXTimes(add.getResult(), x, ops))
+    return {};
   return ops;
 }
 
@@ -131,7 +206,7 @@ struct FuseActivationsPass
   void runOnOperation() override {
     SmallVector<Operation *> candidates;
     getOperation().walk([&](Operation *op) {
-      if (isa<MulOp, DivOp, ErfOp>(op))
+      if (isa<MulOp, DivOp, ErfOp, TanhOp>(op))
         candidates.push_back(op);
     });
     llvm::SmallPtrSet<Operation *, 16> gone;
@@ -148,13 +223,19 @@ struct FuseActivationsPass
       else if (auto erf = dyn_cast<ErfOp>(op)) {
         ops = matchGeluErf(erf, x);
         kernel = "gelu";
+      } else if (auto tanh = dyn_cast<TanhOp>(op)) {
+        ops = matchGeluTanh(tanh, x);
+        kernel = "gelu-tanh";
       }
       if (ops.empty())
         continue;
       gone.insert(ops.begin(), ops.end());
+      // The root (the last product) is the op whose result is replaced.
+      llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
       if (kernel == "gelu")
-        replace<GeluOp>(ops, x, kernel,
-                        GeluApproximation::erf);
+        replace<GeluOp>(ops, x, kernel, GeluApproximation::erf);
+      else if (kernel == "gelu-tanh")
+        replace<GeluOp>(ops, x, "gelu", GeluApproximation::tanh);
       else
         replace<SiluOp>(ops, x, kernel);
     }

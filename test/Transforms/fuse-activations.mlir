@@ -58,3 +58,27 @@ func.func @gelu_erf(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %b = neuron.mul %hx, %p2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   return %a, %b : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// GELU, tanh approximation: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK-NEXT: %[[G:.*]] = neuron.gelu %arg0 approximate = tanh : tensor<8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_tanh(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c = neuron.constant dense<0.044715> : tensor<f32>
+  %k = neuron.constant dense<0.797884583> : tensor<f32>
+  %half = neuron.constant dense<0.5> : tensor<f32>
+  %one = neuron.constant dense<1.0> : tensor<f32>
+  %x2 = neuron.mul %x, %x : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %x3 = neuron.mul %x2, %x : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %cx3 = neuron.mul %c, %x3 : tensor<f32>, tensor<8xf32> -> tensor<8xf32>
+  %u = neuron.add %x, %cx3 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %ku = neuron.mul %u, %k : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %t = neuron.tanh %ku : tensor<8xf32>
+  %p = neuron.add %one, %t : tensor<f32>, tensor<8xf32> -> tensor<8xf32>
+  %hx = neuron.mul %x, %half : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  // expected-remark @+1 {{fused gelu (absorbed 9 ops}}
+  %y = neuron.mul %hx, %p : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}

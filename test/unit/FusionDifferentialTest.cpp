@@ -35,11 +35,13 @@ public:
   explicit GraphGenerator(uint64_t seed) : rng(seed) {}
 
   std::string generate() {
-    switch (pick(5)) {
+    switch (pick(7)) {
     case 0: return rmsnorm();
     case 1: return softmax();
     case 2: return silu();
     case 3: return gelu();
+    case 4: return geluTanh();
+    case 5: return layernorm();
     default: return elementwise();
     }
   }
@@ -207,6 +209,35 @@ private:
     return wrap(s, {}, y, s);
   }
 
+  std::string geluTanh() {
+    kind = "gelu-tanh";
+    llvm::SmallVector<int64_t> s = {1 + pick(4), 1 + pick(16)};
+    std::string x3 = pick(2) ? binary("mul", binary("mul", "%x", s, "%x", s, s), s, "%x", s, s)
+                             : binary("pow", "%x", s, scalar(3.0), {}, s);
+    std::string u = binary("add", "%x", s, binary("mul", scalar(0.044715), {}, x3, s, s), s, s);
+    std::string t = unary("tanh", binary("mul", u, s, scalar(0.7978845608028654), {}, s), s);
+    std::string p = binary("add", scalar(1.0), {}, t, s, s);
+    std::string y = binary("mul", binary("mul", "%x", s, scalar(0.5), {}, s), s, p, s, s);
+    return wrap(s, {}, y, s);
+  }
+
+  std::string layernorm() {
+    kind = "layernorm";
+    int64_t rows = 1 + pick(6), cols = 4 << pick(4);
+    llvm::SmallVector<int64_t> s = {rows, cols}, k = {rows, 1}, w = {cols};
+    std::string m = emit(llvm::formatv("neuron.reduce_mean %x axes = [1] keepdims : {0} -> {1}",
+                                       type(s), type(k)).str());
+    std::string d = binary("sub", "%x", s, m, k, s);
+    std::string var = emit(llvm::formatv("neuron.reduce_mean {0} axes = [1] keepdims : {1} -> {2}",
+                                         unary("square", d, s), type(s), type(k)).str());
+    std::string r = unary("rsqrt", binary("add", var, k, scalar(1e-5), {}, k), k);
+    std::string y = binary("mul", d, s, r, k, s);
+    bool affine = pick(2);
+    if (affine)
+      y = binary("add", binary("mul", y, s, "%w", w, s), s, scalar(0.25), {}, s);
+    return wrap(s, affine ? w : llvm::ArrayRef<int64_t>{}, y, s);
+  }
+
   std::string elementwise() {
     kind = "elementwise";
     llvm::SmallVector<int64_t> s = {1 + pick(4), 1 + pick(8)};
@@ -285,7 +316,7 @@ TEST_F(FusionDifferential, RandomGraphsKeepTheirResults) {
     }
   }
   // The generator mostly writes fusible graphs: most of them must fuse.
-  for (const char *kind : {"rmsnorm", "softmax", "silu", "gelu"})
+  for (const char *kind : {"rmsnorm", "softmax", "silu", "gelu", "gelu-tanh", "layernorm"})
     EXPECT_GE(fusedByKind[kind] * 10, seenByKind[kind] * 6)
         << kind << ": " << fusedByKind[kind] << " of " << seenByKind[kind] << " fused";
   // (Random elementwise chains may legitimately contain an x * sigmoid(x).)
