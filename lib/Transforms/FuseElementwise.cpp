@@ -94,6 +94,7 @@ struct FuseElementwisePass
   void runOnOperation() override {
     Block &block = getOperation().getBody().front();
     llvm::SmallPtrSet<Operation *, 32> taken;
+    fuseResidualRmsNorms(block, taken);
     SmallVector<Operation *> roots;
     for (Operation &op : llvm::reverse(block))
       roots.push_back(&op);
@@ -167,6 +168,33 @@ struct FuseElementwisePass
     }
   }
 
+  /// h = x + r; y = rmsnorm(h), as every decoder layer writes it: one kernel
+  /// computing both, returning h too when later layers use it (the next
+  /// residual), so h is not read back from HBM for the norm.
+  void fuseResidualRmsNorms(Block &block, llvm::SmallPtrSetImpl<Operation *> &taken) {
+    SmallVector<RmsNormOp> norms(block.getOps<RmsNormOp>());
+    for (RmsNormOp norm : norms) {
+      auto add = norm.getInput().getDefiningOp<AddOp>();
+      if (!add || add->getBlock() != &block)
+        continue;
+      if (llvm::any_of(add->getUsers(),
+                       [&](Operation *u) { return u != norm && u->isBeforeInBlock(norm); })) {
+        recordRejected(add, "kernel",
+                       describe(add, "the residual add") +
+                           " is used before its rmsnorm, so one kernel cannot produce both");
+        continue;
+      }
+      llvm::SetVector<Operation *> group;
+      group.insert(add);
+      group.insert(norm);
+      if (estimatedSavings(group) <= 0)
+        continue;
+      taken.insert(add);
+      taken.insert(norm);
+      outline(group, norm, "residual-rmsnorm");
+    }
+  }
+
   /// HBM bytes the group's ops move minus what a kernel of them would move
   /// (its inputs once, its externally used results once).
   static int64_t estimatedSavings(const llvm::SetVector<Operation *> &group) {
@@ -190,7 +218,8 @@ struct FuseElementwisePass
   }
 
   /// Replaces the group by one neuron.kernel placed at its root.
-  void outline(const llvm::SetVector<Operation *> &groupSet, Operation *hero) {
+  void outline(const llvm::SetVector<Operation *> &groupSet, Operation *hero,
+               StringRef kindOverride = {}) {
     SmallVector<Operation *> group(groupSet.begin(), groupSet.end());
     llvm::sort(group, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     llvm::SmallPtrSet<Operation *, 16> inGroup(group.begin(), group.end());
@@ -211,7 +240,8 @@ struct FuseElementwisePass
         if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !inGroup.contains(u); }))
           results.push_back(r);
     }
-    std::string kind = hero ? (hero->getName().stripDialect() + "-epilogue").str()
+    std::string kind = !kindOverride.empty() ? kindOverride.str()
+                       : hero ? (hero->getName().stripDialect() + "-epilogue").str()
                        : llvm::any_of(group, isReduction) ? "reduction"
                                                           : "elementwise";
     Operation *root = group.back();

@@ -80,3 +80,21 @@ func.func @nothing_saved(%x: tensor<8x8xf32>) -> tensor<2x32xf32> {
   %1 = neuron.reshape %0 : tensor<64xf32> -> tensor<2x32xf32>
   return %1 : tensor<2x32xf32>
 }
+
+// -----
+
+// The residual add and the rmsnorm after it: one kernel with both results,
+// since the sum feeds the next residual too.
+// CHECK-LABEL: func.func @residual_rmsnorm
+// CHECK: %[[K:.*]]:2 = neuron.kernel "residual-rmsnorm"(%arg0, %arg1, %arg2)
+// CHECK: %[[H:.*]] = neuron.add
+// CHECK: %[[N:.*]] = neuron.rmsnorm %[[H]]
+// CHECK: neuron.yield %[[H]], %[[N]]
+// CHECK: neuron.add %[[K]]#0, %[[K]]#1
+func.func @residual_rmsnorm(%x: tensor<4x64xf32>, %r: tensor<4x64xf32>, %w: tensor<64xf32>) -> tensor<4x64xf32> {
+  %h = neuron.add %x, %r : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+  // expected-remark @+1 {{fused kernel (residual-rmsnorm) (absorbed 2 ops, saves 1024 bytes)}}
+  %n = neuron.rmsnorm %h weight %w axes = [1] epsilon = 1.0e-06 : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  %o = neuron.add %h, %n : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+  return %o : tensor<4x64xf32>
+}
