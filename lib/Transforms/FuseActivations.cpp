@@ -32,11 +32,31 @@ Value other(Operation *op, Value v) {
   return op->getOperand(0) == v ? op->getOperand(1) : op->getOperand(0);
 }
 
+/// The same values up to a reshape that only adds or drops unit dims (what
+/// TOSA exporters put between a value and its rank-matched use).
+bool sameUpToUnitReshape(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto squeezed = [](Value v) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : cast<RankedTensorType>(v.getType()).getShape())
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  auto reshapeOf = [&](Value r, Value v) {
+    auto reshape = r.getDefiningOp<ReshapeOp>();
+    return reshape && reshape.getInput() == v && squeezed(r) == squeezed(v);
+  };
+  return reshapeOf(a, b) || reshapeOf(b, a);
+}
+
 /// x * sigmoid(x), either order → silu(x). Returns the ops or empty.
 SmallVector<Operation *> matchSiluProduct(MulOp mul, Value &x) {
   for (Value side : {mul.getLhs(), mul.getRhs()}) {
     auto sig = side.getDefiningOp<SigmoidOp>();
-    if (sig && other(mul, side) == sig.getInput() && sig->hasOneUse()) {
+    if (sig && sig->hasOneUse() && sameUpToUnitReshape(other(mul, side), sig.getInput()) &&
+        mul.getType() == sig.getType()) {
       x = sig.getInput();
       return {sig, mul};
     }

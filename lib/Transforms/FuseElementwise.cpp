@@ -240,7 +240,14 @@ struct FuseElementwisePass
         if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !inGroup.contains(u); }))
           results.push_back(r);
     }
+    // SwiGLU: a silu gating a product, silu(gate) * up.
+    bool swiglu = llvm::any_of(group, [&](Operation *op) {
+      return isa<SiluOp>(op) && op->hasOneUse() && isa<MulOp>(*op->user_begin()) &&
+             inGroup.contains(*op->user_begin());
+    });
     std::string kind = !kindOverride.empty() ? kindOverride.str()
+                       : swiglu ? (hero ? hero->getName().stripDialect() + "-swiglu" : "swiglu")
+                                      .str()
                        : hero ? (hero->getName().stripDialect() + "-epilogue").str()
                        : llvm::any_of(group, isReduction) ? "reduction"
                                                           : "elementwise";

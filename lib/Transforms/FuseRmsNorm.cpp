@@ -233,7 +233,6 @@ FailureOr<Candidate> analyze(Operation *anchor, std::string &why) {
 
   // The normalization product: x * normalizer (either order) or x / sqrt.
   Operation *product = divByRoot.getOperation();
-  Value xTimesWeight; // x * w computed before normalizing
   if (!product) {
     if (!normalizer.hasOneUse()) {
       why = describe(normalizer.getDefiningOp(), "the normalizer") + " has " +
@@ -260,7 +259,6 @@ FailureOr<Candidate> analyze(Operation *anchor, std::string &why) {
     c.weight = w;
     c.ops.push_back(pre);
     c.intermediates.push_back({pre, "the weighted input"});
-    xTimesWeight = scaled;
   }
   // The shape the normalizer broadcasts with must be x's with the reduced
   // axes at 1: otherwise it normalizes other axes than it reduced.
@@ -302,7 +300,6 @@ FailureOr<Candidate> analyze(Operation *anchor, std::string &why) {
     why = "the weight's element type differs from the input's";
     return failure();
   }
-  (void)xTimesWeight;
 
   // Every intermediate must feed only the chain.
   llvm::SmallPtrSet<Operation *, 16> chain(c.ops.begin(), c.ops.end());

@@ -98,3 +98,24 @@ func.func @residual_rmsnorm(%x: tensor<4x64xf32>, %r: tensor<4x64xf32>, %w: tens
   %o = neuron.add %h, %n : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
   return %o : tensor<4x64xf32>
 }
+
+// -----
+
+// SwiGLU: silu(x @ Wg) * (x @ Wu). One matmul becomes the kernel's hero (the
+// up projection, the first operand reached); the other would be a second
+// hero and stays outside, with the reason.
+// CHECK-LABEL: func.func @swiglu
+// CHECK: %[[GATE:.*]] = neuron.matmul %arg0, %arg1
+// CHECK: neuron.kernel "matmul-swiglu"(%[[GATE]], %arg0, %arg2)
+// CHECK: neuron.silu
+// CHECK: neuron.matmul
+// CHECK: neuron.mul
+func.func @swiglu(%x: tensor<4x64xf32>, %wg: tensor<64x128xf32>, %wu: tensor<64x128xf32>) -> tensor<4x128xf32> {
+  // expected-remark-re @+1 {{not fused kernel: the producer (neuron.matmul at {{.*}}) would be a second hero next to neuron.matmul}}
+  %g = neuron.matmul %x, %wg : tensor<4x64xf32>, tensor<64x128xf32> -> tensor<4x128xf32>
+  %s = neuron.silu %g : tensor<4x128xf32>
+  %u = neuron.matmul %x, %wu : tensor<4x64xf32>, tensor<64x128xf32> -> tensor<4x128xf32>
+  // expected-remark @+1 {{fused kernel (matmul-swiglu) (absorbed 3 ops}}
+  %y = neuron.mul %s, %u : tensor<4x128xf32>, tensor<4x128xf32> -> tensor<4x128xf32>
+  return %y : tensor<4x128xf32>
+}

@@ -10,6 +10,7 @@
 #include "neuronc/Interpreter/Npy.h"
 #include "neuronc/Pipelines/Entry.h"
 #include "neuronc/Pipelines/Pipelines.h"
+#include "neuronc/Pipelines/Program.h"
 #include "neuronc/Pipelines/Registration.h"
 
 #include "mlir/IR/AsmState.h"
@@ -119,22 +120,13 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "neuron-run: execute a neuron program\n");
 
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> program = openInputFile(inputFilename, &error);
+  std::unique_ptr<neuronc::Program> program = neuronc::Program::load(inputFilename, "neuron-run");
   if (!program)
-    return fail(error);
-  DialectRegistry registry;
-  neuronc::registerAllDialects(registry);
-  MLIRContext context(registry);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(program), llvm::SMLoc());
-  context.allowUnregisteredDialects();
-  context.printOpOnDiagnostic(false); // the location says where; IR dumps are noise here
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = neuronc::parseInput(sourceMgr, &context);
-  if (!module)
     return 1;
+  MLIRContext &context = program->context();
+  ModuleOp module = program->module();
   // Pick the entry, import it (and what it calls) into neuron, then run it.
-  FailureOr<func::FuncOp> entry = neuronc::selectEntry(*module, entryName);
+  FailureOr<func::FuncOp> entry = neuronc::selectEntry(module, entryName);
   if (failed(entry))
     return 1;
   std::string name = entry->getSymName().str();
@@ -142,17 +134,17 @@ int main(int argc, char **argv) {
   options.dropHostCalls = dropHostCalls;
   options.autoCast = autoCast;
   options.autoCastType = autoCastType;
-  if (failed(neuronc::importModule(*module, name, options)))
+  if (failed(neuronc::importModule(module, name, options)))
     return 1;
   if (fuse) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
     neuronc::buildFusionPipeline(pm);
-    if (failed(pm.run(*module)))
+    if (failed(pm.run(module)))
       return 1;
   }
-  func::FuncOp fn = module->lookupSymbol<func::FuncOp>(name);
+  func::FuncOp fn = module.lookupSymbol<func::FuncOp>(name);
   ArrayRef<Type> argTypes = fn.getFunctionType().getInputs();
   size_t numResults = fn.getFunctionType().getNumResults();
 

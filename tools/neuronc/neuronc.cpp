@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Pipelines/Pipelines.h"
+#include "neuronc/Pipelines/Program.h"
 #include "neuronc/Pipelines/Registration.h"
 #include "neuronc/Transforms/FusionReport.h"
 
@@ -67,41 +68,27 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "neuronc: ahead-of-time compiler for the NeuronCore\n");
 
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);
-  if (!input) {
-    llvm::errs() << "neuronc: error: " << error << "\n";
+  std::unique_ptr<neuronc::Program> program = neuronc::Program::load(inputFilename, "neuronc");
+  if (!program)
     return 1;
-  }
-  DialectRegistry registry;
-  neuronc::registerAllDialects(registry);
-  MLIRContext context(registry);
-  // Exporters leave attributes of other dialects around (IREE's #hal
-  // targets); unregistered ops in function bodies are reported by import.
-  context.allowUnregisteredDialects();
-  context.printOpOnDiagnostic(false); // the location says where; IR dumps are noise here
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-
-  OwningOpRef<ModuleOp> module = neuronc::parseInput(sourceMgr, &context);
-  if (!module)
-    return 1;
+  MLIRContext &context = program->context();
+  ModuleOp module = program->module();
   neuronc::ImportOptions options;
   options.dropHostCalls = dropHostCalls;
   options.autoCast = autoCast;
   options.autoCastType = autoCastType;
-  if (failed(neuronc::importModule(*module, entryName, options)))
+  if (failed(neuronc::importModule(module, entryName, options)))
     return 1;
   if (emit >= neuronc::EmitStage::Fused) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
     neuronc::buildFusionPipeline(pm);
-    if (failed(pm.run(*module)))
+    if (failed(pm.run(module)))
       return 1;
   }
-  auto decisions = neuronc::collectFusionDecisions(*module);
-  neuronc::clearFusionDecisions(*module);
+  auto decisions = neuronc::collectFusionDecisions(module);
+  neuronc::clearFusionDecisions(module);
   if (!fusionReport.empty()) {
     std::string text =
         llvm::StringRef(fusionReport).ends_with(".json")
@@ -126,7 +113,7 @@ int main(int argc, char **argv) {
     llvm::errs() << "neuronc: error: " << error << "\n";
     return 1;
   }
-  module->print(output->os());
+  module.print(output->os());
   output->keep();
   return 0;
 }
