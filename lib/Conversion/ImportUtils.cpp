@@ -27,26 +27,6 @@ bool mlir::neuron::import::hasSupportedTypes(Operation *op) {
   return llvm::all_of(op->getOperandTypes(), ok) && llvm::all_of(op->getResultTypes(), ok);
 }
 
-std::optional<double> mlir::neuron::import::getSplatValue(Value v) {
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return f.getValueAsDouble();
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return static_cast<double>(i.getValue().getSExtValue());
-  auto splat = dyn_cast<SplatElementsAttr>(attr);
-  if (!splat)
-    return std::nullopt;
-  if (isa<FloatType>(splat.getElementType()))
-    return splat.getSplatValue<APFloat>().convertToDouble();
-  if (splat.getElementType().isInteger(1))
-    return splat.getSplatValue<bool>() ? 1.0 : 0.0;
-  if (splat.getElementType().isIntOrIndex())
-    return static_cast<double>(splat.getSplatValue<APInt>().getSExtValue());
-  return std::nullopt;
-}
-
 std::optional<SmallVector<int64_t>> mlir::neuron::import::getConstantInts(Value v) {
   Attribute attr;
   if (auto shape = v.getDefiningOp<tosa::ConstShapeOp>())

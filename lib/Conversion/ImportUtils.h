@@ -16,8 +16,7 @@ bool isSupportedElementType(Type t);
 /// True when every operand and result is a ranked tensor of a supported type.
 bool hasSupportedTypes(Operation *op);
 
-/// The value of a splat integer or float constant (any dialect's constant).
-std::optional<double> getSplatValue(Value v);
+using mlir::neuron::getSplatValue;
 
 /// The integers of a constant shape operand (`tosa.const_shape`) or a
 /// constant integer tensor.

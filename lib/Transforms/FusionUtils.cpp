@@ -8,20 +8,6 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
-std::optional<double> fusion::splatValue(Value v) {
-  Attribute attr;
-  if (!v || !matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  auto splat = dyn_cast<SplatElementsAttr>(attr);
-  if (!splat)
-    return std::nullopt;
-  if (isa<FloatType>(splat.getElementType()))
-    return splat.getSplatValue<APFloat>().convertToDouble();
-  if (splat.getElementType().isInteger(1))
-    return splat.getSplatValue<bool>() ? 1.0 : 0.0;
-  return static_cast<double>(splat.getSplatValue<APInt>().getSExtValue());
-}
-
 bool fusion::onlyUsedBy(Value v, const llvm::SmallPtrSetImpl<Operation *> &chain) {
   return llvm::all_of(v.getUsers(), [&](Operation *u) { return chain.contains(u); });
 }

@@ -12,7 +12,7 @@
 namespace mlir::neuron::fusion {
 
 /// The value of a splat constant operand, if it is one.
-std::optional<double> splatValue(Value v);
+inline std::optional<double> splatValue(Value v) { return getSplatValue(v); }
 
 /// True when every user of `v` is in `chain`.
 bool onlyUsedBy(Value v, const llvm::SmallPtrSetImpl<Operation *> &chain);

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -26,6 +27,26 @@ Operation *NeuronDialect::materializeConstant(OpBuilder &builder, Attribute valu
   if (!elements || elements.getType() != type)
     return nullptr;
   return ConstantOp::create(builder, loc, type, elements);
+}
+
+std::optional<double> mlir::neuron::getSplatValue(Value v) {
+  Attribute attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return static_cast<double>(i.getValue().getSExtValue());
+  auto splat = dyn_cast<SplatElementsAttr>(attr);
+  if (!splat)
+    return std::nullopt;
+  if (isa<FloatType>(splat.getElementType()))
+    return splat.getSplatValue<APFloat>().convertToDouble();
+  if (splat.getElementType().isInteger(1))
+    return splat.getSplatValue<bool>() ? 1.0 : 0.0;
+  if (splat.getElementType().isIntOrIndex())
+    return static_cast<double>(splat.getSplatValue<APInt>().getSExtValue());
+  return std::nullopt;
 }
 
 int64_t mlir::neuron::elementBytes(Type t) {

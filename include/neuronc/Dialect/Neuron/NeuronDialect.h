@@ -33,6 +33,10 @@ struct OpCost {
   }
 };
 
+/// The value of a constant scalar or splat tensor (of any dialect's
+/// constant op) as a double, or nullopt when `v` is not one.
+std::optional<double> getSplatValue(Value v);
+
 /// Bytes of one element of `t` on the device (i1 is one byte).
 int64_t elementBytes(Type t);
 /// Bytes of a statically shaped tensor, or nullopt when a dim is dynamic.
