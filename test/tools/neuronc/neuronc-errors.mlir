@@ -10,6 +10,8 @@
 // RUN: not neuronc %t/missing.mlir -o %t.out 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not test -e %t.out
 // RUN: not neuronc %t/parse.mlir --emit=llvm 2>&1 | FileCheck %s --check-prefix=EMIT
+// RUN: not neuronc %t/ok.mlir --emit=fused --fusion-report=%t/no/such/dir/r.txt -o %t.out 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: not test -e %t.out
 
 // PARSE: parse.mlir:2:22: error: expected SSA operand
 // VERIFY: verify.mlir:2:8: error: 'neuron.add' op operand shapes 4 and 5 are not broadcast-compatible
@@ -17,6 +19,7 @@
 // FOREIGN: foreign.mlir:3:8: error: neuronc cannot import 'math.cos': it has no neuron equivalent
 // MISSING: neuronc: error: cannot open input file '{{.*}}missing.mlir': No such file or directory
 // EMIT: for the --emit option: Cannot find option named 'llvm'!
+// REPORT: neuronc: error: cannot open output file '{{.*}}r.txt': No such file or directory
 
 //--- parse.mlir
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -33,4 +36,9 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = math.sin %x : tensor<4xf32>
   %1 = math.cos %0 : tensor<4xf32>
   return %1 : tensor<4xf32>
+}
+//--- ok.mlir
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = neuron.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
