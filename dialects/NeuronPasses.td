@@ -106,10 +106,11 @@ def NeuronFuseElementwisePass : Pass<"neuron-fuse-elementwise", "::mlir::func::F
     What the named-kernel passes leave: starting from each consumer, walks up
     to its producers and pulls in elementwise, broadcast, reshape and
     reduction ops, and at most one "hero" (matmul, rmsnorm, softmax,
-    layernorm) whose epilogue the kernel then is. A producer joins only when
-    all its users are in the kernel (so nothing is recomputed and no cycle
-    can form) and the kernel's working set per 128-row tile fits the SBUF
-    budget. Splat and small constants are copied into the body. Each kernel
+    layernorm) whose epilogue the kernel then is. A producer joins when all
+    its users are in the kernel, or, when its other users all come after the
+    kernel, as an extra result if the cost model says returning it saves HBM
+    traffic; nothing is recomputed and no cycle can form. The kernel's
+    working set per 128-row tile must fit the SBUF budget. Splat and small constants are copied into the body. Each kernel
     and each rejected producer is recorded with its reason.
   }];
   let options = [

@@ -125,8 +125,7 @@ struct FuseElementwisePass
               return !group.contains(u);
             });
             if (outside)
-              why = describe(p, "the producer") + " has " + std::to_string(outside) +
-                    " user(s) outside the kernel";
+              why = whyNotWithExtraResult(p, group, outside, heroCandidate);
             else if (heroCandidate && hero)
               why = describe(p, "the producer") + " would be a second hero next to " +
                     hero->getName().getStringRef().str();
@@ -166,6 +165,30 @@ struct FuseElementwisePass
         taken.insert(op);
       outline(group, hero);
     }
+  }
+
+  /// A producer that other ops outside the kernel also use can join as an
+  /// extra kernel result, written once instead of written and read back,
+  /// when the cost model says that pays. Returns why not, or "" when it may.
+  std::string whyNotWithExtraResult(Operation *p, llvm::SetVector<Operation *> &group,
+                                    int64_t outside, bool heroCandidate) {
+    std::string who = describe(p, "the producer") + " has " + std::to_string(outside) +
+                      " user(s) outside the kernel";
+    if (heroCandidate)
+      return who + " (a hero is neither duplicated nor returned as an extra result)";
+    Operation *root = group.front();
+    if (llvm::any_of(p->getUsers(), [&](Operation *u) {
+          return !group.contains(u) && (u->getBlock() != root->getBlock() ||
+                                        u->isBeforeInBlock(root));
+        }))
+      return who + ", one of them before the kernel";
+    int64_t without = estimatedSavings(group);
+    group.insert(p);
+    int64_t with = estimatedSavings(group);
+    group.pop_back();
+    if (with <= without)
+      return who + ", and returning it as an extra result saves nothing";
+    return {};
   }
 
   /// h = x + r; y = rmsnorm(h), as every decoder layer writes it: one kernel

@@ -42,15 +42,33 @@ func.func @epilogue(%a: tensor<16x32xf32>, %w: tensor<32x64xf32>, %bias: tensor<
 
 // -----
 
-// A producer used outside stays outside, and the report says why.
+// A producer used outside, before the kernel, stays outside, with the reason.
 // CHECK-LABEL: func.func @shared_producer
 // CHECK: %[[E:.*]] = neuron.exp %arg0
+// CHECK: neuron.transpose %[[E]]
 // CHECK: neuron.kernel "elementwise"(%[[E]])
 func.func @shared_producer(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
-  // expected-remark-re @+1 {{not fused kernel: the producer (neuron.exp at {{.*}}) has 1 user(s) outside the kernel}}
+  // expected-remark-re @+1 {{not fused kernel: the producer (neuron.exp at {{.*}}) has 1 user(s) outside the kernel, one of them before the kernel}}
   %e = neuron.exp %x : tensor<8x8xf32>
+  %u = neuron.transpose %e perm = [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
   %t = neuron.tanh %e : tensor<8x8xf32>
   // expected-remark @+1 {{fused kernel (elementwise) (absorbed 2 ops}}
+  %s = neuron.sigmoid %t : tensor<8x8xf32>
+  return %s, %u : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Used only after the kernel, the producer joins as an extra result: the
+// kernel writes it once instead of it being written and read back.
+// CHECK-LABEL: func.func @extra_result
+// CHECK: %[[K:.*]]:2 = neuron.kernel "elementwise"(%arg0)
+// CHECK: neuron.yield %{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x8xf32>
+// CHECK: return %[[K]]#1, %[[K]]#0
+func.func @extra_result(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = neuron.exp %x : tensor<8x8xf32>
+  %t = neuron.tanh %e : tensor<8x8xf32>
+  // expected-remark @+1 {{fused kernel (elementwise) (absorbed 3 ops, saves 768 bytes)}}
   %s = neuron.sigmoid %t : tensor<8x8xf32>
   return %s, %e : tensor<8x8xf32>, tensor<8x8xf32>
 }
