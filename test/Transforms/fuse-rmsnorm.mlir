@@ -148,3 +148,28 @@ func.func @non_contiguous(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
   %y = neuron.mul %x, %r : tensor<2x4x8xf32>, tensor<1x4x1xf32> -> tensor<2x4x8xf32>
   return %y : tensor<2x4x8xf32>
 }
+
+// -----
+
+// Gemma: the weight is (1 + w), and the compute runs in f32 between casts
+// from and back to bf16; the casts stay around the fused op.
+// CHECK-LABEL: func.func @gemma_bf16
+// CHECK: %[[X:.*]] = neuron.cast %arg0 : tensor<2x16xbf16> -> tensor<2x16xf32>
+// CHECK: %[[W:.*]] = neuron.add %arg1, %{{.*}} : tensor<16xf32>, tensor<f32> -> tensor<16xf32>
+// CHECK: %[[R:.*]] = neuron.rmsnorm %[[X]] weight %[[W]] axes = [1]
+// CHECK: neuron.cast %[[R]] : tensor<2x16xf32> -> tensor<2x16xbf16>
+func.func @gemma_bf16(%xb: tensor<2x16xbf16>, %w: tensor<16xf32>) -> tensor<2x16xbf16> {
+  %x = neuron.cast %xb : tensor<2x16xbf16> -> tensor<2x16xf32>
+  %sq = neuron.square %x : tensor<2x16xf32>
+  %m = neuron.reduce_mean %sq axes = [1] keepdims : tensor<2x16xf32> -> tensor<2x1xf32>
+  %eps = neuron.constant dense<1.0e-06> : tensor<f32>
+  %v = neuron.add %m, %eps : tensor<2x1xf32>, tensor<f32> -> tensor<2x1xf32>
+  %r = neuron.rsqrt %v : tensor<2x1xf32>
+  %y = neuron.mul %x, %r : tensor<2x16xf32>, tensor<2x1xf32> -> tensor<2x16xf32>
+  %one = neuron.constant dense<1.0> : tensor<f32>
+  %w1 = neuron.add %w, %one : tensor<16xf32>, tensor<f32> -> tensor<16xf32>
+  // expected-remark @+1 {{fused rmsnorm}}
+  %z = neuron.mul %y, %w1 : tensor<2x16xf32>, tensor<16xf32> -> tensor<2x16xf32>
+  %zb = neuron.cast %z : tensor<2x16xf32> -> tensor<2x16xbf16>
+  return %zb : tensor<2x16xbf16>
+}
