@@ -15,13 +15,19 @@ def NeuronCostReportPass : Pass<"neuron-cost-report", "::mlir::func::FuncOp"> {
     remark: cost: flops=512 transcendentals=0 read=4096B written=2048B intensity=0.0833 flop/B
     ```
 
-    Ops with dynamic shapes report `cost: unknown (dynamic shape)`. The IR is
-    not changed. This is the static view that the profiler's measured numbers
+    Ops with dynamic shapes report `cost: unknown (dynamic shape)`. With
+    `target=trn1` (or trn2) each remark also gives the op's static roofline on
+    that target from the hardware table: the lower-bound time of the engine
+    or memory that limits it and the verdict, e.g. `trn1: 7.68 us,
+    memory-bound (HBM)`. The IR is not changed. This is the static view that the profiler's measured numbers
     are later compared to.
   }];
   let options = [
     Option<"totalsOnly", "totals-only", "bool", /*default=*/"false",
-           "Emit only the per-function totals, not a remark per op">
+           "Emit only the per-function totals, not a remark per op">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Also give each op's static roofline on this target (trn1 or trn2): its lower-bound "
+           "time and what bounds it">
   ];
 }
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
+#include "neuronc/Target/HardwareModel.h"
 #include "neuronc/Transforms/Passes.h"
 
 #include "llvm/Support/Format.h"
@@ -29,11 +30,41 @@ std::string formatCost(const OpCost &c) {
   return s;
 }
 
+/// The static roofline of one op on `hw`: matmuls (also inside a fused
+/// kernel) need TensorE, other arithmetic VectorE, transcendentals ScalarE.
+neuronc::RooflineEstimate roofline(Operation *op, const OpCost &c,
+                                   const neuronc::HardwareModel &hw) {
+  MatmulOp mm = dyn_cast<MatmulOp>(op);
+  if (auto kernel = dyn_cast<KernelOp>(op))
+    kernel.walk([&](MatmulOp inner) { mm = inner; });
+  bool fp32 = mm && mm.getLhs().getType().getElementType().isF32();
+  return neuronc::estimateRoofline(hw, c.flops, c.transcendentals, c.bytes(),
+                                   static_cast<bool>(mm), fp32);
+}
+
+std::string formatRoofline(const neuronc::HardwareModel &hw, double ns,
+                           const std::string &verdict) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << " | " << hw.name << ": " << llvm::format("%.3g", ns / 1000.0) << " us, " << verdict;
+  return s;
+}
+
 /// Walks a function and reports what every op says it costs.
 struct CostReportPass : mlir::neuron::impl::NeuronCostReportPassBase<CostReportPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    const neuronc::HardwareModel *hw = nullptr;
+    if (!target.empty()) {
+      hw = neuronc::lookupHardwareModel(target);
+      if (!hw) {
+        getOperation().emitError("unknown target '")
+            << target << "'; known targets: " << neuronc::hardwareModelNames();
+        return signalPassFailure();
+      }
+    }
+    double totalNs = 0;
     OpCost total;
     int64_t unknown = 0;
     // Top-level ops only: a kernel's cost already covers its body.
@@ -46,10 +77,23 @@ struct CostReportPass : mlir::neuron::impl::NeuronCostReportPassBase<CostReportP
         continue;
       }
       total += *c;
+      std::string suffix;
+      if (hw) {
+        neuronc::RooflineEstimate e = roofline(op, *c, *hw);
+        totalNs += e.boundNs();
+        suffix = formatRoofline(*hw, e.boundNs(), e.verdict());
+      }
       if (!totalsOnly)
-        op->emitRemark("cost: ") << formatCost(*c);
+        op->emitRemark("cost: ") << formatCost(*c) << suffix;
     }
     InFlightDiagnostic d = getOperation().emitRemark("total cost: ") << formatCost(total);
+    if (hw) {
+      std::string t;
+      llvm::raw_string_ostream os(t);
+      os << " | " << hw->name << ": " << llvm::format("%.3g", totalNs / 1000.0)
+         << " us as a sum of per-op bounds";
+      d << t;
+    }
     if (unknown)
       d << " (" << unknown << " op(s) with dynamic shapes not counted)";
     markAllAnalysesPreserved();

@@ -1,0 +1,87 @@
+//===- HardwareModel.h - The simulated NeuronCore's numbers -----*- C++ -*-===//
+//
+// ONE table of every parameter of the two target profiles (trn1 =
+// NeuronCore-v2, trn2 = NeuronCore-v3): memories, engine clocks and widths,
+// DMA, HBM, instruction issue costs. The cost report, and later the lowering,
+// the static roofline and the simulator, all read it from here. Sources are
+// in docs/hardware-model.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURONC_TARGET_HARDWAREMODEL_H
+#define NEURONC_TARGET_HARDWAREMODEL_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace neuronc {
+
+/// The parameters of one NeuronCore generation.
+struct HardwareModel {
+  llvm::StringRef name; ///< "trn1", "trn2"
+  llvm::StringRef core; ///< "NeuronCore-v2", ...
+
+  // On-chip memories.
+  int64_t partitions;          ///< SBUF/PSUM partitions (and TensorE rows)
+  int64_t sbufPartitionBytes;  ///< SBUF bytes per partition
+  int64_t psumPartitionBytes;  ///< PSUM bytes per partition
+  int64_t psumBanks;           ///< PSUM banks per partition
+  int64_t sbufBytes() const { return partitions * sbufPartitionBytes; }
+  int64_t psumBytes() const { return partitions * psumPartitionBytes; }
+  int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
+
+  // Engines.
+  double tensorClockGHz;
+  double tensorBf16Tflops;     ///< dense bf16/fp16 matmul peak
+  double tensorFp32Fraction;   ///< fp32 matmul runs at this fraction of bf16
+  double vectorClockGHz;
+  int64_t vectorElementsPerCycle;     ///< fp32
+  int64_t vectorBf16ElementsPerCycle; ///< all-bf16 operands
+  double scalarClockGHz;
+  int64_t scalarLanes;
+  double gpsimdClockGHz;
+  int64_t minII;               ///< smallest initiation interval of an instruction (cycles)
+
+  // Data movement.
+  double hbmGBps;              ///< HBM bandwidth share of one core (GB/s = bytes/ns)
+  int64_t dmaEngines;
+  double dmaBytesPerNsPerEngine;
+  double dmaLatencyNs;         ///< fixed start latency of a DMA
+  int64_t dmaEfficientBytes;   ///< transfers at least this large reach full bandwidth
+
+  /// FLOP per HBM byte at which a bf16 matmul turns compute-bound.
+  double ridgePoint() const { return tensorBf16Tflops * 1e3 / hbmGBps; }
+};
+
+/// Every profile, default first.
+llvm::ArrayRef<HardwareModel> hardwareModels();
+/// The profile named `name`, or nullptr.
+const HardwareModel *lookupHardwareModel(llvm::StringRef name);
+/// "trn1, trn2", for error messages.
+std::string hardwareModelNames();
+
+/// What bounds a piece of work on a target, from its own cost alone.
+struct RooflineEstimate {
+  double tensorNs = 0;      ///< matmul FLOPs on TensorE
+  double elementwiseNs = 0; ///< other arithmetic, shared by VectorE and ScalarE
+  double scalarNs = 0;      ///< transcendentals, ScalarE only
+  double hbmNs = 0;         ///< bytes at the core's HBM share
+  double boundNs() const;
+  /// "compute-bound (TensorE)", "memory-bound (HBM)", "engine-bound (VectorE)" ...
+  std::string verdict() const;
+};
+
+/// Time lower bounds per resource: matmul FLOPs on TensorE (fp32 at its
+/// fraction of the bf16 peak); other arithmetic shared by VectorE and ScalarE
+/// at two operations per element pass (tensor_scalar's op0/op1, activation's
+/// scale*x+bias); transcendentals on ScalarE alone; bytes at the HBM share.
+/// `isMatmul` says which engine the FLOPs need.
+RooflineEstimate estimateRoofline(const HardwareModel &hw, int64_t flops, int64_t transcendentals,
+                                  int64_t bytes, bool isMatmul, bool isFp32);
+
+} // namespace neuronc
+
+#endif // NEURONC_TARGET_HARDWAREMODEL_H
