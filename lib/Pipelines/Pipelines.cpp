@@ -10,9 +10,46 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/Regex.h"
 
 using namespace mlir;
+
+llvm::cl::OptionCategory &neuronc::importCLCategory() {
+  static llvm::cl::OptionCategory category("import options");
+  return category;
+}
+
+namespace {
+/// The import flags of the tools, registered once for all of them.
+struct ImportCLOptions {
+  llvm::cl::opt<bool> dropHostCalls{
+      "drop-host-calls",
+      llvm::cl::desc("Remove calls to host functions (timers, printers), vector.print and test "
+                     "assertions, with a warning each, instead of rejecting them"),
+      llvm::cl::cat(neuronc::importCLCategory())};
+  llvm::cl::opt<std::string> autoCast{
+      "auto-cast", llvm::cl::desc("Compute in 16-bit floats: none, matmult or all"),
+      llvm::cl::init("none"), llvm::cl::cat(neuronc::importCLCategory())};
+  llvm::cl::opt<std::string> autoCastType{
+      "auto-cast-type", llvm::cl::desc("The 16-bit type for --auto-cast: bf16 or f16"),
+      llvm::cl::init("bf16"), llvm::cl::cat(neuronc::importCLCategory())};
+};
+llvm::ManagedStatic<ImportCLOptions> importCLOptions;
+} // namespace
+
+void neuronc::registerImportCLOptions() { (void)*importCLOptions; }
+
+neuronc::ImportOptions neuronc::importOptionsFromCL() {
+  ImportOptions options;
+  if (!importCLOptions.isConstructed())
+    return options;
+  options.dropHostCalls = importCLOptions->dropHostCalls;
+  options.autoCast = importCLOptions->autoCast;
+  options.autoCastType = importCLOptions->autoCastType;
+  return options;
+}
 
 void neuronc::buildNeuronCleanupPipeline(OpPassManager &pm) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();

@@ -43,19 +43,10 @@ static cl::opt<bool> randomInputs("random-inputs",
                                   cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed for --random-inputs"), cl::init(0),
                               cl::cat(category));
-static cl::opt<bool> dropHostCalls(
-    "drop-host-calls", cl::desc("Remove host calls (timers, printers) before running"),
-    cl::cat(category));
 static cl::opt<bool> fuse("fuse",
                           cl::desc("Run the fusion passes before executing (compare with and "
                                    "without to check that fusion keeps the results)"),
                           cl::cat(category));
-static cl::opt<std::string> autoCast("auto-cast",
-                                     cl::desc("Compute in 16-bit floats: none, matmult or all"),
-                                     cl::init("none"), cl::cat(category));
-static cl::opt<std::string> autoCastType("auto-cast-type",
-                                         cl::desc("The 16-bit type for --auto-cast: bf16 or f16"),
-                                         cl::init("bf16"), cl::cat(category));
 
 namespace {
 
@@ -114,6 +105,10 @@ void printSummary(size_t i, const Tensor &t) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerMLIRContextCLOptions();
+  neuronc::registerImportCLOptions();
+  // --help lists this tool's flags; MLIR's (--mlir-print-ir-after-all, ...)
+  // still work and show with --help-hidden.
+  cl::HideUnrelatedOptions({&category, &neuronc::importCLCategory()});
   registerPassManagerCLOptions();
   cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "neuron-run " << neuronc::getVersionString() << "\n"; });
@@ -130,10 +125,7 @@ int main(int argc, char **argv) {
   if (failed(entry))
     return 1;
   std::string name = entry->getSymName().str();
-  neuronc::ImportOptions options;
-  options.dropHostCalls = dropHostCalls;
-  options.autoCast = autoCast;
-  options.autoCastType = autoCastType;
+  neuronc::ImportOptions options = neuronc::importOptionsFromCL();
   if (failed(neuronc::importModule(module, name, options)))
     return 1;
   if (fuse) {

@@ -45,22 +45,15 @@ static cl::opt<std::string> fusionReport(
 static cl::opt<std::string> entryName(
     "entry", cl::desc("Compile only this function (and what it calls)"),
     cl::value_desc("name"), cl::cat(category));
-static cl::opt<bool> dropHostCalls(
-    "drop-host-calls",
-    cl::desc("Remove calls to host functions (timers, printers) and vector.print, with a "
-             "warning each, instead of rejecting them"),
-    cl::cat(category));
-static cl::opt<std::string> autoCast("auto-cast",
-                                     cl::desc("Compute in 16-bit floats: none, matmult or all"),
-                                     cl::init("none"), cl::cat(category));
-static cl::opt<std::string> autoCastType("auto-cast-type",
-                                         cl::desc("The 16-bit type for --auto-cast: bf16 or f16"),
-                                         cl::init("bf16"), cl::cat(category));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  neuronc::registerImportCLOptions();
+  // --help lists this tool's flags; MLIR's (--mlir-print-ir-after-all, ...)
+  // still work and show with --help-hidden.
+  cl::HideUnrelatedOptions({&category, &neuronc::importCLCategory()});
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter(
@@ -73,10 +66,7 @@ int main(int argc, char **argv) {
     return 1;
   MLIRContext &context = program->context();
   ModuleOp module = program->module();
-  neuronc::ImportOptions options;
-  options.dropHostCalls = dropHostCalls;
-  options.autoCast = autoCast;
-  options.autoCastType = autoCastType;
+  neuronc::ImportOptions options = neuronc::importOptionsFromCL();
   if (failed(neuronc::importModule(module, entryName, options)))
     return 1;
   if (emit >= neuronc::EmitStage::Fused) {

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <string>
@@ -29,6 +30,14 @@ struct ImportOptions {
   std::string autoCast = "none";    ///< none | matmult | all
   std::string autoCastType = "bf16"; ///< bf16 | f16
 };
+
+/// Registers the import flags every tool shares (--drop-host-calls,
+/// --auto-cast, --auto-cast-type); call before parsing the command line.
+void registerImportCLOptions();
+/// The import options as the command line set them.
+ImportOptions importOptionsFromCL();
+/// The --help category of the import flags.
+llvm::cl::OptionCategory &importCLCategory();
 
 /// Import: (drop host calls,) inline, convert TOSA/linalg/tensor to neuron,
 /// canonicalize, check that nothing else is left, legalize types, clean up.
