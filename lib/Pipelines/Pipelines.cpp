@@ -132,6 +132,14 @@ LogicalResult neuronc::importModule(ModuleOp module, StringRef entry,
   return pm.run(module);
 }
 
+LogicalResult neuronc::fuseModule(ModuleOp module) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  buildFusionPipeline(pm);
+  return pm.run(module);
+}
+
 namespace {
 /// Spellings only pre-1.0 TOSA has, with what each one is.
 struct LegacyMarker {

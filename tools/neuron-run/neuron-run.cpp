@@ -118,7 +118,6 @@ int main(int argc, char **argv) {
   std::unique_ptr<neuronc::Program> program = neuronc::Program::load(inputFilename, "neuron-run");
   if (!program)
     return 1;
-  MLIRContext &context = program->context();
   ModuleOp module = program->module();
   // Pick the entry, import it (and what it calls) into neuron, then run it.
   FailureOr<func::FuncOp> entry = neuronc::selectEntry(module, entryName);
@@ -129,11 +128,7 @@ int main(int argc, char **argv) {
   if (failed(neuronc::importModule(module, name, options)))
     return 1;
   if (fuse) {
-    PassManager pm(&context);
-    if (failed(applyPassManagerCLOptions(pm)))
-      return 1;
-    neuronc::buildFusionPipeline(pm);
-    if (failed(pm.run(module)))
+    if (failed(neuronc::fuseModule(module)))
       return 1;
   }
   func::FuncOp fn = module.lookupSymbol<func::FuncOp>(name);

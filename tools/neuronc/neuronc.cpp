@@ -64,17 +64,12 @@ int main(int argc, char **argv) {
   std::unique_ptr<neuronc::Program> program = neuronc::Program::load(inputFilename, "neuronc");
   if (!program)
     return 1;
-  MLIRContext &context = program->context();
   ModuleOp module = program->module();
   neuronc::ImportOptions options = neuronc::importOptionsFromCL();
   if (failed(neuronc::importModule(module, entryName, options)))
     return 1;
   if (emit >= neuronc::EmitStage::Fused) {
-    PassManager pm(&context);
-    if (failed(applyPassManagerCLOptions(pm)))
-      return 1;
-    neuronc::buildFusionPipeline(pm);
-    if (failed(pm.run(module)))
+    if (failed(neuronc::fuseModule(module)))
       return 1;
   }
   auto decisions = neuronc::collectFusionDecisions(module);

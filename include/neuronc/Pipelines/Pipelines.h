@@ -66,6 +66,10 @@ mlir::OwningOpRef<mlir::ModuleOp> parseInput(llvm::SourceMgr &sourceMgr,
 mlir::LogicalResult importModule(mlir::ModuleOp module, llvm::StringRef entry,
                                  const ImportOptions &options);
 
+/// The fusion pipeline, run on `module` with the pass manager command-line
+/// options applied.
+mlir::LogicalResult fuseModule(mlir::ModuleOp module);
+
 /// Registers `--neuron-import` as a pass pipeline for neuron-opt.
 void registerPipelines();
 

@@ -20,7 +20,9 @@
 
 // Random inputs are the same for the same seed, on every run.
 // RANDOM: @twice: 1 output(s)
-// RANDOM-NEXT: output #0: tensor<2x3xf32>  min=[[MIN:.*]] max=[[MAX:.*]] mean
+// (seed 7 draws b = [3, 5, 6]; the program adds it to the constant rows)
+// RANDOM-NEXT: output #0: tensor<2x3xf32>  min=3 max=7 mean=4.83333
+// RANDOM-NEXT: first: [3, 4, 3, 6, 7, 6]
 
 // ENTRY: @second: 1 output(s)
 // ENTRY-NEXT: output #0: tensor<1xf32>  min=2 max=2 mean=2
