@@ -3,6 +3,7 @@
 #include "neuronc/Pipelines/Registration.h"
 
 #include "neuronc/Dialect/Neuron/NeuronDialect.h"
+#include "neuronc/Dialect/Nisa/NisaDialect.h"
 #include "neuronc/Conversion/Passes.h"
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Transforms/Passes.h"
@@ -18,7 +19,7 @@
 #include "mlir/Transforms/Passes.h"
 
 void neuronc::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::neuron::NeuronDialect, mlir::func::FuncDialect,
+  registry.insert<mlir::neuron::NeuronDialect, mlir::nisa::NisaDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect,
                   mlir::tosa::TosaDialect, mlir::vector::VectorDialect>();

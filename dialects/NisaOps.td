@@ -1,0 +1,536 @@
+//===- NisaOps.td - The engine-level nisa dialect ----------*- tablegen -*-===//
+//
+// What the compiler emits for the NeuronCore: explicit memories (HBM
+// tensors, SBUF and PSUM tiles) and one instruction per engine operation,
+// modelled on the NKI ISA. A `nisa.program` holds the HBM declarations and
+// the kernels; a `nisa.kernel` holds its tile allocations and instructions in
+// program order. Each instruction runs on one engine (or one DMA queue); the
+// per-engine instruction streams of the executable are the subsequences of
+// this order, synchronized by the semaphore fields every instruction carries.
+//
+// Memory is named by symbols (`@x`, `@t3`), so instructions read like the
+// assembly they become:
+//
+//   nisa.dma_copy q2 @t0[0:128, 0, [1,4096]] = @x[0, [4096,128], [1,4096]] signal
+//   nisa.activation square @t1[0:128, 0, [1,4096]] = @t0[0:128, 0, [1,4096]]
+//       accumulate @t2[0:128, 0, [1,1]] wait(q2 >= 1)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NISA_OPS_TD
+#define NISA_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+def Nisa_Dialect : Dialect {
+  let name = "nisa";
+  let summary = "Engine-level instructions of the NeuronCore";
+  let description = [{
+    Per-engine instructions over explicit memories: HBM tensors, SBUF tiles
+    (128 partitions × 192/224 KiB) and PSUM tiles (128 × 16 KiB, 8 banks).
+    `--neuron-lower` produces it from the neuron dialect; `--neuron-allocate-memory`
+    gives every tile and internal HBM tensor its address;
+    `--neuron-insert-semaphores` synchronizes the engines; the NEFF writer
+    encodes the result. See docs/nisa.md.
+  }];
+  let cppNamespace = "::mlir::nisa";
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+/// The engine an instruction runs on. DMA instructions also name a queue.
+def Nisa_Engine : I32EnumAttr<"Engine", "engine", [
+    I32EnumAttrCase<"tensor", 0>, I32EnumAttrCase<"scalar", 1>,
+    I32EnumAttrCase<"vector", 2>, I32EnumAttrCase<"gpsimd", 3>,
+    I32EnumAttrCase<"dma", 4>]> {
+  let cppNamespace = "::mlir::nisa";
+}
+
+def Nisa_MemorySpace : I32EnumAttr<"MemorySpace", "memory space", [
+    I32EnumAttrCase<"hbm", 0>, I32EnumAttrCase<"sbuf", 1>, I32EnumAttrCase<"psum", 2>]> {
+  let cppNamespace = "::mlir::nisa";
+}
+
+/// What an HBM tensor is to the program: bound by the caller (input/output),
+/// carried in the executable (const) or scratch between kernels (internal).
+def Nisa_HbmKind : I32EnumAttr<"HbmKind", "HBM tensor kind", [
+    I32EnumAttrCase<"input", 0>, I32EnumAttrCase<"output", 1>,
+    I32EnumAttrCase<"constant", 2, "const">, I32EnumAttrCase<"internal", 3>]> {
+  let cppNamespace = "::mlir::nisa";
+}
+
+/// ScalarE's function table: `func(scale * x + bias)`.
+def Nisa_ActFunc : I32EnumAttr<"ActFunc", "activation function", [
+    I32EnumAttrCase<"copy", 0>, I32EnumAttrCase<"exp", 1>, I32EnumAttrCase<"log", 2>,
+    I32EnumAttrCase<"sqrt", 3>, I32EnumAttrCase<"rsqrt", 4>,
+    I32EnumAttrCase<"reciprocal", 5>, I32EnumAttrCase<"tanh", 6>,
+    I32EnumAttrCase<"sigmoid", 7>, I32EnumAttrCase<"erf", 8>, I32EnumAttrCase<"gelu", 9>,
+    I32EnumAttrCase<"gelu_tanh", 10>, I32EnumAttrCase<"silu", 11>,
+    I32EnumAttrCase<"square", 12>, I32EnumAttrCase<"abs", 13>, I32EnumAttrCase<"relu", 14>,
+    I32EnumAttrCase<"round", 15>]> {
+  let cppNamespace = "::mlir::nisa";
+}
+
+/// VectorE/GpSimdE ALU operations. Comparisons produce 1 or 0.
+def Nisa_AluOp : I32EnumAttr<"AluOp", "ALU operation", [
+    I32EnumAttrCase<"bypass", 0>, I32EnumAttrCase<"add", 1>, I32EnumAttrCase<"subtract", 2>,
+    I32EnumAttrCase<"multiply", 3>, I32EnumAttrCase<"divide", 4>, I32EnumAttrCase<"max", 5>,
+    I32EnumAttrCase<"min", 6>, I32EnumAttrCase<"pow", 7>, I32EnumAttrCase<"is_equal", 8>,
+    I32EnumAttrCase<"is_lt", 9>, I32EnumAttrCase<"is_le", 10>, I32EnumAttrCase<"is_gt", 11>,
+    I32EnumAttrCase<"is_ge", 12>]> {
+  let cppNamespace = "::mlir::nisa";
+}
+
+/// Comparison of an affine_select's predicate with zero.
+def Nisa_CmpOp : I32EnumAttr<"CmpOp", "predicate comparison", [
+    I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>, I32EnumAttrCase<"lt", 2>,
+    I32EnumAttrCase<"le", 3>, I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::mlir::nisa";
+}
+
+//===----------------------------------------------------------------------===//
+// Access patterns
+//===----------------------------------------------------------------------===//
+
+def Nisa_AccessPatternAttr : AttrDef<Nisa_Dialect, "AccessPattern"> {
+  let mnemonic = "ap";
+  let summary = "which elements of a memory an operand reads or writes, in order";
+  let description = [{
+    An element offset and dims written as NKI writes them, `[stride,num]`
+    (in elements), outermost first. A tile access also names its partitions,
+    `start:end`, walked outermost: `[0:128, 0, [1,4096]]` is partitions
+    0..127, elements 0..4095 of each. An HBM access is a plain pattern over
+    the tensor's row-major elements: `[8192, [4096,128], [1,4096]]`.
+    Elements are visited row-major over the dims; a DMA pairs the k-th
+    element of its source with the k-th of its destination. A stride of 0
+    repeats (broadcasts) an element.
+  }];
+  let parameters = (ins "int64_t":$partStart, "int64_t":$partCount, "int64_t":$offset,
+                        ArrayRefParameter<"int64_t">:$sizes,
+                        ArrayRefParameter<"int64_t">:$strides);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True for an SBUF/PSUM access (it names partitions).
+    bool isTile() const { return getPartCount() > 0; }
+    /// Elements per partition (tile) or in all (HBM).
+    int64_t getNumElements() const;
+    /// Elements of the whole access, partitions included.
+    int64_t getTotalElements() const { return getNumElements() * (isTile() ? getPartCount() : 1); }
+    /// The smallest and one past the largest element offset touched, within a
+    /// partition for tiles.
+    std::pair<int64_t, int64_t> getExtent() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Interfaces
+//===----------------------------------------------------------------------===//
+
+def Nisa_InstructionInterface : OpInterface<"InstructionOpInterface"> {
+  let description = [{
+    An instruction of one engine's stream. Gives the engine, the stream it is
+    in (an engine, or a DMA queue), every memory access it makes, and its
+    semaphore fields: `wait` lists (stream, count) pairs that must hold
+    before it starts; `signal` increments its own stream's semaphore when it
+    completes.
+  }];
+  let cppNamespace = "::mlir::nisa";
+  let methods = [
+    InterfaceMethod<"The engine this instruction runs on.", "::mlir::nisa::Engine",
+                    "getInstructionEngine">,
+    InterfaceMethod<"Every memory access, reads and writes.", "void", "getAccesses",
+                    (ins "::llvm::SmallVectorImpl<::mlir::nisa::MemoryAccess> &":$accesses)>,
+    InterfaceMethod<"The stream index: engines 0-3, DMA queue q is 4 + q.", "int64_t",
+                    "getStream", (ins), [{}], [{
+      return ::mlir::nisa::streamOf($_op.getInstructionEngine(),
+                                    ::mlir::nisa::detail::queueOf($_op.getOperation()));
+    }]>,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+class Nisa_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Nisa_Dialect, mnemonic, traits>;
+
+def Nisa_ProgramOp : Nisa_Op<"program", [SymbolTable, Symbol, NoTerminator,
+    IsolatedFromAbove, SingleBlock]> {
+  let summary = "an executable program: HBM tensors and kernels, in program order";
+  let description = [{
+    The unit the executable holds one of per entry point (per bucket, when
+    shapes are bucketed). Inputs and outputs are the `nisa.hbm` tensors of
+    kind input/output, in index order.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$target);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name `target` $target attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name, "::llvm::StringRef":$target)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Nisa_HbmOp : Nisa_Op<"hbm", [Symbol, HasParent<"ProgramOp">]> {
+  let summary = "an HBM tensor: input, output, constant or internal scratch";
+  let description = [{
+    ```mlir
+    nisa.hbm @x input 0 : tensor<4096x4096xf32>
+    nisa.hbm @c const : tensor<64xf32> = dense<1.0>
+    nisa.hbm @t internal : tensor<128x64xf32> offset = 4096
+    ```
+    `offset` (bytes into the scratch area) is set on internal tensors by
+    memory allocation. i1 elements take one byte.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Nisa_HbmKind:$kind,
+                       OptionalAttr<I64Attr>:$index, TypeAttrOf<AnyRankedTensor>:$type,
+                       OptionalAttr<ElementsAttr>:$value, OptionalAttr<I64Attr>:$offset);
+  let assemblyFormat = [{
+    $sym_name $kind ($index^)? `:` $type (`=` $value^)? (`offset` `=` $offset^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() { return ::llvm::cast<::mlir::RankedTensorType>(getType()); }
+    ::mlir::Type getElementType() { return getTensorType().getElementType(); }
+    int64_t getNumElements() { return getTensorType().getNumElements(); }
+    int64_t getSizeInBytes();
+  }];
+}
+
+def Nisa_KernelOp : Nisa_Op<"kernel", [Symbol, SymbolTable, NoTerminator, SingleBlock,
+    HasParent<"ProgramOp">]> {
+  let summary = "the instructions of one source kernel, with its tile allocations";
+  let description = [{
+    `kind` says which lowering produced it (rmsnorm, matmul, elementwise, ...);
+    `source` names the neuron op it came from, and its location is that op's
+    (a FusedLoc for a fused kernel). Kernels run back to back in program
+    order, overlapping where the semaphores allow.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind, StrAttr:$source);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name $kind `from` $source attr-dict-with-keyword $body";
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name, "::llvm::StringRef":$kind,
+                                 "::llvm::StringRef":$source)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Nisa_AllocOp : Nisa_Op<"alloc", [Symbol, HasParent<"KernelOp">]> {
+  let summary = "an SBUF or PSUM tile: partitions × elements per partition";
+  let description = [{
+    ```mlir
+    nisa.alloc @t0 sbuf 128x4096xf32
+    nisa.alloc @acc psum 128x512xf32 offset = 2048
+    ```
+    `offset` (bytes within each partition, the same for every partition) is
+    set by memory allocation. A tile always starts at partition 0.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Nisa_MemorySpace:$space,
+                       I64Attr:$partitions, I64Attr:$elements, TypeAttr:$element_type,
+                       OptionalAttr<I64Attr>:$offset);
+  let assemblyFormat = [{
+    $sym_name $space custom<TileShape>($partitions, $elements, $element_type)
+    (`offset` `=` $offset^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes each partition of the tile takes.
+    int64_t getBytesPerPartition();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+/// An instruction: its engine fixed by the op or given by `engine`, and the
+/// semaphore fields every instruction carries.
+class Nisa_Instruction<string mnemonic, list<Trait> traits = []>
+    : Nisa_Op<mnemonic, !listconcat(traits, [HasParent<"KernelOp">,
+        DeclareOpInterfaceMethods<Nisa_InstructionInterface>,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  dag syncArgs = (ins OptionalAttr<DenseI64ArrayAttr>:$wait, UnitAttr:$signal);
+  let hasVerifier = 1;
+}
+
+def Nisa_DmaCopyOp : Nisa_Instruction<"dma_copy"> {
+  let summary = "copies elements between HBM, SBUF and PSUM on one DMA queue";
+  let description = [{
+    The k-th element of the source pattern goes to the k-th of the
+    destination: HBM↔SBUF, SBUF↔SBUF, PSUM→SBUF and HBM→HBM. Patterns have
+    at most 4 dims (a tile's partitions count as one). With `indirect`, each
+    partition row's HBM offset is moved by `index * indirect_stride`, the
+    index read from the given tile (one i32 per partition): the embedding
+    gather. An index outside `[0, indirect_bound)` is a run-time error.
+  }];
+  let arguments = !con((ins I64Attr:$queue, FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap,
+                            OptionalAttr<FlatSymbolRefAttr>:$indirect,
+                            OptionalAttr<Nisa_AccessPatternAttr>:$indirect_ap,
+                            OptionalAttr<I64Attr>:$indirect_stride,
+                            OptionalAttr<I64Attr>:$indirect_bound), syncArgs);
+  let assemblyFormat = [{
+    custom<Queue>($queue) custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`indirect` custom<Access>($indirect, $indirect_ap)^ `stride` $indirect_stride `bound` $indirect_bound)?
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_LoadStationaryOp : Nisa_Instruction<"load_stationary"> {
+  let summary = "TensorE: loads the stationary matrix [K partitions, M ≤ 128] into the array";
+  let arguments = !con((ins FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap), syncArgs);
+  let assemblyFormat = "custom<Access>($src, $src_ap) (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict";
+}
+
+def Nisa_MultiplyMovingOp : Nisa_Instruction<"multiply_moving"> {
+  let summary = "TensorE: PSUM[M, N] (+)= stationaryᵀ · moving[K, N ≤ 512]";
+  let description = [{
+    Streams the moving matrix through the array loaded by the last
+    `load_stationary` and accumulates into one PSUM bank in fp32. `start`
+    begins an accumulation group: it overwrites the accumulator instead of
+    adding to it.
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap,
+                            UnitAttr:$start), syncArgs);
+  let assemblyFormat = [{
+    custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap) (`start` $start^)?
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_TransposeOp : Nisa_Instruction<"transpose"> {
+  let summary = "transposes a [P, F] block: TensorE into PSUM (≤128×128), VectorE in SBUF (≤32×32)";
+  let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$src,
+                            Nisa_AccessPatternAttr:$src_ap), syncArgs);
+  let assemblyFormat = [{
+    $engine custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_ActivationOp : Nisa_Instruction<"activation"> {
+  let summary = "ScalarE: dst = func(src * scale + bias), optionally summing each row";
+  let description = [{
+    `scale` and `bias` are immediates or per-partition values ([P, 1]
+    accesses). With `accumulate`, the sum of each partition's results is
+    written to that [P, 1] access (`activation_reduce`).
+  }];
+  let arguments = !con((ins Nisa_ActFunc:$func, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$src,
+                            Nisa_AccessPatternAttr:$src_ap,
+                            OptionalAttr<F32Attr>:$scale_imm,
+                            OptionalAttr<FlatSymbolRefAttr>:$scale,
+                            OptionalAttr<Nisa_AccessPatternAttr>:$scale_ap,
+                            OptionalAttr<F32Attr>:$bias_imm,
+                            OptionalAttr<FlatSymbolRefAttr>:$bias,
+                            OptionalAttr<Nisa_AccessPatternAttr>:$bias_ap,
+                            OptionalAttr<FlatSymbolRefAttr>:$acc,
+                            OptionalAttr<Nisa_AccessPatternAttr>:$acc_ap), syncArgs);
+  let assemblyFormat = [{
+    $func custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`scale` custom<Operand>($scale_imm, $scale, $scale_ap)^)?
+    (`bias` custom<Operand>($bias_imm, $bias, $bias_ap)^)?
+    (`accumulate` custom<Access>($acc, $acc_ap)^)?
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_TensorTensorOp : Nisa_Instruction<"tensor_tensor"> {
+  let summary = "VectorE/GpSimdE: dst = a op b, elementwise";
+  let arguments = !con((ins Nisa_Engine:$engine, Nisa_AluOp:$op, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$lhs,
+                            Nisa_AccessPatternAttr:$lhs_ap, FlatSymbolRefAttr:$rhs,
+                            Nisa_AccessPatternAttr:$rhs_ap), syncArgs);
+  let assemblyFormat = [{
+    $engine $op custom<Access>($dst, $dst_ap) `=` custom<Access>($lhs, $lhs_ap) `,`
+    custom<Access>($rhs, $rhs_ap) (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_TensorScalarOp : Nisa_Instruction<"tensor_scalar"> {
+  let summary = "dst = (src op0 s0) op1 s1 with immediate or per-partition scalars";
+  let description = [{
+    Without `op1` only one operation is applied. `reverse0` computes
+    `s0 op0 src` instead (likewise `reverse1`). Runs on VectorE, ScalarE or
+    GpSimdE.
+  }];
+  let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$src,
+                            Nisa_AccessPatternAttr:$src_ap, Nisa_AluOp:$op0,
+                            OptionalAttr<F32Attr>:$imm0,
+                            OptionalAttr<FlatSymbolRefAttr>:$s0,
+                            OptionalAttr<Nisa_AccessPatternAttr>:$s0_ap, UnitAttr:$reverse0,
+                            OptionalAttr<Nisa_AluOp>:$op1, OptionalAttr<F32Attr>:$imm1,
+                            OptionalAttr<FlatSymbolRefAttr>:$s1,
+                            OptionalAttr<Nisa_AccessPatternAttr>:$s1_ap, UnitAttr:$reverse1),
+                       syncArgs);
+  let assemblyFormat = [{
+    $engine custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    $op0 (`reverse` $reverse0^)? custom<Operand>($imm0, $s0, $s0_ap)
+    (`then` $op1^ (`reverse` $reverse1^)? custom<Operand>($imm1, $s1, $s1_ap))?
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_ScalarTensorTensorOp : Nisa_Instruction<"scalar_tensor_tensor"> {
+  let summary = "VectorE/GpSimdE: dst = (a op0 s) op1 b in one pass";
+  let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$lhs,
+                            Nisa_AccessPatternAttr:$lhs_ap, Nisa_AluOp:$op0,
+                            OptionalAttr<F32Attr>:$imm0,
+                            OptionalAttr<FlatSymbolRefAttr>:$s0,
+                            OptionalAttr<Nisa_AccessPatternAttr>:$s0_ap, Nisa_AluOp:$op1,
+                            FlatSymbolRefAttr:$rhs, Nisa_AccessPatternAttr:$rhs_ap), syncArgs);
+  let assemblyFormat = [{
+    $engine custom<Access>($dst, $dst_ap) `=` `(` custom<Access>($lhs, $lhs_ap) $op0
+    custom<Operand>($imm0, $s0, $s0_ap) `)` $op1 custom<Access>($rhs, $rhs_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_TensorReduceOp : Nisa_Instruction<"tensor_reduce"> {
+  let summary = "VectorE/GpSimdE: reduces the innermost free dim of src into dst";
+  let description = [{
+    `dst` has src's pattern without its last dim; `op` is add, max, min or
+    multiply. Accumulates in fp32.
+  }];
+  let arguments = !con((ins Nisa_Engine:$engine, Nisa_AluOp:$op, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$src,
+                            Nisa_AccessPatternAttr:$src_ap), syncArgs);
+  let assemblyFormat = [{
+    $engine $op custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_TensorCopyOp : Nisa_Instruction<"tensor_copy"> {
+  let summary = "copies (and converts the element type of) a tile access";
+  let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$src,
+                            Nisa_AccessPatternAttr:$src_ap), syncArgs);
+  let assemblyFormat = [{
+    $engine custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_ReciprocalOp : Nisa_Instruction<"reciprocal"> {
+  let summary = "VectorE: dst = 1 / src";
+  let arguments = !con((ins FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap), syncArgs);
+  let assemblyFormat = [{
+    custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_SelectOp : Nisa_Instruction<"select"> {
+  let summary = "VectorE/GpSimdE: dst = cond != 0 ? a : b, elementwise";
+  let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$cond,
+                            Nisa_AccessPatternAttr:$cond_ap, FlatSymbolRefAttr:$on_true,
+                            Nisa_AccessPatternAttr:$on_true_ap, FlatSymbolRefAttr:$on_false,
+                            Nisa_AccessPatternAttr:$on_false_ap), syncArgs);
+  let assemblyFormat = [{
+    $engine custom<Access>($dst, $dst_ap) `=` custom<Access>($cond, $cond_ap) `?`
+    custom<Access>($on_true, $on_true_ap) `:` custom<Access>($on_false, $on_false_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_BnStatsOp : Nisa_Instruction<"bn_stats"> {
+  let summary = "VectorE: per-partition (count, mean, M2) of up to 512 elements";
+  let description = [{
+    Writes 3 values per partition: the element count, their mean and the sum
+    of squared deviations from it. `bn_aggr` combines several.
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap), syncArgs);
+  let assemblyFormat = [{
+    custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_BnAggrOp : Nisa_Instruction<"bn_aggr"> {
+  let summary = "VectorE: combines bn_stats triples into (mean, variance) per partition";
+  let arguments = !con((ins FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap), syncArgs);
+  let assemblyFormat = [{
+    custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_IotaOp : Nisa_Instruction<"iota"> {
+  let summary = "GpSimdE: dst[p, f...] = base + p * partition_step + Σ f_k * step_k";
+  let description = [{
+    `steps` has one entry per free dim of the destination pattern.
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            I64Attr:$base, I64Attr:$partition_step,
+                            DenseI64ArrayAttr:$steps), syncArgs);
+  let assemblyFormat = [{
+    custom<Access>($dst, $dst_ap) `=` $base `+` $partition_step `*` `p` `+` $steps
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_AffineSelectOp : Nisa_Instruction<"affine_select"> {
+  let summary = "GpSimdE: dst = (c + cp·p + Σ c_k·f_k) cmp 0 ? src : fill";
+  let description = [{
+    The predicate is affine in the partition index and the free indices of
+    the destination pattern (one coefficient per free dim): causal masks and
+    identity matrices without a mask tensor.
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap,
+                            Nisa_CmpOp:$cmp, I64Attr:$constant, I64Attr:$partition_coeff,
+                            DenseI64ArrayAttr:$coeffs, F32Attr:$fill), syncArgs);
+  let assemblyFormat = [{
+    custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap) `if` $constant `+`
+    $partition_coeff `*` `p` `+` $coeffs $cmp `else` $fill
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_PartitionReduceOp : Nisa_Instruction<"partition_reduce"> {
+  let summary = "GpSimdE: reduces across partitions, src [P, F] into dst [1, F]";
+  let arguments = !con((ins Nisa_AluOp:$op, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$src,
+                            Nisa_AccessPatternAttr:$src_ap), syncArgs);
+  let assemblyFormat = [{
+    $op custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_MemsetOp : Nisa_Instruction<"memset"> {
+  let summary = "VectorE/GpSimdE: fills a tile access with a value";
+  let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
+                            Nisa_AccessPatternAttr:$dst_ap, F32Attr:$value), syncArgs);
+  let assemblyFormat = [{
+    $engine custom<Access>($dst, $dst_ap) `=` $value (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+#endif // NISA_OPS_TD

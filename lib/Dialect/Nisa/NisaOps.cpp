@@ -1,0 +1,948 @@
+//===- NisaOps.cpp - Ops of the nisa dialect -------------------------------===//
+//
+// Custom syntax, builders and the hardware rules the verifiers enforce:
+// partition ranges and start rules, tile limits of TensorE, which engine
+// may touch which memory (PSUM is written only by TensorE, GpSimdE never
+// touches it, only DMA touches HBM), element counts that must agree, and
+// capacities of the target's SBUF and PSUM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Dialect/Nisa/NisaOps.h"
+
+#include "neuronc/Target/HardwareModel.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::nisa;
+
+namespace mlir::nisa::detail {
+void printAccessBody(OpAsmPrinter &p, AccessPatternAttr ap);
+ParseResult parseAccessBody(OpAsmParser &p, AccessPatternAttr &ap);
+} // namespace mlir::nisa::detail
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `@t0[0:128, 0, [1,4096]]`.
+static ParseResult parseAccess(OpAsmParser &p, FlatSymbolRefAttr &memory,
+                               AccessPatternAttr &ap) {
+  StringAttr name;
+  if (p.parseSymbolName(name))
+    return failure();
+  memory = FlatSymbolRefAttr::get(name);
+  if (p.parseLSquare() || mlir::nisa::detail::parseAccessBody(p, ap) ||
+      p.parseRSquare())
+    return failure();
+  return success();
+}
+
+static void printAccess(OpAsmPrinter &p, Operation *, FlatSymbolRefAttr memory,
+                        AccessPatternAttr ap) {
+  p.printAttributeWithoutType(memory);
+  p << "[";
+  mlir::nisa::detail::printAccessBody(p, ap);
+  p << "]";
+}
+
+/// `q3`.
+static ParseResult parseQueue(OpAsmParser &p, IntegerAttr &queue) {
+  StringRef word;
+  llvm::SMLoc loc = p.getCurrentLocation();
+  if (p.parseKeyword(&word))
+    return failure();
+  std::optional<int64_t> stream = parseStreamName(word);
+  if (!stream || *stream < kFirstQueueStream)
+    return p.emitError(loc, "expected a DMA queue q0..q") << kMaxQueues - 1 << ", got '"
+                                                         << word << "'";
+  queue = p.getBuilder().getI64IntegerAttr(*stream - kFirstQueueStream);
+  return success();
+}
+
+static void printQueue(OpAsmPrinter &p, Operation *, IntegerAttr queue) {
+  p << "q" << queue.getInt();
+}
+
+/// The inside of `wait(q3 >= 2, scalar >= 7)`.
+static ParseResult parseWaits(OpAsmParser &p, DenseI64ArrayAttr &wait) {
+  SmallVector<int64_t> pairs;
+  auto parseOne = [&]() -> ParseResult {
+    StringRef name;
+    llvm::SMLoc loc = p.getCurrentLocation();
+    int64_t count;
+    if (p.parseKeyword(&name))
+      return failure();
+    std::optional<int64_t> stream = parseStreamName(name);
+    if (!stream)
+      return p.emitError(loc, "unknown stream '") << name << "'";
+    if (p.parseGreater() || p.parseEqual() || p.parseInteger(count))
+      return failure();
+    pairs.push_back(*stream);
+    pairs.push_back(count);
+    return success();
+  };
+  if (p.parseCommaSeparatedList(parseOne))
+    return failure();
+  wait = p.getBuilder().getDenseI64ArrayAttr(pairs);
+  return success();
+}
+
+static void printWaits(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr wait) {
+  ArrayRef<int64_t> w = wait.asArrayRef();
+  for (size_t i = 0; i + 1 < w.size(); i += 2)
+    p << (i ? ", " : "") << streamName(w[i]) << " >= " << w[i + 1];
+}
+
+/// A scalar operand: a per-partition access or an immediate.
+static ParseResult parseOperand(OpAsmParser &p, FloatAttr &imm, FlatSymbolRefAttr &memory,
+                                AccessPatternAttr &ap) {
+  StringAttr name;
+  if (succeeded(p.parseOptionalSymbolName(name))) {
+    memory = FlatSymbolRefAttr::get(name);
+    if (p.parseLSquare() || mlir::nisa::detail::parseAccessBody(p, ap) || p.parseRSquare())
+      return failure();
+    return success();
+  }
+  double v;
+  if (p.parseFloat(v))
+    return failure();
+  imm = p.getBuilder().getF32FloatAttr(static_cast<float>(v));
+  return success();
+}
+
+static void printOperand(OpAsmPrinter &p, Operation *op, FloatAttr imm, FlatSymbolRefAttr memory,
+                         AccessPatternAttr ap) {
+  if (memory)
+    printAccess(p, op, memory, ap);
+  else if (imm)
+    p.printFloat(imm.getValue());
+}
+
+/// `128x4096xf32`.
+static ParseResult parseTileShape(OpAsmParser &p, IntegerAttr &partitions, IntegerAttr &elements,
+                                  TypeAttr &elementType) {
+  SmallVector<int64_t, 2> dims;
+  Type type;
+  llvm::SMLoc loc = p.getCurrentLocation();
+  if (p.parseDimensionList(dims, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
+      p.parseType(type))
+    return failure();
+  if (dims.size() != 2)
+    return p.emitError(loc, "a tile shape is partitions x elements x type, e.g. 128x512xf32");
+  partitions = p.getBuilder().getI64IntegerAttr(dims[0]);
+  elements = p.getBuilder().getI64IntegerAttr(dims[1]);
+  elementType = TypeAttr::get(type);
+  return success();
+}
+
+static void printTileShape(OpAsmPrinter &p, Operation *, IntegerAttr partitions,
+                           IntegerAttr elements, TypeAttr elementType) {
+  p << partitions.getInt() << "x" << elements.getInt() << "x" << elementType.getValue();
+}
+
+#define GET_OP_CLASSES
+#include "neuronc/Dialect/Nisa/NisaOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Structure ops
+//===----------------------------------------------------------------------===//
+
+void ProgramOp::build(OpBuilder &b, OperationState &state, StringRef name, StringRef target) {
+  state.addAttribute(getSymNameAttrName(state.name), b.getStringAttr(name));
+  state.addAttribute(getTargetAttrName(state.name), b.getStringAttr(target));
+  state.addRegion()->emplaceBlock();
+}
+
+void KernelOp::build(OpBuilder &b, OperationState &state, StringRef name, StringRef kind,
+                     StringRef source) {
+  state.addAttribute(getSymNameAttrName(state.name), b.getStringAttr(name));
+  state.addAttribute(getKindAttrName(state.name), b.getStringAttr(kind));
+  state.addAttribute(getSourceAttrName(state.name), b.getStringAttr(source));
+  state.addRegion()->emplaceBlock();
+}
+
+/// The hardware table entry of the program `op` is in, or null.
+static const neuronc::HardwareModel *targetOf(Operation *op) {
+  auto program = op->getParentOfType<ProgramOp>();
+  if (!program && isa<ProgramOp>(op))
+    program = cast<ProgramOp>(op);
+  return program ? neuronc::lookupHardwareModel(program.getTarget()) : nullptr;
+}
+
+static bool isDeviceElementType(Type t) {
+  return t.isF32() || t.isBF16() || t.isF16() || t.isInteger(32) || t.isInteger(1);
+}
+
+LogicalResult ProgramOp::verify() {
+  if (!neuronc::lookupHardwareModel(getTarget()))
+    return emitOpError("unknown target '")
+           << getTarget() << "'; known targets: " << neuronc::hardwareModelNames();
+  llvm::SmallDenseMap<int64_t, HbmOp> inputs, outputs;
+  for (HbmOp t : getBodyBlock().getOps<HbmOp>()) {
+    if (t.getKind() != HbmKind::input && t.getKind() != HbmKind::output)
+      continue;
+    auto &seen = t.getKind() == HbmKind::input ? inputs : outputs;
+    int64_t index = *t.getIndex();
+    if (!seen.try_emplace(index, t).second)
+      return t.emitOpError("is ") << stringifyHbmKind(t.getKind()) << " " << index
+                                  << " like " << seen[index].getSymName();
+  }
+  for (auto *seen : {&inputs, &outputs})
+    for (int64_t i = 0, e = seen->size(); i < e; ++i)
+      if (!seen->count(i))
+        return emitOpError("has ") << e << (seen == &inputs ? " inputs" : " outputs")
+                                   << " but none with index " << i;
+  return success();
+}
+
+int64_t HbmOp::getSizeInBytes() { return getNumElements() * elementBytes(getElementType()); }
+
+LogicalResult HbmOp::verify() {
+  RankedTensorType type = getTensorType();
+  if (!type.hasStaticShape())
+    return emitOpError("needs a static shape, got ") << type;
+  if (!isDeviceElementType(type.getElementType()))
+    return emitOpError("element type ")
+           << type.getElementType() << " is not a device type (f32, bf16, f16, i32, i1)";
+  bool bound = getKind() == HbmKind::input || getKind() == HbmKind::output;
+  if (bound != getIndex().has_value())
+    return emitOpError(bound ? "of kind input/output needs an index"
+                             : "has an index but is not an input or output");
+  if ((getKind() == HbmKind::constant) != static_cast<bool>(getValue()))
+    return emitOpError(getValue() ? "has a value but is not a const" : "const needs a value");
+  if (getValue() && getValue()->getType() != type)
+    return emitOpError("value of type ") << getValue()->getType() << " does not match " << type;
+  if (getOffset() && getKind() != HbmKind::internal)
+    return emitOpError("only internal tensors have a scratch offset");
+  if (getOffset() && *getOffset() < 0)
+    return emitOpError("offset ") << *getOffset() << " is negative";
+  return success();
+}
+
+int64_t AllocOp::getBytesPerPartition() {
+  return getElements() * elementBytes(getElementType());
+}
+
+LogicalResult AllocOp::verify() {
+  if (getSpace() == MemorySpace::hbm)
+    return emitOpError("allocates tiles in sbuf or psum; HBM tensors are nisa.hbm");
+  if (!isDeviceElementType(getElementType()))
+    return emitOpError("element type ") << getElementType() << " is not a device type";
+  if (getPartitions() < 1 || getElements() < 1)
+    return emitOpError("needs at least one partition and one element, got ")
+           << getPartitions() << "x" << getElements();
+  const neuronc::HardwareModel *hw = targetOf(*this);
+  if (!hw)
+    return success();
+  if (getPartitions() > hw->partitions)
+    return emitOpError("has ") << getPartitions() << " partitions; " << hw->name << " has "
+                               << hw->partitions;
+  int64_t capacity =
+      getSpace() == MemorySpace::sbuf ? hw->sbufPartitionBytes : hw->psumPartitionBytes;
+  int64_t end = getOffset().value_or(0) + getBytesPerPartition();
+  if (end > capacity)
+    return emitOpError("needs bytes ")
+           << getOffset().value_or(0) << ".." << end << " of each partition but "
+           << stringifyMemorySpace(getSpace()) << " on " << hw->name << " has " << capacity;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory lookup
+//===----------------------------------------------------------------------===//
+
+Operation *mlir::nisa::lookupMemory(Operation *instruction, FlatSymbolRefAttr name) {
+  if (auto kernel = instruction->getParentOfType<KernelOp>())
+    if (Operation *t = SymbolTable::lookupSymbolIn(kernel, name.getAttr()))
+      return t;
+  if (auto program = instruction->getParentOfType<ProgramOp>())
+    return SymbolTable::lookupSymbolIn(program, name.getAttr());
+  return nullptr;
+}
+
+MemoryResolver::MemoryResolver(ProgramOp program) {
+  for (Operation &op : program.getBodyBlock()) {
+    if (auto t = dyn_cast<HbmOp>(op))
+      hbm[t.getSymNameAttr()] = t;
+    else if (auto k = dyn_cast<KernelOp>(op)) {
+      auto &map = tiles[k];
+      for (AllocOp a : k.getBodyBlock().getOps<AllocOp>())
+        map[a.getSymNameAttr()] = a;
+    }
+  }
+}
+
+Operation *MemoryResolver::lookup(KernelOp kernel, FlatSymbolRefAttr name) {
+  auto it = tiles.find(kernel);
+  if (it != tiles.end())
+    if (AllocOp a = it->second.lookup(name.getAttr()))
+      return a;
+  return hbm.lookup(name.getAttr());
+}
+
+int64_t mlir::nisa::detail::queueOf(Operation *op) {
+  if (auto dma = dyn_cast<DmaCopyOp>(op))
+    return dma.getQueue();
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Structural rules shared by the instruction verifiers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The engines an instruction with an `engine` field may name.
+LogicalResult checkEngine(Operation *op, Engine engine, ArrayRef<Engine> allowed) {
+  if (llvm::is_contained(allowed, engine))
+    return success();
+  std::string names;
+  for (Engine e : allowed)
+    names += (names.empty() ? "" : ", ") + stringifyEngine(e).str();
+  return op->emitOpError("cannot run on the ")
+         << stringifyEngine(engine) << " engine (it runs on " << names << ")";
+}
+
+/// A compute engine's tile access: partitions start at 0, 32, 64 or 96
+/// (32-partition quadrants; a start of 32 or 96 spans at most 32, a start
+/// of 64 at most 64), and at most 3 free dims.
+LogicalResult checkEngineAccess(Operation *op, StringRef role, AccessPatternAttr ap) {
+  if (!ap.isTile())
+    return op->emitOpError(role) << " must be an SBUF/PSUM tile access, not an HBM one "
+                                    "(only DMA reaches HBM)";
+  int64_t start = ap.getPartStart(), count = ap.getPartCount();
+  if (start % 32 != 0)
+    return op->emitOpError(role) << " starts at partition " << start
+                                 << "; engine accesses start at partition 0, 32, 64 or 96";
+  int64_t limit = start == 32 || start == 96 ? 32 : start == 64 ? 64 : 128;
+  if (count > limit || start + count > 128)
+    return op->emitOpError(role) << " spans partitions " << start << ":" << start + count
+                                 << "; from partition " << start << " an access spans at most "
+                                 << limit;
+  if (ap.getSizes().size() > 3)
+    return op->emitOpError(role) << " has " << ap.getSizes().size()
+                                 << " free dims; engine accesses have at most 3";
+  return success();
+}
+
+/// Two accesses that an engine walks in lockstep: same partitions count and
+/// elements per partition.
+LogicalResult checkSameShape(Operation *op, StringRef a, AccessPatternAttr x, StringRef b,
+                             AccessPatternAttr y) {
+  if (x.getPartCount() != y.getPartCount() || x.getNumElements() != y.getNumElements())
+    return op->emitOpError(a) << " covers " << x.getPartCount() << " partitions x "
+                              << x.getNumElements() << " elements but " << b << " covers "
+                              << y.getPartCount() << " x " << y.getNumElements();
+  return success();
+}
+
+/// A per-partition scalar operand: one element on each of `parts` partitions.
+LogicalResult checkPerPartition(Operation *op, StringRef role, AccessPatternAttr ap,
+                                int64_t parts) {
+  if (!ap)
+    return success();
+  if (failed(checkEngineAccess(op, role, ap)))
+    return failure();
+  if (ap.getPartCount() != parts || ap.getNumElements() != 1)
+    return op->emitOpError(role) << " must be one element on each of " << parts
+                                 << " partitions, got " << ap.getPartCount() << " x "
+                                 << ap.getNumElements();
+  return success();
+}
+
+/// A scalar operand given exactly once: as an immediate or as an access.
+LogicalResult checkScalar(Operation *op, StringRef role, Attribute imm, Attribute memory,
+                          bool required) {
+  if (imm && memory)
+    return op->emitOpError(role) << " is given both as an immediate and as an access";
+  if (required && !imm && !memory)
+    return op->emitOpError(role) << " is missing";
+  return success();
+}
+
+/// Optional symbol and pattern given together.
+LogicalResult checkPaired(Operation *op, StringRef role, Attribute memory, Attribute ap) {
+  if (static_cast<bool>(memory) != static_cast<bool>(ap))
+    return op->emitOpError(role) << " needs both a memory and an access pattern";
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Per-instruction verifiers, engines and accesses
+//===----------------------------------------------------------------------===//
+
+// dma_copy ------------------------------------------------------------------
+
+LogicalResult DmaCopyOp::verify() {
+  if (getQueue() < 0 || getQueue() >= kMaxQueues)
+    return emitOpError("queue ") << getQueue() << " is not in 0.." << kMaxQueues - 1;
+  for (auto [role, ap] : {std::pair{"destination", getDstAp()}, {"source", getSrcAp()}}) {
+    int64_t dims = ap.getSizes().size() + (ap.isTile() ? 1 : 0);
+    if (dims > 4)
+      return emitOpError(role) << " pattern has " << dims
+                               << " dims (partitions included); DMA patterns have at most 4";
+  }
+  if (getDstAp().getTotalElements() != getSrcAp().getTotalElements())
+    return emitOpError("copies ") << getSrcAp().getTotalElements() << " source elements into "
+                                  << getDstAp().getTotalElements() << " destination elements";
+  if (failed(checkPaired(*this, "indirect", getIndirectAttr(), getIndirectApAttr())))
+    return failure();
+  if (getIndirect()) {
+    if (!getIndirectStride() || !getIndirectBound())
+      return emitOpError("indirect needs a stride and a bound");
+    AccessPatternAttr tileSide = getDstAp().isTile() ? getDstAp() : getSrcAp();
+    if (!tileSide.isTile() || getDstAp().isTile() == getSrcAp().isTile())
+      return emitOpError("indirect copies between HBM and a tile");
+    if (getIndirectApAttr().getPartCount() != tileSide.getPartCount() ||
+        getIndirectApAttr().getNumElements() != 1)
+      return emitOpError("indirect index access must be one element on each of the ")
+             << tileSide.getPartCount() << " partitions";
+  }
+  return success();
+}
+
+Engine DmaCopyOp::getInstructionEngine() { return Engine::dma; }
+
+void DmaCopyOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+  if (getIndirect())
+    out.push_back({getIndirectAttr(), *getIndirectAp(), false});
+}
+
+// TensorE ---------------------------------------------------------------------
+
+LogicalResult LoadStationaryOp::verify() {
+  if (failed(checkEngineAccess(*this, "stationary", getSrcAp())))
+    return failure();
+  if (getSrcAp().getNumElements() > 128)
+    return emitOpError("stationary matrix has M = ")
+           << getSrcAp().getNumElements() << " columns; TensorE takes at most 128";
+  return success();
+}
+
+Engine LoadStationaryOp::getInstructionEngine() { return Engine::tensor; }
+
+void LoadStationaryOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult MultiplyMovingOp::verify() {
+  if (failed(checkEngineAccess(*this, "accumulator", getDstAp())) ||
+      failed(checkEngineAccess(*this, "moving", getSrcAp())))
+    return failure();
+  if (getSrcAp().getNumElements() > 512)
+    return emitOpError("moving matrix has N = ")
+           << getSrcAp().getNumElements() << " columns; TensorE takes at most 512 (one PSUM bank)";
+  if (getDstAp().getNumElements() != getSrcAp().getNumElements())
+    return emitOpError("accumulator has ") << getDstAp().getNumElements()
+                                           << " columns but the moving matrix has "
+                                           << getSrcAp().getNumElements();
+  return success();
+}
+
+Engine MultiplyMovingOp::getInstructionEngine() { return Engine::tensor; }
+
+void MultiplyMovingOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+  if (!getStart()) // accumulating reads the previous partial sums
+    out.push_back({getDstAttr(), getDstAp(), false});
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(checkEngine(*this, getEngine(), {Engine::tensor, Engine::vector})) ||
+      failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())))
+    return failure();
+  int64_t limit = getEngine() == Engine::tensor ? 128 : 32;
+  int64_t p = getSrcAp().getPartCount(), f = getSrcAp().getNumElements();
+  if (p > limit || f > limit)
+    return emitOpError("transposes a ") << p << "x" << f << " block; the "
+                                        << stringifyEngine(getEngine()) << " engine takes at most "
+                                        << limit << "x" << limit;
+  if (getDstAp().getPartCount() != f || getDstAp().getNumElements() != p)
+    return emitOpError("destination must be ")
+           << f << "x" << p << " (the source transposed), got " << getDstAp().getPartCount()
+           << "x" << getDstAp().getNumElements();
+  return success();
+}
+
+Engine TransposeOp::getInstructionEngine() { return getEngine(); }
+
+void TransposeOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+// ScalarE ---------------------------------------------------------------------
+
+LogicalResult ActivationOp::verify() {
+  if (failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "source", getSrcAp())) ||
+      failed(checkPaired(*this, "scale", getScaleAttr(), getScaleApAttr())) ||
+      failed(checkPaired(*this, "bias", getBiasAttr(), getBiasApAttr())) ||
+      failed(checkPaired(*this, "accumulate", getAccAttr(), getAccApAttr())) ||
+      failed(checkScalar(*this, "scale", getScaleImmAttr(), getScaleAttr(), false)) ||
+      failed(checkScalar(*this, "bias", getBiasImmAttr(), getBiasAttr(), false)))
+    return failure();
+  int64_t parts = getSrcAp().getPartCount();
+  if (failed(checkPerPartition(*this, "scale", getScaleApAttr(), parts)) ||
+      failed(checkPerPartition(*this, "bias", getBiasApAttr(), parts)) ||
+      failed(checkPerPartition(*this, "accumulator", getAccApAttr(), parts)))
+    return failure();
+  return success();
+}
+
+Engine ActivationOp::getInstructionEngine() { return Engine::scalar; }
+
+void ActivationOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+  if (getScale())
+    out.push_back({getScaleAttr(), *getScaleAp(), false});
+  if (getBias())
+    out.push_back({getBiasAttr(), *getBiasAp(), false});
+  if (getAcc())
+    out.push_back({getAccAttr(), *getAccAp(), true});
+}
+
+// VectorE / GpSimdE -------------------------------------------------------------
+
+LogicalResult TensorTensorOp::verify() {
+  if (failed(checkEngine(*this, getEngine(), {Engine::vector, Engine::gpsimd})) ||
+      failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "lhs", getLhsAp())) ||
+      failed(checkEngineAccess(*this, "rhs", getRhsAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "lhs", getLhsAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "rhs", getRhsAp())))
+    return failure();
+  if (getOp() == AluOp::bypass)
+    return emitOpError("needs an operation, not bypass");
+  return success();
+}
+
+Engine TensorTensorOp::getInstructionEngine() { return getEngine(); }
+
+void TensorTensorOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getLhsAttr(), getLhsAp(), false});
+  out.push_back({getRhsAttr(), getRhsAp(), false});
+}
+
+LogicalResult TensorScalarOp::verify() {
+  if (failed(checkEngine(*this, getEngine(),
+                         {Engine::vector, Engine::scalar, Engine::gpsimd})) ||
+      failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "source", getSrcAp())) ||
+      failed(checkPaired(*this, "first scalar", getS0Attr(), getS0ApAttr())) ||
+      failed(checkPaired(*this, "second scalar", getS1Attr(), getS1ApAttr())) ||
+      failed(checkScalar(*this, "first scalar", getImm0Attr(), getS0Attr(), true)) ||
+      failed(checkScalar(*this, "second scalar", getImm1Attr(), getS1Attr(),
+                         getOp1().has_value())))
+    return failure();
+  int64_t parts = getSrcAp().getPartCount();
+  if (failed(checkPerPartition(*this, "first scalar", getS0ApAttr(), parts)) ||
+      failed(checkPerPartition(*this, "second scalar", getS1ApAttr(), parts)))
+    return failure();
+  if (!getOp1() && (getS1() || getImm1() || getReverse1()))
+    return emitOpError("has a second scalar but no second operation");
+  return success();
+}
+
+Engine TensorScalarOp::getInstructionEngine() { return getEngine(); }
+
+void TensorScalarOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+  if (getS0())
+    out.push_back({getS0Attr(), *getS0Ap(), false});
+  if (getS1())
+    out.push_back({getS1Attr(), *getS1Ap(), false});
+}
+
+LogicalResult ScalarTensorTensorOp::verify() {
+  if (failed(checkEngine(*this, getEngine(), {Engine::vector, Engine::gpsimd})) ||
+      failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "lhs", getLhsAp())) ||
+      failed(checkEngineAccess(*this, "rhs", getRhsAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "lhs", getLhsAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "rhs", getRhsAp())) ||
+      failed(checkPaired(*this, "scalar", getS0Attr(), getS0ApAttr())) ||
+      failed(checkScalar(*this, "scalar", getImm0Attr(), getS0Attr(), true)) ||
+      failed(checkPerPartition(*this, "scalar", getS0ApAttr(), getLhsAp().getPartCount())))
+    return failure();
+  if (getOp1() == AluOp::bypass)
+    return emitOpError("needs a second operation, not bypass");
+  return success();
+}
+
+Engine ScalarTensorTensorOp::getInstructionEngine() { return getEngine(); }
+
+void ScalarTensorTensorOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getLhsAttr(), getLhsAp(), false});
+  if (getS0())
+    out.push_back({getS0Attr(), *getS0Ap(), false});
+  out.push_back({getRhsAttr(), getRhsAp(), false});
+}
+
+LogicalResult TensorReduceOp::verify() {
+  if (failed(checkEngine(*this, getEngine(), {Engine::vector, Engine::gpsimd})) ||
+      failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())))
+    return failure();
+  if (!llvm::is_contained({AluOp::add, AluOp::max, AluOp::min, AluOp::multiply}, getOp()))
+    return emitOpError("reduces with add, max, min or multiply, not ")
+           << stringifyAluOp(getOp());
+  ArrayRef<int64_t> sizes = getSrcAp().getSizes();
+  int64_t last = sizes.empty() ? 1 : sizes.back();
+  if (getDstAp().getPartCount() != getSrcAp().getPartCount() ||
+      getDstAp().getNumElements() * last != getSrcAp().getNumElements())
+    return emitOpError("destination must hold the source without its innermost dim (")
+           << getSrcAp().getPartCount() << " x " << getSrcAp().getNumElements() / last
+           << " elements), got " << getDstAp().getPartCount() << " x "
+           << getDstAp().getNumElements();
+  return success();
+}
+
+Engine TensorReduceOp::getInstructionEngine() { return getEngine(); }
+
+void TensorReduceOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult TensorCopyOp::verify() {
+  if (failed(checkEngine(*this, getEngine(),
+                         {Engine::vector, Engine::scalar, Engine::gpsimd})) ||
+      failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "source", getSrcAp())))
+    return failure();
+  return success();
+}
+
+Engine TensorCopyOp::getInstructionEngine() { return getEngine(); }
+
+void TensorCopyOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult ReciprocalOp::verify() {
+  if (failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "source", getSrcAp())))
+    return failure();
+  return success();
+}
+
+Engine ReciprocalOp::getInstructionEngine() { return Engine::vector; }
+
+void ReciprocalOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult SelectOp::verify() {
+  if (failed(checkEngine(*this, getEngine(), {Engine::vector, Engine::gpsimd})) ||
+      failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "condition", getCondAp())) ||
+      failed(checkEngineAccess(*this, "true value", getOnTrueAp())) ||
+      failed(checkEngineAccess(*this, "false value", getOnFalseAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "condition", getCondAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "true value", getOnTrueAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "false value", getOnFalseAp())))
+    return failure();
+  return success();
+}
+
+Engine SelectOp::getInstructionEngine() { return getEngine(); }
+
+void SelectOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getCondAttr(), getCondAp(), false});
+  out.push_back({getOnTrueAttr(), getOnTrueAp(), false});
+  out.push_back({getOnFalseAttr(), getOnFalseAp(), false});
+}
+
+LogicalResult BnStatsOp::verify() {
+  if (failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())))
+    return failure();
+  if (getSrcAp().getNumElements() > 512)
+    return emitOpError("takes at most 512 elements per partition, got ")
+           << getSrcAp().getNumElements();
+  if (getDstAp().getPartCount() != getSrcAp().getPartCount() ||
+      getDstAp().getNumElements() != 3)
+    return emitOpError("writes 3 values (count, mean, M2) on each source partition");
+  return success();
+}
+
+Engine BnStatsOp::getInstructionEngine() { return Engine::vector; }
+
+void BnStatsOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult BnAggrOp::verify() {
+  if (failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())))
+    return failure();
+  if (getSrcAp().getNumElements() % 3 != 0)
+    return emitOpError("reads bn_stats triples, got ")
+           << getSrcAp().getNumElements() << " elements per partition";
+  if (getDstAp().getPartCount() != getSrcAp().getPartCount() ||
+      getDstAp().getNumElements() != 2)
+    return emitOpError("writes 2 values (mean, variance) on each source partition");
+  return success();
+}
+
+Engine BnAggrOp::getInstructionEngine() { return Engine::vector; }
+
+void BnAggrOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult IotaOp::verify() {
+  if (failed(checkEngineAccess(*this, "destination", getDstAp())))
+    return failure();
+  if (getSteps().size() != getDstAp().getSizes().size())
+    return emitOpError("has ") << getSteps().size() << " steps for "
+                               << getDstAp().getSizes().size() << " free dims";
+  return success();
+}
+
+Engine IotaOp::getInstructionEngine() { return Engine::gpsimd; }
+
+void IotaOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+}
+
+LogicalResult AffineSelectOp::verify() {
+  if (failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())) ||
+      failed(checkSameShape(*this, "destination", getDstAp(), "source", getSrcAp())))
+    return failure();
+  if (getCoeffs().size() != getDstAp().getSizes().size())
+    return emitOpError("has ") << getCoeffs().size() << " coefficients for "
+                               << getDstAp().getSizes().size() << " free dims";
+  return success();
+}
+
+Engine AffineSelectOp::getInstructionEngine() { return Engine::gpsimd; }
+
+void AffineSelectOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult PartitionReduceOp::verify() {
+  if (failed(checkEngineAccess(*this, "destination", getDstAp())) ||
+      failed(checkEngineAccess(*this, "source", getSrcAp())))
+    return failure();
+  if (!llvm::is_contained({AluOp::add, AluOp::max, AluOp::min, AluOp::multiply}, getOp()))
+    return emitOpError("reduces with add, max, min or multiply, not ")
+           << stringifyAluOp(getOp());
+  if (getDstAp().getPartCount() != 1 ||
+      getDstAp().getNumElements() != getSrcAp().getNumElements())
+    return emitOpError("destination must be one partition of ")
+           << getSrcAp().getNumElements() << " elements";
+  return success();
+}
+
+Engine PartitionReduceOp::getInstructionEngine() { return Engine::gpsimd; }
+
+void PartitionReduceOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult MemsetOp::verify() {
+  if (failed(checkEngine(*this, getEngine(), {Engine::vector, Engine::gpsimd})) ||
+      failed(checkEngineAccess(*this, "destination", getDstAp())))
+    return failure();
+  return success();
+}
+
+Engine MemsetOp::getInstructionEngine() { return getEngine(); }
+
+void MemsetOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+}
+
+//===----------------------------------------------------------------------===//
+// Rules that need the memories: bounds, spaces, element types
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What an access resolved to.
+struct Resolved {
+  MemorySpace space;
+  Type elementType;
+  Operation *decl;
+};
+
+/// Checks every access of `inst` against the memory it names, then the
+/// rules that depend on memory spaces and element types.
+LogicalResult verifyMemories(InstructionOpInterface inst, SymbolTableCollection &tables) {
+  Operation *op = inst;
+  auto kernel = op->getParentOfType<KernelOp>();
+  auto program = op->getParentOfType<ProgramOp>();
+  if (!kernel || !program)
+    return success(); // HasParent already complained
+  const neuronc::HardwareModel *hw = neuronc::lookupHardwareModel(program.getTarget());
+  SmallVector<MemoryAccess> accesses;
+  inst.getAccesses(accesses);
+  llvm::DenseMap<Attribute, Resolved> resolved;
+  for (const MemoryAccess &a : accesses) {
+    Operation *decl = tables.lookupSymbolIn(kernel, a.memory.getAttr());
+    if (!decl)
+      decl = tables.lookupSymbolIn(program, a.memory.getAttr());
+    if (!decl || !isa<AllocOp, HbmOp>(decl))
+      return op->emitOpError("names ") << a.memory << ", which is neither a tile of this kernel "
+                                                      "nor an HBM tensor of the program";
+    auto [lo, hi] = a.ap.getExtent();
+    if (auto tile = dyn_cast<AllocOp>(decl)) {
+      if (!a.ap.isTile())
+        return op->emitOpError("accesses tile ")
+               << a.memory << " without a partition range (write [start:end, offset, ...])";
+      if (a.ap.getPartStart() + a.ap.getPartCount() > tile.getPartitions())
+        return op->emitOpError("accesses partitions ")
+               << a.ap.getPartStart() << ":" << a.ap.getPartStart() + a.ap.getPartCount()
+               << " of " << a.memory << ", which has " << tile.getPartitions();
+      if (hi > tile.getElements())
+        return op->emitOpError("accesses elements ")
+               << lo << ".." << hi << " of " << a.memory << ", which has " << tile.getElements()
+               << " per partition";
+      resolved[a.memory] = {tile.getSpace(), tile.getElementType(), tile};
+    } else {
+      auto hbm = cast<HbmOp>(decl);
+      if (a.ap.isTile())
+        return op->emitOpError("gives HBM tensor ") << a.memory << " a partition range";
+      if (hi > hbm.getNumElements())
+        return op->emitOpError("accesses elements ")
+               << lo << ".." << hi << " of " << a.memory << ", which has "
+               << hbm.getNumElements();
+      resolved[a.memory] = {MemorySpace::hbm, hbm.getElementType(), hbm};
+    }
+  }
+
+  Engine engine = inst.getInstructionEngine();
+  for (const MemoryAccess &a : accesses) {
+    MemorySpace space = resolved[a.memory].space;
+    if (engine != Engine::dma && space == MemorySpace::hbm)
+      return op->emitOpError("accesses HBM tensor ") << a.memory << "; only DMA reaches HBM";
+    if (engine == Engine::gpsimd && space == MemorySpace::psum)
+      return op->emitOpError("accesses PSUM tile ") << a.memory
+                                                   << "; GpSimdE cannot access PSUM";
+    if (a.write && space == MemorySpace::psum && engine != Engine::tensor)
+      return op->emitOpError("writes PSUM tile ")
+             << a.memory << "; only TensorE writes PSUM (evacuate it to SBUF instead)";
+    if (engine == Engine::tensor && !a.write && space != MemorySpace::sbuf &&
+        !isa<MultiplyMovingOp>(op))
+      return op->emitOpError("reads ") << a.memory << " from "
+                                       << stringifyMemorySpace(space) << "; TensorE reads SBUF";
+    if (engine == Engine::tensor && a.write && space != MemorySpace::psum)
+      return op->emitOpError("writes ") << a.memory << " in " << stringifyMemorySpace(space)
+                                        << "; TensorE writes PSUM";
+  }
+  auto typeOf = [&](FlatSymbolRefAttr m) { return resolved[m].elementType; };
+  auto spaceOf = [&](FlatSymbolRefAttr m) { return resolved[m].space; };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](DmaCopyOp dma) -> LogicalResult {
+        MemorySpace from = spaceOf(dma.getSrcAttr()), to = spaceOf(dma.getDstAttr());
+        bool ok = (from == MemorySpace::hbm && to != MemorySpace::psum) ||
+                  (from == MemorySpace::sbuf && to != MemorySpace::psum) ||
+                  (from == MemorySpace::psum && to == MemorySpace::sbuf);
+        if (!ok)
+          return dma.emitOpError("cannot copy ")
+                 << stringifyMemorySpace(from) << " to " << stringifyMemorySpace(to)
+                 << " (DMA copies HBM<->SBUF, SBUF->SBUF, PSUM->SBUF and HBM->HBM)";
+        if (typeOf(dma.getSrcAttr()) != typeOf(dma.getDstAttr()))
+          return dma.emitOpError("copies ")
+                 << typeOf(dma.getSrcAttr()) << " into " << typeOf(dma.getDstAttr())
+                 << "; DMA does not convert (use tensor_copy)";
+        if (dma.getIndirect() && (!typeOf(dma.getIndirectAttr()).isInteger(32) ||
+                                  spaceOf(dma.getIndirectAttr()) != MemorySpace::sbuf))
+          return dma.emitOpError("indirect indices must be an i32 SBUF tile");
+        return success();
+      })
+      .Case([&](MultiplyMovingOp mm) -> LogicalResult {
+        if (spaceOf(mm.getDstAttr()) != MemorySpace::psum || !typeOf(mm.getDstAttr()).isF32())
+          return mm.emitOpError("accumulates into an f32 PSUM tile");
+        if (!isa<FloatType>(typeOf(mm.getSrcAttr())))
+          return mm.emitOpError("moving matrix must be f32, bf16 or f16");
+        auto tile = cast<AllocOp>(resolved[mm.getDstAttr()].decl);
+        if (hw) {
+          int64_t bank = hw->psumBankBytes();
+          auto [lo, hi] = mm.getDstAp().getExtent();
+          int64_t base = tile.getOffset().value_or(0);
+          if ((hi - lo) * 4 > bank ||
+              (tile.getOffset() && (base + lo * 4) / bank != (base + hi * 4 - 1) / bank))
+            return mm.emitOpError("accumulator must lie in one ")
+                   << bank << "-byte PSUM bank, got bytes " << base + lo * 4 << ".."
+                   << base + hi * 4;
+        }
+        return success();
+      })
+      .Case([&](LoadStationaryOp ls) -> LogicalResult {
+        if (!isa<FloatType>(typeOf(ls.getSrcAttr())))
+          return ls.emitOpError("stationary matrix must be f32, bf16 or f16");
+        return success();
+      })
+      .Case([&](TransposeOp t) -> LogicalResult {
+        if (t.getEngine() == Engine::vector && (spaceOf(t.getDstAttr()) != MemorySpace::sbuf ||
+                                                spaceOf(t.getSrcAttr()) != MemorySpace::sbuf))
+          return t.emitOpError("on VectorE transposes SBUF to SBUF");
+        if (t.getEngine() == Engine::tensor && !typeOf(t.getDstAttr()).isF32() &&
+            typeOf(t.getDstAttr()) != typeOf(t.getSrcAttr()))
+          return t.emitOpError("on TensorE writes f32 or the source's type into PSUM");
+        return success();
+      })
+      .Case([&](ActivationOp act) -> LogicalResult {
+        if (!isa<FloatType>(typeOf(act.getDstAttr())) || !isa<FloatType>(typeOf(act.getSrcAttr())))
+          return act.emitOpError("computes on float tiles");
+        return success();
+      })
+      .Default([](Operation *) { return success(); });
+}
+
+} // namespace
+
+#define NISA_VERIFY_SYMBOLS(Op)                                                                    \
+  LogicalResult Op::verifySymbolUses(SymbolTableCollection &tables) {                              \
+    return verifyMemories(cast<InstructionOpInterface>(getOperation()), tables);                   \
+  }
+NISA_VERIFY_SYMBOLS(DmaCopyOp)
+NISA_VERIFY_SYMBOLS(LoadStationaryOp)
+NISA_VERIFY_SYMBOLS(MultiplyMovingOp)
+NISA_VERIFY_SYMBOLS(TransposeOp)
+NISA_VERIFY_SYMBOLS(ActivationOp)
+NISA_VERIFY_SYMBOLS(TensorTensorOp)
+NISA_VERIFY_SYMBOLS(TensorScalarOp)
+NISA_VERIFY_SYMBOLS(ScalarTensorTensorOp)
+NISA_VERIFY_SYMBOLS(TensorReduceOp)
+NISA_VERIFY_SYMBOLS(TensorCopyOp)
+NISA_VERIFY_SYMBOLS(ReciprocalOp)
+NISA_VERIFY_SYMBOLS(SelectOp)
+NISA_VERIFY_SYMBOLS(BnStatsOp)
+NISA_VERIFY_SYMBOLS(BnAggrOp)
+NISA_VERIFY_SYMBOLS(IotaOp)
+NISA_VERIFY_SYMBOLS(AffineSelectOp)
+NISA_VERIFY_SYMBOLS(PartitionReduceOp)
+NISA_VERIFY_SYMBOLS(MemsetOp)
+#undef NISA_VERIFY_SYMBOLS
