@@ -74,4 +74,39 @@ def NeuronCheckImportPass : Pass<"neuron-check-import", "::mlir::ModuleOp"> {
   }];
 }
 
+def NeuronLowerPass : Pass<"neuron-lower", "::mlir::ModuleOp"> {
+  let summary = "Lowers neuron functions to nisa programs: tiles, engines, DMA";
+  let description = [{
+    Every function becomes a `nisa.program` of the same name: its arguments
+    and results become HBM input/output tensors, every other value that
+    crosses kernels an internal HBM tensor, and each neuron op or fused
+    `neuron.kernel` one `nisa.kernel`. Inside a kernel the work is tiled
+    onto 128 partitions with free-axis columns:
+
+    - elementwise ops, reductions, rmsnorm/layernorm/softmax and fused
+      kernels share one iteration domain whose reduced dims are the columns;
+      a row tile stays in SBUF when it fits, else the columns are streamed in
+      chunks with one pass per level of reductions;
+    - matmuls are blocked so that stationary tiles stay in SBUF for a whole
+      block of output rows and each moving tile is loaded once per block;
+      K-innermost operands are transposed on TensorE; epilogues run on the
+      PSUM tiles;
+    - transposes, slices, concats and gathers are DMA (the gather indirect).
+
+    Instructions go to the least loaded engine that can run them and DMA to
+    the least loaded queue, transfers are split for bandwidth, and loads of
+    the next tile are issued before the current one computes. Unfused ops
+    (`-O0`) become one kernel each and round-trip HBM. Tiles are not yet
+    placed (`--neuron-allocate-memory`) nor synchronized
+    (`--neuron-insert-semaphores`).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn1\"",
+           "The target profile: trn1 or trn2">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per kernel saying how it was lowered (and why not fused)">
+  ];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
 #endif // NEURON_CONVERSION_PASSES_TD

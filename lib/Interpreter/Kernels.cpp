@@ -8,6 +8,8 @@
 
 #include "neuronc/Interpreter/Kernels.h"
 
+#include "neuronc/Support/Activations.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <array>
@@ -257,14 +259,9 @@ Expected<ParamView> layoutParam(const Tensor *p, const Tensor &x, const RowView 
 // Scalar functions
 //===----------------------------------------------------------------------===//
 
-inline float sigmoidf(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-inline float geluErf(float x) {
-  return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2)));
-}
-inline float geluTanh(float x) {
-  const float k = 0.7978845608028654f; // sqrt(2/pi)
-  return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
-}
+using neuronc::geluErf;
+using neuronc::geluTanh;
+using neuronc::sigmoidf;
 
 template <typename F>
 void mapFloat(const Tensor &x, Tensor &out, F f) {
@@ -735,6 +732,9 @@ Expected<Tensor> cast(const Tensor &x, DType to) {
   } else if (isFloat(to)) {
     for (int64_t k = 0; k < n; ++k)
       out.f()[k] = static_cast<float>(x.i()[k]);
+  } else if (to == DType::I1) {
+    for (int64_t k = 0; k < n; ++k)
+      out.i()[k] = x.i()[k] != 0;
   } else {
     std::copy_n(x.i(), n, out.i());
   }

@@ -90,6 +90,25 @@ void neuronc::buildFusionPipeline(OpPassManager &pm) {
   buildNeuronCleanupPipeline(pm);
 }
 
+void neuronc::buildBackendPipeline(OpPassManager &pm, const BackendOptions &options) {
+  neuron::NeuronLowerPassOptions lower;
+  lower.target = options.target;
+  lower.remarks = options.remarks;
+  pm.addPass(neuron::createNeuronLowerPass(lower));
+  OpPassManager &ppm = pm.nest<nisa::ProgramOp>();
+  ppm.addPass(neuron::createNeuronAllocateMemoryPass());
+  ppm.addPass(neuron::createNeuronInsertSemaphoresPass());
+  ppm.addPass(neuron::createNeuronCheckRacesPass());
+}
+
+LogicalResult neuronc::lowerModule(ModuleOp module, const BackendOptions &options) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  buildBackendPipeline(pm, options);
+  return pm.run(module);
+}
+
 LogicalResult neuronc::restrictToEntry(ModuleOp module, StringRef entry) {
   SmallVector<func::FuncOp> drop;
   if (entry.empty()) {
@@ -182,6 +201,12 @@ OwningOpRef<ModuleOp> neuronc::parseInput(llvm::SourceMgr &sourceMgr, MLIRContex
 }
 
 namespace {
+struct BackendPipelineOptions : public PassPipelineOptions<BackendPipelineOptions> {
+  Option<std::string> target{*this, "target", llvm::cl::desc("trn1 or trn2"),
+                             llvm::cl::init("trn1")};
+  Option<bool> remarks{*this, "remarks", llvm::cl::desc("A remark per kernel"),
+                       llvm::cl::init(false)};
+};
 struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions> {
   Option<bool> dropHostCalls{*this, "drop-host-calls",
                              llvm::cl::desc("Remove host calls instead of rejecting them"),
@@ -194,6 +219,15 @@ struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions>
 } // namespace
 
 void neuronc::registerPipelines() {
+  PassPipelineRegistration<BackendPipelineOptions>(
+      "neuron-backend",
+      "Lower neuron to nisa, allocate memory, insert semaphores and check for races",
+      [](OpPassManager &pm, const BackendPipelineOptions &o) {
+        BackendOptions options;
+        options.target = o.target;
+        options.remarks = o.remarks;
+        buildBackendPipeline(pm, options);
+      });
   PassPipelineRegistration<>("neuron-fuse",
                              "Recognize named kernels (RMSNorm, softmax, SiLU, GELU) and clean up",
                              [](OpPassManager &pm) { buildFusionPipeline(pm); });

@@ -12,6 +12,9 @@
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Program.h"
 #include "neuronc/Pipelines/Registration.h"
+#include "neuronc/Simulator/Simulator.h"
+#include "neuronc/Target/Assemble.h"
+#include "neuronc/Target/Neff.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -20,6 +23,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -43,6 +47,18 @@ static cl::opt<bool> randomInputs("random-inputs",
                                   cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed for --random-inputs"), cl::init(0),
                               cl::cat(category));
+static cl::opt<bool> simulate("sim",
+                              cl::desc("Compile the program for the target and run it on the "
+                                       "simulator instead of the reference interpreter"),
+                              cl::cat(category));
+static cl::opt<std::string> target("target",
+                                   cl::desc("Target to compile for (--sim) or to replay an "
+                                            "executable on: trn1 or trn2"),
+                                   cl::cat(category));
+static cl::opt<bool> noData("no-data",
+                            cl::desc("Simulate timing only: skip the arithmetic (outputs are "
+                                     "zero)"),
+                            cl::cat(category));
 static cl::opt<bool> fuse("fuse",
                           cl::desc("Run the fusion passes before executing (compare with and "
                                    "without to check that fusion keeps the results)"),
@@ -100,6 +116,32 @@ void printSummary(size_t i, const Tensor &t) {
   llvm::outs() << (t.numel() > 6 ? ", ...]\n" : "]\n");
 }
 
+/// What an argument must be: a host element type and a static shape.
+struct ArgSpec {
+  DType dtype;
+  llvm::SmallVector<int64_t> shape;
+};
+
+DType hostType(neuronc::isa::DType t) {
+  switch (t) {
+  case neuronc::isa::DType::BF16: return DType::BF16;
+  case neuronc::isa::DType::F16: return DType::F16;
+  case neuronc::isa::DType::I32: return DType::I32;
+  case neuronc::isa::DType::I1: return DType::I1;
+  default: return DType::F32;
+  }
+}
+
+/// True when `path` is an executable (by name, or by its first bytes).
+bool isExecutable(llvm::StringRef path) {
+  if (path.ends_with(".neff"))
+    return true;
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  return buf && (*buf)->getBufferSize() >= 8 &&
+         std::memcmp((*buf)->getBufferStart(), neuronc::neff::kMagic, 8) == 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -112,68 +154,145 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "neuron-run " << neuronc::getVersionString() << "\n"; });
-  cl::ParseCommandLineOptions(argc, argv, "neuron-run: execute a neuron program\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "neuron-run: execute a neuron program (reference interpreter) or "
+                              "an executable (simulator)\n");
 
   std::string error;
-  std::unique_ptr<neuronc::Program> program = neuronc::Program::load(inputFilename, "neuron-run");
-  if (!program)
-    return 1;
-  ModuleOp module = program->module();
-  // Pick the entry, import it (and what it calls) into neuron, then run it.
-  FailureOr<func::FuncOp> entry = neuronc::selectEntry(module, entryName);
-  if (failed(entry))
-    return 1;
-  std::string name = entry->getSymName().str();
-  neuronc::ImportOptions options = neuronc::importOptionsFromCL();
-  if (failed(neuronc::importModule(module, name, options)))
-    return 1;
-  if (fuse) {
-    if (failed(neuronc::fuseModule(module)))
+  const neuronc::HardwareModel *hw = nullptr;
+  if (!target.empty() && !(hw = neuronc::lookupHardwareModel(target)))
+    return fail("unknown target '" + target + "'; known targets: " +
+                neuronc::hardwareModelNames());
+
+  // The program to run: a function for the interpreter, or a program of an
+  // executable for the simulator (read from a .neff, or compiled with --sim).
+  std::unique_ptr<neuronc::Program> program;
+  func::FuncOp fn;
+  std::optional<neuronc::neff::Executable> exe;
+  const neuronc::neff::Program *device = nullptr;
+  std::string name;
+  if (inputFilename != "-" && isExecutable(inputFilename)) {
+    auto read = neuronc::neff::readNeffFile(inputFilename);
+    if (!read)
+      return fail(llvm::toString(read.takeError()));
+    exe = std::move(*read);
+  } else {
+    program = neuronc::Program::load(inputFilename, "neuron-run");
+    if (!program)
       return 1;
+    ModuleOp module = program->module();
+    // Pick the entry, import it (and what it calls) into neuron, then run it.
+    FailureOr<func::FuncOp> entry = neuronc::selectEntry(module, entryName);
+    if (failed(entry))
+      return 1;
+    name = entry->getSymName().str();
+    neuronc::ImportOptions options = neuronc::importOptionsFromCL();
+    if (failed(neuronc::importModule(module, name, options)))
+      return 1;
+    if (fuse) {
+      if (failed(neuronc::fuseModule(module)))
+        return 1;
+    }
+    fn = module.lookupSymbol<func::FuncOp>(name);
+    if (simulate) {
+      neuronc::BackendOptions backend;
+      backend.target = hw ? hw->name.str() : "trn1";
+      if (failed(neuronc::lowerModule(module, backend)))
+        return 1;
+      FailureOr<neuronc::neff::Executable> built =
+          neuronc::assemble(module, neuronc::getVersionString());
+      if (failed(built))
+        return 1;
+      exe = std::move(*built);
+      fn = {};
+    }
   }
-  func::FuncOp fn = module.lookupSymbol<func::FuncOp>(name);
-  ArrayRef<Type> argTypes = fn.getFunctionType().getInputs();
-  size_t numResults = fn.getFunctionType().getNumResults();
+  llvm::SmallVector<ArgSpec> specs;
+  size_t numResults = 0;
+  if (exe) {
+    const neuronc::neff::EntryPoint *ep = nullptr;
+    for (const auto &e : exe->entries)
+      if (name.empty() ? (entryName.empty() || e.name == entryName) : e.name == name) {
+        ep = &e;
+        break;
+      }
+    if (!ep) {
+      std::string names;
+      for (const auto &e : exe->entries)
+        names += (names.empty() ? "" : ", ") + e.name;
+      return fail("the executable has no entry point '" + entryName + "' (it has: " + names +
+                  ")");
+    }
+    name = ep->name;
+    device = &exe->programs[ep->buckets.front().program];
+    for (const auto *v : device->inputs())
+      specs.push_back({hostType(v->dtype), llvm::SmallVector<int64_t>(v->shape.begin(), v->shape.end())});
+    numResults = device->outputs().size();
+  } else {
+    for (Type type : fn.getFunctionType().getInputs()) {
+      llvm::Expected<DType> dtype = neuronc::hostTypeOf(type);
+      if (!dtype)
+        return fail("argument #" + llvm::Twine(specs.size()) + ": " +
+                    llvm::toString(dtype.takeError()));
+      auto shaped = cast<RankedTensorType>(type);
+      specs.push_back({*dtype, llvm::SmallVector<int64_t>(shaped.getShape())});
+    }
+    numResults = fn.getFunctionType().getNumResults();
+  }
 
   if (randomInputs && !inputFiles.empty())
     return fail("give either --input files or --random-inputs, not both");
-  if (!randomInputs && inputFiles.size() != argTypes.size())
-    return fail("@" + fn.getSymName() + " takes " + llvm::Twine(argTypes.size()) +
-                " argument(s) but " + llvm::Twine(inputFiles.size()) +
+  if (!randomInputs && inputFiles.size() != specs.size())
+    return fail("@" + name + " takes " + llvm::Twine(specs.size()) + " argument(s) but " +
+                llvm::Twine(inputFiles.size()) +
                 " --input file(s) were given (or use --random-inputs)");
   if (outputFiles.size() > numResults)
-    return fail(llvm::Twine(outputFiles.size()) + " --output file(s) given but @" +
-                fn.getSymName() + " has " + llvm::Twine(numResults) + " result(s)");
+    return fail(llvm::Twine(outputFiles.size()) + " --output file(s) given but @" + name +
+                " has " + llvm::Twine(numResults) + " result(s)");
 
   llvm::SmallVector<Tensor> args;
-  for (auto [i, type] : llvm::enumerate(argTypes)) {
-    llvm::Expected<DType> dtype = neuronc::hostTypeOf(type);
-    if (!dtype)
-      return fail("argument #" + llvm::Twine(i) + ": " + llvm::toString(dtype.takeError()));
+  for (auto [i, spec] : llvm::enumerate(specs)) {
     if (randomInputs) {
-      auto shaped = cast<RankedTensorType>(type);
-      if (!shaped.hasStaticShape())
+      if (llvm::is_contained(spec.shape, ShapedType::kDynamic))
         return fail("argument #" + llvm::Twine(i) +
                     " has a dynamic shape; give it with --input instead of --random-inputs");
       uint64_t argSeed = seed ^ (0x9e3779b97f4a7c15ull * (i + 1));
-      args.push_back(neuronc::randomTensor(*dtype, shaped.getShape(), argSeed));
+      args.push_back(neuronc::randomTensor(spec.dtype, spec.shape, argSeed));
       continue;
     }
-    llvm::Expected<Tensor> t = loadInput(i, inputFiles[i], *dtype);
+    llvm::Expected<Tensor> t = loadInput(i, inputFiles[i], spec.dtype);
     if (!t)
       return fail("input #" + llvm::Twine(i) + " (" + inputFiles[i] +
                   "): " + llvm::toString(t.takeError()));
     args.push_back(std::move(*t));
   }
-  if (llvm::Error err = neuronc::checkArguments(fn, args))
-    return fail(llvm::toString(std::move(err)));
 
-  FailureOr<llvm::SmallVector<Tensor>> results = neuronc::interpret(fn, args);
-  if (failed(results))
-    return 1;
-
-  llvm::outs() << "@" << fn.getSymName() << ": " << results->size() << " output(s)\n";
-  for (auto [i, t] : llvm::enumerate(*results))
+  llvm::SmallVector<Tensor> results;
+  if (exe) {
+    neuronc::sim::Options options;
+    options.target = hw;
+    options.data = !noData;
+    auto run = neuronc::sim::run(*exe, *device, args, options);
+    if (!run)
+      return fail(llvm::toString(run.takeError()));
+    results.assign(run->outputs.begin(), run->outputs.end());
+    int64_t instructions = 0;
+    for (int64_t n : run->instructions)
+      instructions += n;
+    llvm::outs() << "@" << name << ": " << results.size() << " output(s), device time "
+                 << llvm::format("%.3f", run->deviceNs / 1000.0) << " us on "
+                 << (hw ? hw->name : llvm::StringRef(device->target)) << " ("
+                 << instructions << " instructions)\n";
+  } else {
+    if (llvm::Error err = neuronc::checkArguments(fn, args))
+      return fail(llvm::toString(std::move(err)));
+    FailureOr<llvm::SmallVector<Tensor>> interpreted = neuronc::interpret(fn, args);
+    if (failed(interpreted))
+      return 1;
+    results = std::move(*interpreted);
+    llvm::outs() << "@" << name << ": " << results.size() << " output(s)\n";
+  }
+  for (auto [i, t] : llvm::enumerate(results))
     printSummary(i, t);
 
   // Write every file, and keep them only when all were written.
@@ -182,7 +301,7 @@ int main(int argc, char **argv) {
     std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(path, &error);
     if (!out)
       return fail("cannot write " + path + ": " + error);
-    out->os() << neuronc::encodeNpy((*results)[i]);
+    out->os() << neuronc::encodeNpy(results[i]);
     out->os().flush();
     if (out->os().has_error())
       return fail("cannot write " + path);

@@ -8,6 +8,9 @@
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Program.h"
 #include "neuronc/Pipelines/Registration.h"
+#include "neuronc/Target/Assemble.h"
+#include "neuronc/Target/HardwareModel.h"
+#include "neuronc/Target/Neff.h"
 #include "neuronc/Transforms/FusionReport.h"
 
 #include "mlir/IR/AsmState.h"
@@ -31,12 +34,29 @@ static cl::opt<std::string> outputFilename("o", cl::desc("Output file ('-' for s
                                            cl::value_desc("file"), cl::init("-"),
                                            cl::cat(category));
 static cl::opt<neuronc::EmitStage> emit(
-    "emit", cl::desc("Stage to stop after and print"), cl::init(neuronc::EmitStage::Neuron),
+    "emit",
+    cl::desc("Stage to stop after and print (default: neff when -o names a .neff file, else "
+             "neuron)"),
     cl::values(clEnumValN(neuronc::EmitStage::Neuron, "neuron",
                           "imported, type-legalized and canonicalized neuron IR"),
                clEnumValN(neuronc::EmitStage::Fused, "fused",
-                          "after fusion: named kernels recognized")),
+                          "after fusion: named kernels recognized"),
+               clEnumValN(neuronc::EmitStage::Nisa, "nisa",
+                          "engine instructions: tiled, allocated, synchronized"),
+               clEnumValN(neuronc::EmitStage::Neff, "neff", "the executable")),
     cl::cat(category));
+static cl::opt<std::string> target("target",
+                                   cl::desc("Target profile: trn1 (NeuronCore-v2) or trn2 "
+                                            "(NeuronCore-v3)"),
+                                   cl::init("trn1"), cl::cat(category));
+static cl::opt<unsigned> optLevel("O",
+                                  cl::desc("Optimization level: -O0 lowers every op as its own "
+                                           "kernel (no fusion), -O1 to -O3 fuse"),
+                                  cl::Prefix, cl::init(2), cl::cat(category));
+static cl::opt<bool> lowerRemarks("lowering-remarks",
+                                  cl::desc("Say how each kernel was lowered (and why a fused "
+                                           "kernel was split)"),
+                                  cl::cat(category));
 static cl::opt<std::string> fusionReport(
     "fusion-report",
     cl::desc("Write every fusion decision and its reason to FILE ('-' for stderr); JSON "
@@ -61,6 +81,19 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "neuronc: ahead-of-time compiler for the NeuronCore\n");
 
   std::string error;
+  if (!neuronc::lookupHardwareModel(target)) {
+    llvm::errs() << "neuronc: error: unknown target '" << target
+                 << "'; known targets: " << neuronc::hardwareModelNames() << "\n";
+    return 1;
+  }
+  if (optLevel > 3) {
+    llvm::errs() << "neuronc: error: -O" << optLevel << " is not a level; use -O0 to -O3\n";
+    return 1;
+  }
+  neuronc::EmitStage stage = emit.getNumOccurrences() ? emit.getValue()
+                             : llvm::StringRef(outputFilename).ends_with(".neff")
+                                 ? neuronc::EmitStage::Neff
+                                 : neuronc::EmitStage::Neuron;
   std::unique_ptr<neuronc::Program> program = neuronc::Program::load(inputFilename, "neuronc");
   if (!program)
     return 1;
@@ -68,7 +101,7 @@ int main(int argc, char **argv) {
   neuronc::ImportOptions options = neuronc::importOptionsFromCL();
   if (failed(neuronc::importModule(module, entryName, options)))
     return 1;
-  if (emit >= neuronc::EmitStage::Fused) {
+  if (stage >= neuronc::EmitStage::Fused && optLevel > 0) {
     if (failed(neuronc::fuseModule(module)))
       return 1;
   }
@@ -90,6 +123,27 @@ int main(int argc, char **argv) {
       report->os() << text;
       report->keep();
     }
+  }
+
+  if (stage >= neuronc::EmitStage::Nisa) {
+    neuronc::BackendOptions backend;
+    backend.target = target;
+    backend.remarks = lowerRemarks;
+    if (failed(neuronc::lowerModule(module, backend)))
+      return 1;
+  }
+  if (stage == neuronc::EmitStage::Neff) {
+    FailureOr<neuronc::neff::Executable> exe =
+        neuronc::assemble(module, neuronc::getVersionString());
+    if (failed(exe))
+      return 1;
+    // Written to a temporary file and renamed: never a partial executable.
+    if (llvm::Error err = neuronc::neff::writeNeffFile(outputFilename, *exe)) {
+      llvm::errs() << "neuronc: error: cannot write " << outputFilename << ": "
+                   << llvm::toString(std::move(err)) << "\n";
+      return 1;
+    }
+    return 0;
   }
 
   // Only now open the output: a failed compile leaves no file behind.

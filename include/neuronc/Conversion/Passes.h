@@ -3,6 +3,8 @@
 #ifndef NEURONC_CONVERSION_PASSES_H
 #define NEURONC_CONVERSION_PASSES_H
 
+#include "neuronc/Dialect/Nisa/NisaDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

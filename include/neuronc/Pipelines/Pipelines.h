@@ -22,6 +22,14 @@ namespace neuronc {
 enum class EmitStage {
   Neuron, ///< imported, legalized, canonicalized neuron IR
   Fused,  ///< after the fusion passes (named kernels recognized)
+  Nisa,   ///< engine instructions: tiled, allocated, synchronized, race-checked
+  Neff,   ///< the executable
+};
+
+/// How the backend lowers and encodes.
+struct BackendOptions {
+  std::string target = "trn1"; ///< trn1 | trn2
+  bool remarks = false;        ///< a remark per kernel on how it was lowered
 };
 
 /// How input programs are brought into the neuron dialect.
@@ -69,6 +77,14 @@ mlir::LogicalResult importModule(mlir::ModuleOp module, llvm::StringRef entry,
 /// The fusion pipeline, run on `module` with the pass manager command-line
 /// options applied.
 mlir::LogicalResult fuseModule(mlir::ModuleOp module);
+
+/// The backend: lower to nisa, allocate memory, insert semaphores, check
+/// for races.
+void buildBackendPipeline(mlir::OpPassManager &pm, const BackendOptions &options);
+
+/// The backend pipeline, run on `module` with the pass manager command-line
+/// options applied.
+mlir::LogicalResult lowerModule(mlir::ModuleOp module, const BackendOptions &options);
 
 /// Registers `--neuron-import` as a pass pipeline for neuron-opt.
 void registerPipelines();

@@ -44,6 +44,12 @@ struct HardwareModel {
   int64_t scalarLanes;
   double gpsimdClockGHz;
   int64_t minII;               ///< smallest initiation interval of an instruction (cycles)
+  int64_t accessLatencyCycles; ///< to start an SBUF/PSUM access: a result is ready this late
+  int64_t tinyTileOverheadCycles; ///< static overhead of an instruction on a tiny tile
+  int64_t tinyTileElements;    ///< "tiny": fewer elements per partition than this
+  bool vectorGpsimdShareSbuf;  ///< v2: VectorE and GpSimdE cannot access SBUF in parallel
+  bool vectorScalarSharePsum;  ///< v2: VectorE and ScalarE cannot access PSUM in parallel
+  double semaphoreLatencyNs;   ///< a signal reaching a waiting engine
 
   // Data movement.
   double hbmGBps;              ///< HBM bandwidth share of one core (GB/s = bytes/ns)
@@ -51,9 +57,22 @@ struct HardwareModel {
   double dmaBytesPerNsPerEngine;
   double dmaLatencyNs;         ///< fixed start latency of a DMA
   int64_t dmaEfficientBytes;   ///< transfers at least this large reach full bandwidth
+  double dmaIssueNs;           ///< queue time per DMA instruction (descriptor processing)
+  int64_t dmaMinRunBytes;      ///< a contiguous run shorter than this costs as much as this
+  int64_t sbufStrideBytes;     ///< SBUF-side element strides above this halve DMA bandwidth
+
+  // The chip.
+  int64_t coresPerChip;
+  double chipHbmGBps;          ///< HBM bandwidth all cores of the chip share
 
   /// FLOP per HBM byte at which a bf16 matmul turns compute-bound.
   double ridgePoint() const { return tensorBf16Tflops * 1e3 / hbmGBps; }
+  /// Bytes per ns one core's DMA can move: the smaller of its HBM share and
+  /// its DMA engines together.
+  double memoryGBps() const {
+    double dma = dmaEngines * dmaBytesPerNsPerEngine;
+    return dma < hbmGBps ? dma : hbmGBps;
+  }
 };
 
 /// Every profile, default first.

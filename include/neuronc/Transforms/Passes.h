@@ -3,6 +3,8 @@
 #ifndef NEURONC_TRANSFORMS_PASSES_H
 #define NEURONC_TRANSFORMS_PASSES_H
 
+#include "neuronc/Dialect/Nisa/NisaOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 

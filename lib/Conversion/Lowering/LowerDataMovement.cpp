@@ -1,0 +1,145 @@
+//===- LowerDataMovement.cpp - Transpose, slice, concat, gather as DMA ----===//
+//
+// Ops that only move elements become DMA between HBM tensors, each
+// transfer an access pattern of at most 4 dims (more dims are split into
+// several transfers). The gather loads its indices into SBUF and fetches
+// each partition's table row with an indirect DMA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+
+namespace {
+
+/// Copies `space` from `src` to `dst` (memory 0 = dst, 1 = src) in one kernel.
+void copyKernel(FunctionLowering &fl, Operation *op, StringRef kind, const HbmBuffer &dst,
+                const HbmBuffer &src, const StridedSpace &space, int64_t dstOffset,
+                int64_t srcOffset) {
+  KernelBuilder kb(fl.pb, kind, op);
+  kb.copyHbm(dst.sym, src.sym, src.elementType, space, dstOffset, srcOffset);
+}
+
+LogicalResult lowerTranspose(FunctionLowering &fl, TransposeOp op) {
+  HbmBuffer src = fl.bufferOf(op.getInput());
+  HbmBuffer dst = fl.resultBuffer(op.getResult());
+  SmallVector<int64_t> inStrides = rowMajorStrides(op.getInput().getType().getShape());
+  SmallVector<int64_t> outStrides = rowMajorStrides(op.getType().getShape());
+  StridedSpace space;
+  for (auto [i, p] : llvm::enumerate(op.getPerm())) {
+    space.sizes.push_back(op.getType().getShape()[i]);
+    space.strides.push_back({outStrides[i], inStrides[p]});
+  }
+  copyKernel(fl, op, "transpose", dst, src, space, 0, 0);
+  return success();
+}
+
+LogicalResult lowerSlice(FunctionLowering &fl, SliceOp op) {
+  HbmBuffer src = fl.bufferOf(op.getInput());
+  HbmBuffer dst = fl.resultBuffer(op.getResult());
+  SmallVector<int64_t> inStrides = rowMajorStrides(op.getInput().getType().getShape());
+  SmallVector<int64_t> outStrides = rowMajorStrides(op.getType().getShape());
+  StridedSpace space;
+  int64_t srcOffset = 0;
+  for (size_t d = 0; d < inStrides.size(); ++d) {
+    srcOffset += op.getOffsets()[d] * inStrides[d];
+    space.sizes.push_back(op.getType().getShape()[d]);
+    space.strides.push_back({outStrides[d], op.getStrides()[d] * inStrides[d]});
+  }
+  copyKernel(fl, op, "slice", dst, src, space, 0, srcOffset);
+  return success();
+}
+
+LogicalResult lowerConcat(FunctionLowering &fl, ConcatOp op) {
+  HbmBuffer dst = fl.resultBuffer(op.getResult());
+  SmallVector<int64_t> outStrides = rowMajorStrides(op.getType().getShape());
+  int64_t axis = op.getAxis();
+  KernelBuilder kb(fl.pb, "concat", op);
+  int64_t at = 0;
+  for (Value in : op.getInputs()) {
+    auto type = cast<RankedTensorType>(in.getType());
+    HbmBuffer src = fl.bufferOf(in);
+    SmallVector<int64_t> inStrides = rowMajorStrides(type.getShape());
+    StridedSpace space;
+    for (size_t d = 0; d < inStrides.size(); ++d) {
+      space.sizes.push_back(type.getShape()[d]);
+      space.strides.push_back({outStrides[d], inStrides[d]});
+    }
+    if (type.getNumElements())
+      kb.copyHbm(dst.sym, src.sym, src.elementType, space, at * outStrides[axis], 0);
+    at += type.getShape()[axis];
+  }
+  return success();
+}
+
+/// table viewed as [outer, A, inner] gathered by indices [n] into
+/// [outer, n, inner]: for each row tile of indices, load them into SBUF,
+/// fetch the picked rows with an indirect DMA and store them.
+LogicalResult lowerGather(FunctionLowering &fl, GatherOp op) {
+  auto tableType = op.getTable().getType();
+  int64_t axis = op.getAxis();
+  ArrayRef<int64_t> shape = tableType.getShape();
+  int64_t outer = 1, inner = 1, a = shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  int64_t n = op.getIndices().getType().getNumElements();
+  HbmBuffer table = fl.bufferOf(op.getTable());
+  HbmBuffer indices = fl.bufferOf(op.getIndices());
+  HbmBuffer dst = fl.resultBuffer(op.getResult());
+  KernelBuilder kb(fl.pb, "gather", op);
+  const neuronc::HardwareModel &hw = fl.pb.hw();
+  Type et = tableType.getElementType();
+  int64_t esize = nisa::elementBytes(et);
+  // Columns per transfer: what two buffers of 128 rows may take of SBUF.
+  int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(inner, hw.sbufPartitionBytes / 4 / esize));
+  int64_t parts = std::min<int64_t>(n, 128);
+  FlatSymbolRefAttr idx[2] = {
+      kb.alloc(nisa::MemorySpace::sbuf, parts, 1, op.getIndices().getType().getElementType(), "idx"),
+      kb.alloc(nisa::MemorySpace::sbuf, parts, 1, op.getIndices().getType().getElementType(), "idx")};
+  FlatSymbolRefAttr rows[2] = {kb.alloc(nisa::MemorySpace::sbuf, parts, chunk, et, "rows"),
+                               kb.alloc(nisa::MemorySpace::sbuf, parts, chunk, et, "rows")};
+  Builder &b = kb.builder();
+  int slot = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t r0 = 0; r0 < n; r0 += 128) {
+      int64_t np = std::min<int64_t>(128, n - r0);
+      FlatSymbolRefAttr ix = idx[(r0 / 128) % 2];
+      kb.dma(ix, kb.tileAP(0, np, 0, 1), indices.sym, kb.hbmAP(r0, {np}, {1}),
+             op.getIndices().getType().getElementType());
+      for (int64_t c0 = 0; c0 < inner; c0 += chunk) {
+        int64_t nc = std::min(chunk, inner - c0);
+        FlatSymbolRefAttr tile = rows[slot++ % 2];
+        auto tileAp = kb.tileAP(0, np, 0, nc);
+        auto tableAp = kb.hbmAP(o * a * inner + c0, {np, nc}, {0, 1});
+        kb.emit<nisa::DmaCopyOp>(b.getI64IntegerAttr(fl.pb.pickQueue(
+                                     neuronc::dmaQueueNs(hw, np * nc * esize, np, nc * esize,
+                                                         false))),
+                                 tile, tileAp, table.sym, tableAp, ix, kb.tileAP(0, np, 0, 1),
+                                 b.getI64IntegerAttr(inner), b.getI64IntegerAttr(a),
+                                 DenseI64ArrayAttr(), UnitAttr());
+        kb.dma(dst.sym, kb.hbmAP((o * n + r0) * inner + c0, {np, nc}, {inner, 1}), tile, tileAp,
+               et);
+      }
+    }
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::neuron::lowering::lowerDataMovement(FunctionLowering &fl, Operation *op) {
+  if (auto t = dyn_cast<TransposeOp>(op))
+    return lowerTranspose(fl, t);
+  if (auto s = dyn_cast<SliceOp>(op))
+    return lowerSlice(fl, s);
+  if (auto c = dyn_cast<ConcatOp>(op))
+    return lowerConcat(fl, c);
+  if (auto g = dyn_cast<GatherOp>(op))
+    return lowerGather(fl, g);
+  return op->emitError("neuron-lower has no lowering for '") << op->getName() << "'";
+}

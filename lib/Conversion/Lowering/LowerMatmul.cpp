@@ -1,0 +1,333 @@
+//===- LowerMatmul.cpp - Matmuls on TensorE, blocked for SBUF reuse -------===//
+//
+// C[M, N] = A[M, K] · B[K, N] per batch. TensorE contracts over partitions:
+// the stationary matrix is a [K ≤ 128, M ≤ 128] tile of Aᵀ and the moving
+// one a [K ≤ 128, N ≤ 512] tile of B, accumulated in fp32 in one PSUM bank
+// over the K tiles.
+//
+// Blocking: a block of up to G row tiles of C keeps its Aᵀ tiles (all of K)
+// in SBUF; for each column tile of C the K moving tiles are loaded once and
+// used by all G row tiles. HBM traffic is A once, B once per block, C once.
+// G is the largest block whose working set fits SBUF. An operand whose K is
+// its innermost (contiguous) dim is loaded row-wise and transposed on
+// TensorE (through PSUM) instead of with element-strided DMA. The epilogue
+// (the rest of a fused kernel, or the copy out) runs on each PSUM tile as
+// soon as its accumulation ends, while TensorE goes on with the next.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+#include "RowKernel.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+using neuronc::isa::Opcode;
+
+namespace {
+
+/// The batch offsets (elements) of an operand of rank `rank` (two matrix
+/// dims last) broadcast against the result batch dims `batch`.
+SmallVector<int64_t> batchOffsets(ArrayRef<int64_t> shape, ArrayRef<int64_t> batch) {
+  SmallVector<int64_t> strides = rowMajorStrides(shape);
+  int64_t opBatchRank = static_cast<int64_t>(shape.size()) - 2;
+  int64_t n = 1;
+  for (int64_t s : batch)
+    n *= s;
+  SmallVector<int64_t> out;
+  SmallVector<int64_t> idx(batch.size(), 0);
+  for (int64_t b = 0; b < n; ++b) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < opBatchRank; ++d) {
+      int64_t rd = static_cast<int64_t>(batch.size()) - opBatchRank + d;
+      if (shape[d] != 1)
+        off += idx[rd] * strides[d];
+    }
+    out.push_back(off);
+    for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < batch[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+struct MatmulLowering {
+  FunctionLowering &fl;
+  KernelBuilder &kb;
+  MatmulOp mm;
+  RowKernel &epilogue;
+  const neuronc::HardwareModel &hw;
+
+  int64_t M, N, K, kt;
+  bool transA, transB;
+  Type aType, bType, f32;
+  HbmBuffer a, b;
+  int64_t G = 1;   ///< row tiles per block
+  int64_t nsz = 512;
+  bool needAT, needBT;
+
+  // Tiles.
+  FlatSymbolRefAttr aT, stageA[2], stageB[2], mov[2], tp[2], acc[4];
+  int stageSlot = 0, tpSlot = 0, accSlot = 0;
+
+  MatmulLowering(FunctionLowering &fl, KernelBuilder &kb, MatmulOp mm, RowKernel &epilogue)
+      : fl(fl), kb(kb), mm(mm), epilogue(epilogue), hw(fl.pb.hw()) {}
+
+  /// Picks the block size; false when even one row tile does not fit.
+  bool plan(std::string &why) {
+    auto lt = mm.getLhs().getType(), rt = mm.getRhs().getType();
+    transA = mm.getTransposeLhs();
+    transB = mm.getTransposeRhs();
+    int64_t lr = lt.getRank(), rr = rt.getRank();
+    M = transA ? lt.getShape()[lr - 1] : lt.getShape()[lr - 2];
+    K = transA ? lt.getShape()[lr - 2] : lt.getShape()[lr - 1];
+    N = transB ? rt.getShape()[rr - 2] : rt.getShape()[rr - 1];
+    kt = (K + 127) / 128;
+    aType = lt.getElementType();
+    bType = rt.getElementType();
+    f32 = Builder(mm.getContext()).getF32Type();
+    needAT = !transA; // A is [M, K]: K innermost, transpose on TensorE
+    needBT = transB;  // B is [N, K]
+    nsz = std::min<int64_t>(N, 512);
+    int64_t ea = nisa::elementBytes(aType), eb = nisa::elementBytes(bType);
+    int64_t budget = hw.sbufPartitionBytes * 85 / 100;
+    int64_t mt = (M + 127) / 128;
+    auto bytes = [&](int64_t g) {
+      int64_t mb = std::min<int64_t>(g * 128, M);
+      int64_t total = kt * mb * ea;                      // Aᵀ block
+      total += 2 * kt * nsz * eb;                        // moving tiles, double-buffered
+      if (needAT)
+        total += 2 * std::min<int64_t>(K, kStage) * ea;  // staged rows of A
+      if (needBT)
+        total += 2 * std::min<int64_t>(K, kStage) * eb;  // staged rows of B
+      total += epilogue.epilogueBytesPerPartition(nsz);
+      return total;
+    };
+    G = 0;
+    for (int64_t g = mt; g >= 1; --g)
+      if (bytes(g) <= budget) {
+        G = g;
+        break;
+      }
+    if (!G) {
+      why = "one row tile of the matmul needs " + std::to_string(bytes(1)) +
+            " bytes per partition, over the SBUF budget of " + std::to_string(budget);
+      return false;
+    }
+    return true;
+  }
+
+  /// Rows of A (or B) staged per transfer when they are transposed.
+  static constexpr int64_t kStage = 4096;
+
+  void allocate() {
+    int64_t mb = std::min<int64_t>(G * 128, M);
+    aT = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, 128), kt * mb, aType, "aT");
+    for (int i = 0; i < 2; ++i) {
+      mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, 128), kt * nsz, bType,
+                        "mov");
+      if (needAT)
+        stageA[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(M, 128),
+                             std::min<int64_t>(K, kStage), aType, "stA");
+      if (needBT)
+        stageB[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, 128),
+                             std::min<int64_t>(K, kStage), bType, "stB");
+      if (needAT || needBT)
+        tp[i] = kb.alloc(nisa::MemorySpace::psum, 128, 512, f32, "tp");
+    }
+    for (int i = 0; i < 4; ++i)
+      acc[i] = kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, 128), nsz, f32, "acc");
+  }
+
+  Engine copyEngine(int64_t parts, int64_t elems) {
+    return kb.pick(Opcode::TensorCopy, {Engine::vector, Engine::scalar}, parts, elems, true);
+  }
+
+  /// Transposes `rows` x `cols` of `stage` (rows on partitions, starting at
+  /// column `c`) on TensorE into PSUM and copies it to `dst` at `dstOffset`:
+  /// cols on partitions, rows along the free axis.
+  void transposeInto(FlatSymbolRefAttr stage, int64_t rows, int64_t c, int64_t cols,
+                     FlatSymbolRefAttr dst, int64_t dstOffset) {
+    FlatSymbolRefAttr t = tp[tpSlot++ % 2];
+    kb.charge(Engine::tensor, kb.estimate(Opcode::Transpose, Engine::tensor, rows, cols));
+    kb.emit<nisa::TransposeOp>(Engine::tensor, t, kb.tileAP(0, cols, 0, rows), stage,
+                               kb.tileAP(0, rows, c, cols), DenseI64ArrayAttr(), UnitAttr());
+    Engine e = copyEngine(cols, rows);
+    kb.emit<nisa::TensorCopyOp>(e, dst, kb.tileAP(0, cols, dstOffset, rows), t,
+                                kb.tileAP(0, cols, 0, rows), DenseI64ArrayAttr(), UnitAttr());
+  }
+
+  /// Fills Aᵀ for rows [m0, m0 + mb) of batch `b` (A at element `aOff`).
+  void loadStationary(int64_t aOff, int64_t m0, int64_t mb) {
+    int64_t lastDim = transA ? M : K;
+    HbmView view;
+    view.sym = a.sym;
+    view.elementType = aType;
+    view.offset = aOff;
+    if (!needAT) {
+      // A is [K, M]: rows k on partitions, columns m.
+      for (int64_t k = 0; k < kt; ++k) {
+        int64_t k0 = k * 128, ksz = std::min<int64_t>(128, K - k0);
+        view.rowSizes = {K};
+        view.rowStrides = {lastDim};
+        view.colSizes = {M};
+        view.colStrides = {1};
+        kb.transfer(true, aT, aType, 0, k * mb, view, k0, ksz, m0, mb);
+      }
+      return;
+    }
+    // A is [M, K]: load 128 rows at a time and transpose each [m, k] block.
+    view.rowSizes = {M};
+    view.rowStrides = {K};
+    view.colSizes = {K};
+    view.colStrides = {1};
+    for (int64_t j = 0; j < mb; j += 128) {
+      int64_t msz = std::min<int64_t>(128, mb - j);
+      for (int64_t ks = 0; ks < K; ks += kStage) {
+        int64_t kc = std::min<int64_t>(kStage, K - ks);
+        FlatSymbolRefAttr st = stageA[stageSlot++ % 2];
+        kb.transfer(true, st, aType, 0, 0, view, m0 + j, msz, ks, kc);
+        for (int64_t k0 = ks; k0 < ks + kc; k0 += 128) {
+          int64_t ksz = std::min<int64_t>(128, K - k0);
+          transposeInto(st, msz, k0 - ks, ksz, aT, (k0 / 128) * mb + j);
+        }
+      }
+    }
+  }
+
+  /// Loads the K moving tiles of columns [n0, n0 + ns) into `tile`.
+  void loadMoving(FlatSymbolRefAttr tile, int64_t bOff, int64_t n0, int64_t ns) {
+    HbmView view;
+    view.sym = b.sym;
+    view.elementType = bType;
+    view.offset = bOff;
+    if (!needBT) {
+      // B is [K, N].
+      view.rowSizes = {K};
+      view.rowStrides = {N};
+      view.colSizes = {N};
+      view.colStrides = {1};
+      for (int64_t k = 0; k < kt; ++k) {
+        int64_t k0 = k * 128, ksz = std::min<int64_t>(128, K - k0);
+        kb.transfer(true, tile, bType, 0, k * nsz, view, k0, ksz, n0, ns);
+      }
+      return;
+    }
+    // B is [N, K]: load its rows and transpose.
+    view.rowSizes = {N};
+    view.rowStrides = {K};
+    view.colSizes = {K};
+    view.colStrides = {1};
+    for (int64_t j = 0; j < ns; j += 128) {
+      int64_t rows = std::min<int64_t>(128, ns - j);
+      for (int64_t ks = 0; ks < K; ks += kStage) {
+        int64_t kc = std::min<int64_t>(kStage, K - ks);
+        FlatSymbolRefAttr st = stageB[stageSlot++ % 2];
+        kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, ks, kc);
+        for (int64_t k0 = ks; k0 < ks + kc; k0 += 128) {
+          int64_t ksz = std::min<int64_t>(128, K - k0);
+          transposeInto(st, rows, k0 - ks, ksz, tile, (k0 / 128) * nsz + j);
+        }
+      }
+    }
+  }
+
+  void run() {
+    auto rt = mm.getType();
+    ArrayRef<int64_t> batch = rt.getShape().drop_back(2);
+    SmallVector<int64_t> aOffs = batchOffsets(mm.getLhs().getType().getShape(), batch);
+    SmallVector<int64_t> bOffs = batchOffsets(mm.getRhs().getType().getShape(), batch);
+    a = fl.bufferOf(mm.getLhs());
+    b = fl.bufferOf(mm.getRhs());
+    allocate();
+    bool fp32 = aType.isF32() || bType.isF32();
+    int64_t nts = (N + nsz - 1) / nsz;
+    for (size_t bi = 0; bi < aOffs.size(); ++bi) {
+      for (int64_t m0 = 0; m0 < M; m0 += G * 128) {
+        int64_t mb = std::min<int64_t>(G * 128, M - m0);
+        kb.setSource(mm);
+        loadStationary(aOffs[bi], m0, mb);
+        // Moving tiles of column tile t+1 load while column tile t multiplies.
+        auto load = [&](int64_t t) {
+          kb.setSource(mm);
+          loadMoving(mov[t % 2], bOffs[bi], t * nsz, std::min(nsz, N - t * nsz));
+        };
+        load(0);
+        for (int64_t t = 0; t < nts; ++t) {
+          if (t + 1 < nts)
+            load(t + 1);
+          int64_t n0 = t * nsz, ns = std::min(nsz, N - n0);
+          FlatSymbolRefAttr moving = mov[t % 2];
+          for (int64_t j = 0; j < mb; j += 128) {
+            int64_t msz = std::min<int64_t>(128, mb - j);
+            FlatSymbolRefAttr accum = acc[accSlot++ % 4];
+            kb.setSource(mm);
+            for (int64_t k = 0; k < kt; ++k) {
+              int64_t ksz = std::min<int64_t>(128, K - k * 128);
+              kb.charge(Engine::tensor,
+                        kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, ns, fp32));
+              kb.emit<nisa::LoadStationaryOp>(aT, kb.tileAP(0, ksz, k * mb + j, msz),
+                                              DenseI64ArrayAttr(), UnitAttr());
+              kb.emit<nisa::MultiplyMovingOp>(accum, kb.tileAP(0, msz, 0, ns), moving,
+                                              kb.tileAP(0, ksz, k * nsz, ns),
+                                              k == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
+                                              DenseI64ArrayAttr(), UnitAttr());
+            }
+            epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j, msz, n0, ns,
+                                  accum, 0);
+          }
+        }
+      }
+    }
+  }
+};
+
+} // namespace
+
+LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operation *anchor,
+                                                  MatmulOp mm, ArrayRef<Operation *> epilogueOps,
+                                                  ArrayRef<std::pair<Value, Value>> outputs,
+                                                  StringRef kind) {
+  auto fail = [&](StringRef why) {
+    return anchor->emitError("cannot lower the matmul: ") << why;
+  };
+  for (Type t : {mm.getLhs().getType().getElementType(), mm.getRhs().getType().getElementType()})
+    if (!isa<FloatType>(t))
+      return fail("TensorE multiplies f32, bf16 and f16 matrices only");
+  RowKernelSpec spec;
+  spec.ops.push_back(mm);
+  spec.ops.append(epilogueOps.begin(), epilogueOps.end());
+  spec.bufferOf = [&](Value v) { return fl.bufferOf(v); };
+  spec.constantBuffer = [&](ConstantOp c) { return fl.constantBuffer(c); };
+  spec.psum = mm.getResult();
+  for (auto [inner, outer] : outputs)
+    spec.outputs.push_back({inner, fl.resultBuffer(outer)});
+  std::string why;
+  std::optional<RowKernel> epilogue = RowKernel::plan(spec, fl.pb.hw(), why);
+  if (!epilogue) {
+    if (epilogueOps.empty())
+      return fail(why);
+    // The epilogue cannot run on the output tiles: write the product to HBM
+    // and run the rest as its own kernel.
+    if (fl.remarks)
+      anchor->emitRemark("the matmul's epilogue is a separate kernel: ") << why;
+    if (failed(lowerMatmul(fl, mm, mm, {}, {{mm.getResult(), mm.getResult()}}, "matmul")))
+      return failure();
+    return lowerRowGroup(fl, anchor, epilogueOps, outputs, kind);
+  }
+  KernelBuilder kb(fl.pb, kind, anchor);
+  MatmulLowering lowering(fl, kb, mm, *epilogue);
+  if (!lowering.plan(why))
+    return fail(why);
+  lowering.run();
+  if (fl.remarks)
+    anchor->emitRemark("lowered as one ")
+        << kind << " kernel: " << lowering.M << "x" << lowering.K << "x" << lowering.N
+        << " in blocks of " << std::min<int64_t>(lowering.G * 128, lowering.M)
+        << " rows, column tiles of " << lowering.nsz
+        << (lowering.needAT ? ", lhs transposed on TensorE" : "")
+        << (lowering.needBT ? ", rhs transposed on TensorE" : "");
+  return success();
+}

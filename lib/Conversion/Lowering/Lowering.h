@@ -1,0 +1,70 @@
+//===- Lowering.h - neuron -> nisa, shared by the kernel lowerings -*- C++ -*-===//
+//
+// The state of lowering one function: where every neuron value lives in
+// HBM, and the entry points of the kernel lowerings (row kernels, matmuls,
+// data movement) that Lower.cpp dispatches to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURONC_LIB_CONVERSION_LOWERING_LOWERING_H
+#define NEURONC_LIB_CONVERSION_LOWERING_LOWERING_H
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::neuron::lowering {
+
+/// Lowering one function into one program.
+class FunctionLowering {
+public:
+  FunctionLowering(ProgramBuilder &program, bool remarks) : pb(program), remarks(remarks) {}
+
+  ProgramBuilder &pb;
+  bool remarks;
+
+  /// Where `v` lives: an input, a computed value, a constant (declared on
+  /// first use) or a view of another buffer.
+  HbmBuffer bufferOf(Value v);
+  /// Where the op computing `v` writes it: a program output when returned,
+  /// else a new internal tensor. Recorded as v's buffer.
+  HbmBuffer resultBuffer(Value v);
+  /// Records a buffer for `v`.
+  void setBuffer(Value v, HbmBuffer b) { buffers[v] = std::move(b); }
+  bool hasBuffer(Value v) const { return buffers.count(v); }
+  /// An HBM const tensor holding `c`'s value.
+  HbmBuffer constantBuffer(ConstantOp c);
+
+  /// Values whose computation writes straight into a program output.
+  DenseMap<Value, HbmBuffer> outputDestinations;
+
+private:
+  DenseMap<Value, HbmBuffer> buffers;
+  DenseMap<Attribute, HbmBuffer> constants;
+};
+
+/// Elementwise ops, reductions, norms, softmax, and fused kernels without a
+/// matmul. Falls back to one kernel per op when the group has no common
+/// iteration domain.
+LogicalResult lowerRowGroup(FunctionLowering &fl, Operation *anchor, ArrayRef<Operation *> ops,
+                            ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
+
+/// A matmul, alone or as the hero of a fused kernel with its epilogue
+/// (`epilogueOps` computing `outputs` from the matmul result).
+LogicalResult lowerMatmul(FunctionLowering &fl, Operation *anchor, MatmulOp matmul,
+                          ArrayRef<Operation *> epilogueOps,
+                          ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
+
+/// Transpose, slice, concat, gather, broadcast_to and copies: DMA.
+LogicalResult lowerDataMovement(FunctionLowering &fl, Operation *op);
+
+/// An HBM to HBM copy of a whole buffer.
+void copyBuffer(FunctionLowering &fl, Operation *source, const HbmBuffer &dst,
+                const HbmBuffer &src);
+
+/// Strides (elements) of a row-major shape.
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
+
+} // namespace mlir::neuron::lowering
+
+#endif // NEURONC_LIB_CONVERSION_LOWERING_LOWERING_H

@@ -1,0 +1,176 @@
+//===- Device.cpp - Memories of the simulated core and operand access -----===//
+
+#include "Device.h"
+
+#include "neuronc/Support/Float.h"
+
+#include <climits>
+#include <cmath>
+
+using namespace neuronc;
+using namespace neuronc::sim;
+
+int32_t neuronc::sim::floatToInt(float v) {
+  if (std::isnan(v))
+    return 0;
+  if (v >= 2147483647.0f)
+    return INT32_MAX;
+  if (v <= -2147483648.0f)
+    return INT32_MIN;
+  return static_cast<int32_t>(v);
+}
+
+Device::Device(const HardwareModel &hw, const neff::Executable &exe, const neff::Program &program)
+    : sbuf(size_t(hw.partitions) * hw.sbufPartitionBytes),
+      psum(size_t(hw.partitions) * hw.psumPartitionBytes), scratch(program.scratchBytes),
+      sbufStride(hw.sbufPartitionBytes), psumStride(hw.psumPartitionBytes) {
+  for (const neff::Variable &v : program.variables) {
+    switch (v.kind) {
+    case neff::VarKind::Internal:
+      varBase.push_back(scratch.data() + v.offset);
+      break;
+    case neff::VarKind::Const:
+      owned.emplace_back(exe.constants.begin() + v.offset,
+                         exe.constants.begin() + v.offset + v.bytes());
+      varBase.push_back(owned.back().data());
+      break;
+    default:
+      owned.emplace_back(v.bytes());
+      varBase.push_back(owned.back().data());
+      break;
+    }
+  }
+}
+
+namespace {
+
+template <typename T> T readRaw(const uint8_t *p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <typename T> void writeRaw(uint8_t *p, T v) { std::memcpy(p, &v, sizeof(T)); }
+
+} // namespace
+
+void Device::load(const isa::Operand &o, float *out) {
+  isa::DType t = o.dtype;
+  forEachRun(o, [&](uint32_t, uint8_t *p, int64_t n, int64_t s) {
+    switch (t) {
+    case isa::DType::F32:
+      if (s == 1)
+        std::memcpy(out, p, n * 4);
+      else
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = readRaw<float>(p + i * s * 4);
+      break;
+    case isa::DType::BF16:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = bf16BitsToFloat(readRaw<uint16_t>(p + i * s * 2));
+      break;
+    case isa::DType::F16:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = f16BitsToFloat(readRaw<uint16_t>(p + i * s * 2));
+      break;
+    case isa::DType::I32:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = static_cast<float>(readRaw<int32_t>(p + i * s * 4));
+      break;
+    case isa::DType::I1:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = p[i * s] ? 1.0f : 0.0f;
+      break;
+    }
+    out += n;
+  });
+}
+
+void Device::load(const isa::Operand &o, int32_t *out) {
+  isa::DType t = o.dtype;
+  forEachRun(o, [&](uint32_t, uint8_t *p, int64_t n, int64_t s) {
+    switch (t) {
+    case isa::DType::I32:
+      if (s == 1)
+        std::memcpy(out, p, n * 4);
+      else
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = readRaw<int32_t>(p + i * s * 4);
+      break;
+    case isa::DType::I1:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = p[i * s] ? 1 : 0;
+      break;
+    case isa::DType::F32:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = floatToInt(readRaw<float>(p + i * s * 4));
+      break;
+    case isa::DType::BF16:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = floatToInt(bf16BitsToFloat(readRaw<uint16_t>(p + i * s * 2)));
+      break;
+    case isa::DType::F16:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = floatToInt(f16BitsToFloat(readRaw<uint16_t>(p + i * s * 2)));
+      break;
+    }
+    out += n;
+  });
+}
+
+void Device::store(const isa::Operand &o, const float *in) {
+  isa::DType t = o.dtype;
+  forEachRun(o, [&](uint32_t, uint8_t *p, int64_t n, int64_t s) {
+    switch (t) {
+    case isa::DType::F32:
+      if (s == 1)
+        std::memcpy(p, in, n * 4);
+      else
+        for (int64_t i = 0; i < n; ++i)
+          writeRaw<float>(p + i * s * 4, in[i]);
+      break;
+    case isa::DType::BF16:
+      for (int64_t i = 0; i < n; ++i)
+        writeRaw<uint16_t>(p + i * s * 2, floatToBF16Bits(in[i]));
+      break;
+    case isa::DType::F16:
+      for (int64_t i = 0; i < n; ++i)
+        writeRaw<uint16_t>(p + i * s * 2, floatToF16Bits(in[i]));
+      break;
+    case isa::DType::I32:
+      for (int64_t i = 0; i < n; ++i)
+        writeRaw<int32_t>(p + i * s * 4, floatToInt(in[i]));
+      break;
+    case isa::DType::I1:
+      for (int64_t i = 0; i < n; ++i)
+        p[i * s] = in[i] != 0.0f;
+      break;
+    }
+    in += n;
+  });
+}
+
+void Device::store(const isa::Operand &o, const int32_t *in) {
+  isa::DType t = o.dtype;
+  forEachRun(o, [&](uint32_t, uint8_t *p, int64_t n, int64_t s) {
+    for (int64_t i = 0; i < n; ++i) {
+      switch (t) {
+      case isa::DType::I32:
+        writeRaw<int32_t>(p + i * s * 4, in[i]);
+        break;
+      case isa::DType::I1:
+        p[i * s] = in[i] != 0;
+        break;
+      case isa::DType::F32:
+        writeRaw<float>(p + i * s * 4, static_cast<float>(in[i]));
+        break;
+      case isa::DType::BF16:
+        writeRaw<uint16_t>(p + i * s * 2, floatToBF16Bits(static_cast<float>(in[i])));
+        break;
+      case isa::DType::F16:
+        writeRaw<uint16_t>(p + i * s * 2, floatToF16Bits(static_cast<float>(in[i])));
+        break;
+      }
+    }
+    in += n;
+  });
+}

@@ -1,0 +1,88 @@
+//===- Device.h - Memories of the simulated core and operand access -*- C++ -*-===//
+//
+// HBM (one buffer per bound variable, one scratch area for internal ones),
+// SBUF and PSUM as bytes, and the walks an operand's access pattern makes
+// over them, converting elements to and from the f32/i32 the engines
+// compute in.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURONC_LIB_SIMULATOR_DEVICE_H
+#define NEURONC_LIB_SIMULATOR_DEVICE_H
+
+#include "neuronc/Target/HardwareModel.h"
+#include "neuronc/Target/Neff.h"
+
+#include <cstring>
+#include <vector>
+
+namespace neuronc::sim {
+
+/// Device memory of one running program.
+class Device {
+public:
+  Device(const HardwareModel &hw, const neff::Executable &exe, const neff::Program &program);
+
+  /// The byte of element 0 of `o` on partition `p` (tiles) or of the
+  /// variable (HBM, p ignored).
+  uint8_t *base(const isa::Operand &o, uint32_t p) {
+    if (o.space == isa::Space::Hbm)
+      return varBase[o.var] + o.offset * isa::dtypeBytes(o.dtype);
+    uint8_t *mem = o.space == isa::Space::Sbuf ? sbuf.data() : psum.data();
+    size_t stride = o.space == isa::Space::Sbuf ? sbufStride : psumStride;
+    return mem + (o.partStart + p) * stride + o.offset;
+  }
+  uint8_t *variable(size_t v) { return varBase[v]; }
+
+  /// Calls `f(partition, elementPtr, count, strideElements)` for every run
+  /// of the innermost dim, in pattern order.
+  template <typename F> void forEachRun(const isa::Operand &o, F &&f) {
+    uint32_t parts = o.space == isa::Space::Hbm ? 1 : o.partCount;
+    int64_t esize = isa::dtypeBytes(o.dtype);
+    int r = o.rank;
+    int64_t n = r ? o.sizes[r - 1] : 1;
+    int64_t s = r ? o.strides[r - 1] : 1;
+    int64_t outer = 1;
+    for (int d = 0; d + 1 < r; ++d)
+      outer *= o.sizes[d];
+    for (uint32_t p = 0; p < parts; ++p) {
+      uint8_t *b = base(o, p);
+      int64_t idx[isa::kMaxDims] = {};
+      int64_t off = 0;
+      for (int64_t k = 0; k < outer; ++k) {
+        f(p, b + off * esize, n, s);
+        for (int d = r - 2; d >= 0; --d) {
+          off += o.strides[d];
+          if (++idx[d] < o.sizes[d])
+            break;
+          off -= o.strides[d] * o.sizes[d];
+          idx[d] = 0;
+        }
+      }
+    }
+  }
+
+  /// Reads every element of `o`, partition-major, as f32.
+  void load(const isa::Operand &o, float *out);
+  /// Reads every element of `o` as i32 (floats truncate).
+  void load(const isa::Operand &o, int32_t *out);
+  /// Writes `in` (one value per element of `o`) converting to o's type:
+  /// bf16/f16 round to nearest even, integers truncate and saturate, i1 is
+  /// `x != 0`.
+  void store(const isa::Operand &o, const float *in);
+  void store(const isa::Operand &o, const int32_t *in);
+
+private:
+  std::vector<uint8_t> sbuf, psum, scratch;
+  std::vector<std::vector<uint8_t>> owned;
+  std::vector<uint8_t *> varBase;
+  size_t sbufStride, psumStride;
+};
+
+/// f32 to i32 as the cast op defines it: truncation toward zero, NaN to 0,
+/// saturation at the limits.
+int32_t floatToInt(float v);
+
+} // namespace neuronc::sim
+
+#endif // NEURONC_LIB_SIMULATOR_DEVICE_H

@@ -1,0 +1,47 @@
+//===- Execute.h - What each instruction computes ---------------*- C++ -*-===//
+
+#ifndef NEURONC_LIB_SIMULATOR_EXECUTE_H
+#define NEURONC_LIB_SIMULATOR_EXECUTE_H
+
+#include "Device.h"
+
+#include "llvm/Support/Error.h"
+
+namespace neuronc::sim {
+
+/// The functional half of the simulator: applies one instruction to the
+/// device memory. Engines compute in f32 (i32 when every operand is an
+/// integer); results are rounded to the destination's element type.
+class Executor {
+public:
+  explicit Executor(Device &device) : dev(device) {}
+
+  /// Executes `inst`; fails on run-time errors (an out-of-range gather
+  /// index, integer division by zero).
+  llvm::Error execute(const isa::Instruction &inst);
+
+private:
+  Device &dev;
+  /// TensorE's stationary matrix: K partitions x M values.
+  std::vector<float> stationary;
+  int64_t stationaryK = 0, stationaryM = 0;
+  std::vector<float> buf[5];
+  std::vector<int32_t> ibuf[5];
+
+  float *fbuf(int i, int64_t n) {
+    if (static_cast<int64_t>(buf[i].size()) < n)
+      buf[i].resize(n);
+    return buf[i].data();
+  }
+  int32_t *ibufOf(int i, int64_t n) {
+    if (static_cast<int64_t>(ibuf[i].size()) < n)
+      ibuf[i].resize(n);
+    return ibuf[i].data();
+  }
+  llvm::Error dma(const isa::Instruction &inst);
+  llvm::Error elementwise(const isa::Instruction &inst);
+};
+
+} // namespace neuronc::sim
+
+#endif // NEURONC_LIB_SIMULATOR_EXECUTE_H

@@ -1,0 +1,487 @@
+//===- Assemble.cpp - nisa programs to an executable ----------------------===//
+
+#include "neuronc/Target/Assemble.h"
+
+#include "neuronc/Dialect/Nisa/NisaOps.h"
+#include "neuronc/Target/HardwareModel.h"
+#include "neuronc/Target/InstructionCost.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+using namespace neuronc;
+namespace nisa = mlir::nisa;
+
+std::string neuronc::formatSourceLocation(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return formatSourceLocation(name.getChildLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    std::string s;
+    for (Location l : fused.getLocations()) {
+      std::string part = formatSourceLocation(l);
+      if (part.empty())
+        continue;
+      s += (s.empty() ? "" : "; ") + part;
+    }
+    return s;
+  }
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return formatSourceLocation(call.getCallee());
+  return "";
+}
+
+std::string neuronc::locationOpName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    // An exporter's name inside ours wins: loc("neuron.mul"(loc("aten::mul"(...)))).
+    std::string inner = locationOpName(name.getChildLoc());
+    return inner.empty() ? name.getName().str() : inner;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (std::string n = locationOpName(l); !n.empty())
+        return n;
+  return "";
+}
+
+namespace {
+
+isa::DType dtypeOf(Type t) {
+  if (t.isBF16())
+    return isa::DType::BF16;
+  if (t.isF16())
+    return isa::DType::F16;
+  if (t.isInteger(32))
+    return isa::DType::I32;
+  if (t.isInteger(1))
+    return isa::DType::I1;
+  return isa::DType::F32;
+}
+
+/// The bytes of a constant in device layout (i1 one byte each).
+void appendConstant(ElementsAttr value, std::vector<uint8_t> &out) {
+  Type et = value.getElementType();
+  auto push = [&](const void *p, size_t n) {
+    const uint8_t *b = static_cast<const uint8_t *>(p);
+    out.insert(out.end(), b, b + n);
+  };
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (et.isInteger(1)) {
+      for (bool v : dense.getValues<bool>())
+        out.push_back(v ? 1 : 0);
+      return;
+    }
+    if (isa<FloatType>(et)) {
+      for (APFloat v : dense.getValues<APFloat>()) {
+        APInt bits = v.bitcastToAPInt();
+        uint64_t raw = bits.getZExtValue();
+        push(&raw, bits.getBitWidth() / 8);
+      }
+      return;
+    }
+    for (APInt v : dense.getValues<APInt>()) {
+      uint32_t raw = static_cast<uint32_t>(v.getSExtValue());
+      push(&raw, 4);
+    }
+    return;
+  }
+  // Other elements attributes (resources): go through APFloat/APInt values.
+  if (isa<FloatType>(et)) {
+    for (APFloat v : value.getValues<APFloat>()) {
+      APInt bits = v.bitcastToAPInt();
+      uint64_t raw = bits.getZExtValue();
+      push(&raw, bits.getBitWidth() / 8);
+    }
+  } else {
+    for (APInt v : value.getValues<APInt>()) {
+      if (et.isInteger(1)) {
+        out.push_back(v.isZero() ? 0 : 1);
+      } else {
+        uint32_t raw = static_cast<uint32_t>(v.getSExtValue());
+        push(&raw, 4);
+      }
+    }
+  }
+}
+
+struct ProgramAssembler {
+  nisa::ProgramOp program;
+  const HardwareModel &hw;
+  std::vector<uint8_t> &constants;
+  neff::Program out;
+  nisa::MemoryResolver resolver;
+  llvm::DenseMap<Operation *, uint32_t> varIndex;
+  std::map<std::tuple<uint32_t, std::string, std::string>, uint32_t> debugIndex;
+
+  ProgramAssembler(nisa::ProgramOp program, const HardwareModel &hw,
+                   std::vector<uint8_t> &constants)
+      : program(program), hw(hw), constants(constants), resolver(program) {}
+
+  FailureOr<isa::Operand> operand(nisa::KernelOp kernel, FlatSymbolRefAttr sym,
+                                  nisa::AccessPatternAttr ap, Operation *inst) {
+    Operation *decl = resolver.lookup(kernel, sym);
+    isa::Operand o;
+    o.rank = ap.getSizes().size();
+    for (int d = 0; d < o.rank; ++d) {
+      o.sizes[d] = ap.getSizes()[d];
+      o.strides[d] = ap.getStrides()[d];
+    }
+    if (auto tile = dyn_cast_or_null<nisa::AllocOp>(decl)) {
+      if (!tile.getOffset())
+        return inst->emitOpError("uses tile ") << sym << " before it is allocated";
+      o.space = tile.getSpace() == nisa::MemorySpace::sbuf ? isa::Space::Sbuf : isa::Space::Psum;
+      o.dtype = dtypeOf(tile.getElementType());
+      o.partStart = ap.getPartStart();
+      o.partCount = ap.getPartCount();
+      o.offset = *tile.getOffset() + ap.getOffset() * isa::dtypeBytes(o.dtype);
+      return o;
+    }
+    if (auto hbm = dyn_cast_or_null<nisa::HbmOp>(decl)) {
+      o.space = isa::Space::Hbm;
+      o.dtype = dtypeOf(hbm.getElementType());
+      o.var = varIndex.lookup(hbm);
+      o.offset = ap.getOffset();
+      return o;
+    }
+    return inst->emitOpError("names unknown memory ") << sym;
+  }
+
+  LogicalResult run() {
+    out.name = program.getSymName().str();
+    out.target = program.getTarget().str();
+    for (nisa::HbmOp t : program.getBodyBlock().getOps<nisa::HbmOp>()) {
+      neff::Variable v;
+      v.name = t.getSymName().str();
+      v.dtype = dtypeOf(t.getElementType());
+      v.shape.assign(t.getTensorType().getShape().begin(), t.getTensorType().getShape().end());
+      switch (t.getKind()) {
+      case nisa::HbmKind::input:
+        v.kind = neff::VarKind::Input;
+        v.index = *t.getIndex();
+        break;
+      case nisa::HbmKind::output:
+        v.kind = neff::VarKind::Output;
+        v.index = *t.getIndex();
+        break;
+      case nisa::HbmKind::constant:
+        v.kind = neff::VarKind::Const;
+        constants.resize((constants.size() + 63) / 64 * 64);
+        v.offset = constants.size();
+        appendConstant(*t.getValue(), constants);
+        break;
+      case nisa::HbmKind::internal:
+        if (!t.getOffset())
+          return t.emitOpError("has no scratch offset: run --neuron-allocate-memory first");
+        v.kind = neff::VarKind::Internal;
+        v.offset = *t.getOffset();
+        out.scratchBytes = std::max(out.scratchBytes, v.offset + v.bytes());
+        break;
+      }
+      varIndex[t] = out.variables.size();
+      out.variables.push_back(std::move(v));
+    }
+    SmallVector<int64_t> stationary(1, 128);
+    for (nisa::KernelOp kernel : program.getBodyBlock().getOps<nisa::KernelOp>()) {
+      uint32_t ki = out.kernels.size();
+      neff::Kernel k;
+      k.name = kernel.getSymName().str();
+      k.kind = kernel.getKind().str();
+      k.source = kernel.getSource().str();
+      k.location = formatSourceLocation(kernel.getLoc());
+      out.kernels.push_back(std::move(k));
+      for (Operation &op : kernel.getBodyBlock()) {
+        if (!isa<nisa::InstructionOpInterface>(op))
+          continue;
+        FailureOr<isa::Instruction> inst = encode(kernel, &op);
+        if (failed(inst))
+          return failure();
+        std::string name = locationOpName(op.getLoc());
+        auto key = std::make_tuple(ki, name, formatSourceLocation(op.getLoc()));
+        auto [it, inserted] = debugIndex.try_emplace(key, out.debug.size());
+        if (inserted)
+          out.debug.push_back({ki, name, std::get<2>(key)});
+        inst->debug = it->second;
+        if (inst->opcode == isa::Opcode::LoadStationary)
+          stationary[0] = inst->operands[0].numElements();
+        accumulateCost(hw, *inst, stationary[0], out.kernels[ki].cost);
+        out.streams[inst->stream()].push_back(std::move(*inst));
+      }
+    }
+    return success();
+  }
+
+  FailureOr<isa::Instruction> encode(nisa::KernelOp kernel, Operation *op) {
+    isa::Instruction inst;
+    auto iface = cast<nisa::InstructionOpInterface>(op);
+    inst.engine = iface.getInstructionEngine();
+    if (auto w = op->getAttrOfType<DenseI64ArrayAttr>("wait"))
+      for (size_t i = 0; i + 1 < w.size(); i += 2)
+        inst.waits.push_back({static_cast<uint8_t>(w[i]), static_cast<uint32_t>(w[i + 1])});
+    if (op->hasAttr("signal"))
+      inst.flags |= isa::kSignal;
+    bool failedOperand = false;
+    auto add = [&](FlatSymbolRefAttr sym, nisa::AccessPatternAttr ap) {
+      FailureOr<isa::Operand> o = operand(kernel, sym, ap, op);
+      if (failed(o))
+        failedOperand = true;
+      else
+        inst.operands.push_back(*o);
+    };
+    auto fl = [](std::optional<APFloat> v, float def) {
+      return v ? v->convertToFloat() : def;
+    };
+    llvm::TypeSwitch<Operation *>(op)
+        .Case([&](nisa::DmaCopyOp d) {
+          inst.opcode = isa::Opcode::DmaCopy;
+          inst.queue = d.getQueue();
+          add(d.getDstAttr(), d.getDstAp());
+          add(d.getSrcAttr(), d.getSrcAp());
+          neff::DmaDescriptor desc;
+          if (d.getIndirect()) {
+            inst.flags |= isa::kIndirect;
+            add(d.getIndirectAttr(), *d.getIndirectAp());
+            inst.params[1] = *d.getIndirectStride();
+            inst.params[2] = *d.getIndirectBound();
+            desc.indirect = true;
+            desc.indirectStride = inst.params[1];
+            desc.indirectBound = inst.params[2];
+          }
+          if (inst.operands.size() >= 2) {
+            desc.dst = inst.operands[0];
+            desc.src = inst.operands[1];
+            if (desc.indirect && inst.operands.size() > 2)
+              desc.index = inst.operands[2];
+          }
+          inst.params[0] = out.dma.size();
+          out.dma.push_back(desc);
+        })
+        .Case([&](nisa::LoadStationaryOp l) {
+          inst.opcode = isa::Opcode::LoadStationary;
+          add(l.getSrcAttr(), l.getSrcAp());
+        })
+        .Case([&](nisa::MultiplyMovingOp m) {
+          inst.opcode = isa::Opcode::MultiplyMoving;
+          if (m.getStart())
+            inst.flags |= isa::kStart;
+          add(m.getDstAttr(), m.getDstAp());
+          add(m.getSrcAttr(), m.getSrcAp());
+        })
+        .Case([&](nisa::TransposeOp t) {
+          inst.opcode = isa::Opcode::Transpose;
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+        })
+        .Case([&](nisa::ActivationOp a) {
+          inst.opcode = isa::Opcode::Activation;
+          inst.func = static_cast<uint8_t>(a.getFunc());
+          inst.imm0 = fl(a.getScaleImm(), 1.0f);
+          inst.imm1 = fl(a.getBiasImm(), 0.0f);
+          add(a.getDstAttr(), a.getDstAp());
+          add(a.getSrcAttr(), a.getSrcAp());
+          if (a.getScale()) {
+            inst.flags |= isa::kHasScale;
+            add(a.getScaleAttr(), *a.getScaleAp());
+          }
+          if (a.getBias()) {
+            inst.flags |= isa::kHasBias;
+            add(a.getBiasAttr(), *a.getBiasAp());
+          }
+          if (a.getAcc()) {
+            inst.flags |= isa::kHasAcc;
+            add(a.getAccAttr(), *a.getAccAp());
+          }
+        })
+        .Case([&](nisa::TensorTensorOp t) {
+          inst.opcode = isa::Opcode::TensorTensor;
+          inst.func = static_cast<uint8_t>(t.getOp());
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getLhsAttr(), t.getLhsAp());
+          add(t.getRhsAttr(), t.getRhsAp());
+        })
+        .Case([&](nisa::TensorScalarOp t) {
+          inst.opcode = isa::Opcode::TensorScalar;
+          inst.func = static_cast<uint8_t>(t.getOp0());
+          inst.imm0 = fl(t.getImm0(), 0.0f);
+          inst.imm1 = fl(t.getImm1(), 0.0f);
+          if (t.getReverse0())
+            inst.flags |= isa::kReverse0;
+          if (t.getOp1()) {
+            inst.flags |= isa::kHasOp1;
+            inst.op1 = static_cast<uint8_t>(*t.getOp1());
+            if (t.getReverse1())
+              inst.flags |= isa::kReverse1;
+          }
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+          if (t.getS0()) {
+            inst.flags |= isa::kHasS0;
+            add(t.getS0Attr(), *t.getS0Ap());
+          }
+          if (t.getS1()) {
+            inst.flags |= isa::kHasS1;
+            add(t.getS1Attr(), *t.getS1Ap());
+          }
+        })
+        .Case([&](nisa::ScalarTensorTensorOp t) {
+          inst.opcode = isa::Opcode::ScalarTensorTensor;
+          inst.func = static_cast<uint8_t>(t.getOp0());
+          inst.op1 = static_cast<uint8_t>(t.getOp1());
+          inst.imm0 = fl(t.getImm0(), 0.0f);
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getLhsAttr(), t.getLhsAp());
+          if (t.getS0()) {
+            inst.flags |= isa::kHasS0;
+            add(t.getS0Attr(), *t.getS0Ap());
+          }
+          add(t.getRhsAttr(), t.getRhsAp());
+        })
+        .Case([&](nisa::TensorReduceOp t) {
+          inst.opcode = isa::Opcode::TensorReduce;
+          inst.func = static_cast<uint8_t>(t.getOp());
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+        })
+        .Case([&](nisa::TensorCopyOp t) {
+          inst.opcode = isa::Opcode::TensorCopy;
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+        })
+        .Case([&](nisa::ReciprocalOp t) {
+          inst.opcode = isa::Opcode::Reciprocal;
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+        })
+        .Case([&](nisa::SelectOp t) {
+          inst.opcode = isa::Opcode::Select;
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getCondAttr(), t.getCondAp());
+          add(t.getOnTrueAttr(), t.getOnTrueAp());
+          add(t.getOnFalseAttr(), t.getOnFalseAp());
+        })
+        .Case([&](nisa::BnStatsOp t) {
+          inst.opcode = isa::Opcode::BnStats;
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+        })
+        .Case([&](nisa::BnAggrOp t) {
+          inst.opcode = isa::Opcode::BnAggr;
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+        })
+        .Case([&](nisa::IotaOp t) {
+          inst.opcode = isa::Opcode::Iota;
+          inst.params[0] = t.getBase();
+          inst.params[1] = t.getPartitionStep();
+          for (auto [i, s] : llvm::enumerate(t.getSteps()))
+            if (i + 2 < inst.params.size())
+              inst.params[i + 2] = s;
+          add(t.getDstAttr(), t.getDstAp());
+        })
+        .Case([&](nisa::AffineSelectOp t) {
+          inst.opcode = isa::Opcode::AffineSelect;
+          inst.func = static_cast<uint8_t>(t.getCmp());
+          inst.imm0 = t.getFill().convertToFloat();
+          inst.params[0] = t.getConstant();
+          inst.params[1] = t.getPartitionCoeff();
+          for (auto [i, s] : llvm::enumerate(t.getCoeffs()))
+            if (i + 2 < inst.params.size())
+              inst.params[i + 2] = s;
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+        })
+        .Case([&](nisa::PartitionReduceOp t) {
+          inst.opcode = isa::Opcode::PartitionReduce;
+          inst.func = static_cast<uint8_t>(t.getOp());
+          add(t.getDstAttr(), t.getDstAp());
+          add(t.getSrcAttr(), t.getSrcAp());
+        })
+        .Case([&](nisa::MemsetOp t) {
+          inst.opcode = isa::Opcode::Memset;
+          inst.imm0 = t.getValue().convertToFloat();
+          add(t.getDstAttr(), t.getDstAp());
+        });
+    if (failedOperand)
+      return failure();
+    return inst;
+  }
+};
+
+} // namespace
+
+void neuronc::accumulateCost(const HardwareModel &hw, const isa::Instruction &inst,
+                             int64_t stationaryCols, neff::CostTable &t) {
+  auto tileBytes = [&](const isa::Operand &o, int64_t &sbuf, int64_t &psum) {
+    if (o.space == isa::Space::Sbuf)
+      sbuf += o.bytes();
+    else if (o.space == isa::Space::Psum)
+      psum += o.bytes();
+  };
+  if (inst.opcode == isa::Opcode::DmaCopy) {
+    DmaShape shape = dmaShapeOf(hw, inst);
+    ++t.dmaCount;
+    t.dmaBytes += shape.bytes;
+    t.dmaQueueNs += static_cast<int64_t>(
+        dmaQueueNs(hw, shape.bytes, shape.runs, shape.runBytes, shape.stridedSbuf));
+    if (shape.readsHbm)
+      t.hbmReadBytes += shape.bytes;
+    if (shape.writesHbm)
+      t.hbmWriteBytes += shape.bytes;
+    for (size_t i = 0; i < 2 && i < inst.operands.size(); ++i)
+      tileBytes(inst.operands[i], t.sbufBytes, t.psumBytes);
+    return;
+  }
+  int e = static_cast<int>(inst.engine);
+  CostQuery q = costQueryOf(inst, stationaryCols);
+  ++t.instructions[e];
+  t.cycles[e] += instructionCycles(hw, q);
+  t.elements[e] += q.partitions * q.elements;
+  for (const isa::Operand &o : inst.operands)
+    tileBytes(o, t.sbufBytes, t.psumBytes);
+  if (inst.opcode == isa::Opcode::MultiplyMoving)
+    t.matmulFlops += 2 * static_cast<int64_t>(inst.operands[1].partCount) * stationaryCols *
+                     inst.operands[1].numElements();
+  if (inst.opcode == isa::Opcode::Transpose && inst.engine == isa::Engine::tensor)
+    t.transposeFlops += 2 * static_cast<int64_t>(inst.operands[1].partCount) *
+                        inst.operands[1].partCount * inst.operands[1].numElements();
+  if (inst.opcode == isa::Opcode::Activation &&
+      static_cast<isa::ActFunc>(inst.func) != isa::ActFunc::copy)
+    t.transcendentals += inst.operands[1].totalElements();
+}
+
+FailureOr<neff::Executable> neuronc::assemble(ModuleOp module, StringRef compilerVersion) {
+  neff::Executable exe;
+  exe.compiler = ("neuronc " + compilerVersion).str();
+  for (nisa::ProgramOp program : module.getOps<nisa::ProgramOp>()) {
+    const HardwareModel *hw = lookupHardwareModel(program.getTarget());
+    if (!hw)
+      return program.emitOpError("unknown target ") << program.getTarget();
+    if (exe.target.empty())
+      exe.target = program.getTarget().str();
+    else if (exe.target != program.getTarget())
+      return program.emitOpError("targets ")
+             << program.getTarget() << " but the executable is for " << exe.target;
+    ProgramAssembler pa(program, *hw, exe.constants);
+    if (failed(pa.run()))
+      return failure();
+    for (const auto &s : pa.out.streams)
+      for (const isa::Instruction &inst : s)
+        if (inst.has(isa::kIndirect))
+          exe.requiredFeatures |= neff::kFeatureIndirectDma;
+    neff::EntryPoint entry;
+    entry.name = pa.out.name;
+    entry.buckets.push_back({static_cast<uint32_t>(exe.programs.size()), {}});
+    exe.entries.push_back(std::move(entry));
+    exe.programs.push_back(std::move(pa.out));
+  }
+  if (exe.programs.empty())
+    return module.emitError("nothing to assemble: the module has no nisa.program (run "
+                            "--neuron-lower and the backend passes first)");
+  return exe;
+}

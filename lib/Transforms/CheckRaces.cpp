@@ -1,0 +1,200 @@
+//===- CheckRaces.cpp - neuron-check-races --------------------------------===//
+//
+// Trusts nothing but the semaphore fields. First it runs the streams
+// symbolically (an instruction issues once the signals it waits for have
+// been given) to find an order that completes, or the deadlock. In that
+// order it computes what every instruction knows has finished (vector
+// clocks through the waits). Then every pair of conflicting accesses from
+// different streams must be ordered as the program orders them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NisaRegions.h"
+
+#include "neuronc/Transforms/Passes.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONCHECKRACESPASS
+#include "neuronc/Dialect/Neuron/NeuronPasses.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::nisa;
+
+namespace {
+
+using Clock = SmallVector<int64_t, kMaxStreams>;
+
+/// The (stream, count) pairs of an instruction's wait field.
+SmallVector<std::pair<int64_t, int64_t>, 2> waitsOf(Operation *op) {
+  SmallVector<std::pair<int64_t, int64_t>, 2> out;
+  if (auto w = op->getAttrOfType<DenseI64ArrayAttr>("wait"))
+    for (size_t i = 0; i + 1 < w.size(); i += 2)
+      out.push_back({w[i], w[i + 1]});
+  return out;
+}
+
+struct CheckRacesPass : mlir::neuron::impl::NeuronCheckRacesPassBase<CheckRacesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ProgramOp program = getOperation();
+    SmallVector<Step, 0> steps;
+    if (failed(collectSteps(program, steps)))
+      return signalPassFailure();
+    if (failed(checkStreamRules(steps)))
+      return signalPassFailure();
+
+    // Streams, and which step gives each stream's n-th signal.
+    SmallVector<SmallVector<int64_t>> streams(kMaxStreams);
+    SmallVector<SmallVector<int64_t>> signalStep(kMaxStreams);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      streams[steps[i].stream].push_back(i);
+      if (steps[i].inst->hasAttr("signal"))
+        signalStep[steps[i].stream].push_back(i);
+    }
+    bool ok = true;
+    for (size_t i = 0; i < steps.size(); ++i)
+      for (auto [t, c] : waitsOf(steps[i].inst))
+        if (t < 0 || t >= kMaxStreams || c < 1 ||
+            c > static_cast<int64_t>(signalStep[t].size())) {
+          steps[i].inst->emitOpError("waits for signal ")
+              << c << " of stream " << streamName(t) << ", which gives "
+              << signalStep[t].size() << ": it would wait forever";
+          ok = false;
+        }
+    if (!ok)
+      return signalPassFailure();
+
+    // Run the streams: each issues while its waits are met.
+    SmallVector<int64_t> cursor(kMaxStreams, 0), given(kMaxStreams, 0);
+    std::vector<int64_t> order;
+    order.reserve(steps.size());
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int64_t s = 0; s < kMaxStreams; ++s) {
+        while (cursor[s] < static_cast<int64_t>(streams[s].size())) {
+          int64_t i = streams[s][cursor[s]];
+          auto ws = waitsOf(steps[i].inst);
+          if (!llvm::all_of(ws, [&](auto w) { return given[w.first] >= w.second; }))
+            break;
+          order.push_back(i);
+          if (steps[i].inst->hasAttr("signal"))
+            ++given[s];
+          ++cursor[s];
+          progress = true;
+        }
+      }
+    }
+    if (order.size() != steps.size()) {
+      for (int64_t s = 0; s < kMaxStreams; ++s)
+        if (cursor[s] < static_cast<int64_t>(streams[s].size())) {
+          Operation *stuck = steps[streams[s][cursor[s]]].inst;
+          InFlightDiagnostic d = stuck->emitOpError("deadlock: stream ")
+                                 << streamName(s) << " waits forever here";
+          for (auto [t, c] : waitsOf(stuck))
+            if (given[t] < c)
+              d << "; stream " << streamName(t) << " gives only " << given[t] << " of the "
+                << c << " signals needed";
+        }
+      return signalPassFailure();
+    }
+
+    // Vector clocks in that order.
+    std::vector<Clock> clock(steps.size());
+    SmallVector<Clock> known(kMaxStreams, Clock(kMaxStreams, -1));
+    for (int64_t i : order) {
+      int64_t s = steps[i].stream;
+      Clock before = known[s];
+      auto ws = waitsOf(steps[i].inst);
+      for (auto [t, c] : ws) {
+        int64_t j = signalStep[t][c - 1];
+        for (int64_t u = 0; u < kMaxStreams; ++u)
+          known[s][u] = std::max(known[s][u], clock[j][u]);
+      }
+      // A wait the stream already knew (or that another wait implies) is
+      // synchronization nobody needs.
+      for (auto [t, c] : ws) {
+        int64_t j = signalStep[t][c - 1];
+        bool implied = before[t] >= steps[j].pos ||
+                       llvm::any_of(ws, [&](auto other) {
+                         int64_t k = signalStep[other.first][other.second - 1];
+                         return k != j && clock[k][t] >= steps[j].pos;
+                       });
+        if (implied) {
+          steps[i].inst->emitOpError("waits for signal ")
+              << c << " of stream " << streamName(t) << ", which it already knows finished";
+          ok = false;
+        }
+      }
+      known[s][s] = steps[i].pos;
+      clock[i] = known[s];
+    }
+
+    // A signal nobody waits for is synchronization nobody needs.
+    std::vector<bool> awaited(steps.size(), false);
+    for (Step &st : steps)
+      for (auto [t, c] : waitsOf(st.inst))
+        awaited[signalStep[t][c - 1]] = true;
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (steps[i].inst->hasAttr("signal") && !awaited[i]) {
+        steps[i].inst->emitOpError("signals, but no instruction waits for it");
+        ok = false;
+      }
+
+    // Every conflicting pair from different streams, ordered as written.
+    ConflictIndex index;
+    int64_t races = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      index.visit(i, steps[i], [&](int64_t j, const MemRegion &earlier, const MemRegion &later) {
+        if (steps[j].stream == steps[i].stream)
+          return;
+        if (clock[i][steps[j].stream] >= steps[j].pos)
+          return;
+        if (races++ < 20) {
+          InFlightDiagnostic d = steps[i].inst->emitOpError("races with an earlier instruction "
+                                                            "on stream ")
+                                 << streamName(steps[j].stream) << ": "
+                                 << describeAccess(steps[i].inst, later) << " overlaps "
+                                 << describeAccess(steps[j].inst, earlier)
+                                 << ", and nothing makes this instruction wait for it";
+          d.attachNote(steps[j].inst->getLoc()) << "the earlier instruction";
+        }
+        ok = false;
+      });
+    }
+    if (races > 20)
+      program.emitError() << races << " races in all";
+    if (!ok)
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  /// TensorE stream rules: every multiply_moving follows a load_stationary
+  /// whose K (partitions) it shares and whose M is its accumulator's rows.
+  LogicalResult checkStreamRules(MutableArrayRef<Step> steps) {
+    LoadStationaryOp stationary;
+    for (Step &s : steps) {
+      if (auto ls = dyn_cast<LoadStationaryOp>(s.inst.getOperation())) {
+        stationary = ls;
+        continue;
+      }
+      auto mm = dyn_cast<MultiplyMovingOp>(s.inst.getOperation());
+      if (!mm)
+        continue;
+      if (!stationary)
+        return mm.emitOpError("multiplies before any load_stationary on TensorE");
+      if (stationary.getSrcAp().getPartCount() != mm.getSrcAp().getPartCount())
+        return mm.emitOpError("moving matrix has K = ")
+               << mm.getSrcAp().getPartCount() << " partitions but the stationary one has "
+               << stationary.getSrcAp().getPartCount();
+      if (stationary.getSrcAp().getNumElements() != mm.getDstAp().getPartCount())
+        return mm.emitOpError("accumulator has ")
+               << mm.getDstAp().getPartCount() << " rows but the stationary matrix has M = "
+               << stationary.getSrcAp().getNumElements();
+    }
+    return success();
+  }
+};
+
+} // namespace
