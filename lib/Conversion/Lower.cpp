@@ -93,6 +93,17 @@ bool isRowOp(Operation *op) {
 /// A short kind for a single op's kernel: "mul", "rmsnorm", ...
 std::string kindOf(Operation *op) { return op->getName().stripDialect().str(); }
 
+/// One row op as its own kernel (a reduction across partitions when that
+/// layout suits it).
+LogicalResult lowerOne(FunctionLowering &fl, Operation *op) {
+  FailureOr<bool> done = lowerPartitionReduction(fl, op);
+  if (failed(done))
+    return failure();
+  if (*done)
+    return success();
+  return lowerRowGroup(fl, op, {op}, {{op->getResult(0), op->getResult(0)}}, kindOf(op));
+}
+
 /// Lowers the body of a fused neuron.kernel.
 LogicalResult lowerKernelOp(FunctionLowering &fl, KernelOp k) {
   Block &body = k.getBody().front();
@@ -171,7 +182,7 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
     else if (auto mm = dyn_cast<MatmulOp>(op))
       ok = lowerMatmul(fl, mm, mm, {}, {{mm.getResult(), mm.getResult()}}, "matmul");
     else if (isRowOp(&op))
-      ok = lowerRowGroup(fl, &op, {&op}, {{op.getResult(0), op.getResult(0)}}, kindOf(&op));
+      ok = lowerOne(fl, &op);
     else
       ok = lowerDataMovement(fl, &op);
     if (failed(ok))
@@ -277,7 +288,7 @@ LogicalResult mlir::neuron::lowering::lowerRowGroup(FunctionLowering &fl, Operat
       if (auto mm = dyn_cast<MatmulOp>(op))
         ok = lowerMatmul(fl, op, mm, {}, outs, "matmul");
       else if (isRowOp(op))
-        ok = lowerRowGroup(fl, op, {op}, outs, kindOf(op));
+        ok = lowerOne(fl, op);
       else
         ok = lowerDataMovement(fl, op);
       if (failed(ok))

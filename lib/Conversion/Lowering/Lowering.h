@@ -55,6 +55,11 @@ LogicalResult lowerMatmul(FunctionLowering &fl, Operation *anchor, MatmulOp matm
                           ArrayRef<Operation *> epilogueOps,
                           ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
 
+/// A standalone reduction across partitions (kept dims innermost, or a full
+/// reduction): TensorE ones-vector sums, GpSimdE max/min/product. Returns
+/// false, emitting nothing, when the reduction suits the free axis.
+FailureOr<bool> lowerPartitionReduction(FunctionLowering &fl, Operation *op);
+
 /// Transpose, slice, concat, gather, broadcast_to and copies: DMA.
 LogicalResult lowerDataMovement(FunctionLowering &fl, Operation *op);
 

@@ -577,7 +577,20 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
       set(arg(0));
       continue;
     }
+    // An op that only reduces unit dims reduces single elements.
+    bool unitOnly = false;
+    if (isa<RmsNormOp, LayerNormOp, SoftmaxOp>(op)) {
+      auto shape = cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+      SmallVector<int64_t> axes;
+      if (auto s = dyn_cast<SoftmaxOp>(op))
+        axes.push_back(s.getAxis());
+      else
+        llvm::append_range(axes, cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef());
+      unitOnly = llvm::none_of(axes, [&](int64_t a) { return shape[a] > 1; });
+    }
     auto reduce = [&](int x, AluOp alu, Operation *src, Type t) -> int {
+      if (unitOnly)
+        return x;
       if (!isFull(x)) {
         // The columns do not change x: sum is x * N, prod x^N, max/min x.
         double n = static_cast<double>(cols);
@@ -599,6 +612,13 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
     };
     if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op)) {
       int x = arg(0);
+      // Reducing only unit dims changes nothing.
+      auto shape = cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+      auto axes = cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
+      if (llvm::none_of(axes, [&](int64_t a) { return shape[a] > 1; })) {
+        set(x);
+        continue;
+      }
       int r = reduce(x, reduceAlu(op), op, rt);
       if (isa<ReduceMeanOp>(op))
         r = binary(AluOp::multiply, r, imm(1.0 / cols, rt), op, rt);
@@ -609,7 +629,7 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
       // ss = sum(x^2); r = rsqrt(ss/N + eps); y = x * r [* w]
       int x = arg(0);
       int ss = reduce(unary(UKind::Square, x, op, f32), AluOp::add, op, f32);
-      int t = binary(AluOp::multiply, ss, imm(1.0 / cols, f32), op, f32);
+      int t = binary(AluOp::multiply, ss, imm(unitOnly ? 1.0 : 1.0 / cols, f32), op, f32);
       t = binary(AluOp::add, t, imm(n.getEpsilon().convertToFloat(), f32), op, f32);
       int r = unary(UKind::Rsqrt, t, op, f32);
       int y = binary(AluOp::multiply, x, r, op, n.getWeight() ? f32 : rt);
@@ -621,11 +641,11 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
     if (auto n = dyn_cast<LayerNormOp>(op)) {
       // mean = sum(x)/N; c = x - mean; var = sum(c^2)/N; y = c * rsqrt(var + eps) [* w] [+ b]
       int x = arg(0);
-      int mean = binary(AluOp::multiply, reduce(x, AluOp::add, op, f32), imm(1.0 / cols, f32),
-                        op, f32);
+      double inv = unitOnly ? 1.0 : 1.0 / cols;
+      int mean = binary(AluOp::multiply, reduce(x, AluOp::add, op, f32), imm(inv, f32), op, f32);
       int c = binary(AluOp::subtract, x, mean, op, f32);
       int var = reduce(unary(UKind::Square, c, op, f32), AluOp::add, op, f32);
-      int t = binary(AluOp::multiply, var, imm(1.0 / cols, f32), op, f32);
+      int t = binary(AluOp::multiply, var, imm(inv, f32), op, f32);
       t = binary(AluOp::add, t, imm(n.getEpsilon().convertToFloat(), f32), op, f32);
       int r = unary(UKind::Rsqrt, t, op, f32);
       bool more = n.getWeight() || n.getBias();
@@ -720,8 +740,10 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
   size_t best = 0;
   SmallVector<Value> all;
   for (Operation *op : spec.ops) {
-    for (Value v : op->getOperands())
-      all.push_back(v);
+    // A matmul hero's operands are the matmul's business, not the domain's.
+    if (!isa<MatmulOp>(op))
+      for (Value v : op->getOperands())
+        all.push_back(v);
     for (Value v : op->getResults())
       all.push_back(v);
   }
@@ -1028,8 +1050,11 @@ Val RowKernelImpl::materialize(int n) {
     if (it != stepVals.end())
       return it->second;
     auto h = hoisted.find(n);
-    if (h != hoisted.end())
-      return h->second;
+    if (h != hoisted.end()) {
+      Val v = h->second;
+      v.ap = kb->tileAP(0, np, 0, nc);
+      return v;
+    }
   } else {
     auto it = rowVals.find(n);
     if (it != rowVals.end())
