@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"
@@ -105,6 +106,7 @@ LogicalResult neuronc::lowerModule(ModuleOp module, const BackendOptions &option
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
   buildBackendPipeline(pm, options);
   return pm.run(module);
 }
@@ -147,6 +149,7 @@ LogicalResult neuronc::importModule(ModuleOp module, StringRef entry,
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
   buildImportPipeline(pm, options);
   return pm.run(module);
 }
@@ -155,6 +158,7 @@ LogicalResult neuronc::fuseModule(ModuleOp module) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
   buildFusionPipeline(pm);
   return pm.run(module);
 }

@@ -61,19 +61,25 @@ std::string hardwareModelNames() {
 }
 
 double RooflineEstimate::boundNs() const {
-  return std::max({tensorNs, elementwiseNs, scalarNs, hbmNs});
+  return std::max({tensorNs, elementwiseNs, vectorNs, scalarNs, gpsimdNs, hbmNs, latencyNs});
 }
 
 std::string RooflineEstimate::verdict() const {
-  double bound = boundNs();
-  if (bound == 0)
+  double work = std::max({tensorNs, elementwiseNs, vectorNs, scalarNs, gpsimdNs, hbmNs});
+  if (work == 0 && latencyNs == 0)
     return "no work";
-  if (bound == hbmNs)
+  if (latencyNs > work)
+    return "latency-bound (too small to fill the machine)";
+  if (work == hbmNs)
     return "memory-bound (HBM)";
-  if (bound == tensorNs)
+  if (work == tensorNs)
     return "compute-bound (TensorE)";
-  if (bound == elementwiseNs)
+  if (work == elementwiseNs)
     return "engine-bound (VectorE+ScalarE)";
+  if (work == vectorNs)
+    return "engine-bound (VectorE)";
+  if (work == gpsimdNs)
+    return "engine-bound (GpSimdE)";
   return "engine-bound (ScalarE)";
 }
 
@@ -89,7 +95,7 @@ RooflineEstimate estimateRoofline(const HardwareModel &hw, int64_t flops, int64_
     e.elementwiseNs = flops / 2.0 / elementsPerNs;
   }
   e.scalarNs = transcendentals / (hw.scalarLanes * hw.scalarClockGHz);
-  e.hbmNs = bytes / hw.hbmGBps; // GB/s = bytes/ns
+  e.hbmNs = bytes / hw.memoryGBps(); // GB/s = bytes/ns
   return e;
 }
 

@@ -164,14 +164,19 @@ std::string mlir::nisa::describeAccess(Operation *inst, const MemRegion &r) {
 }
 
 void ConflictIndex::visit(int64_t index, const Step &step,
-                          llvm::function_ref<void(int64_t, const MemRegion &, const MemRegion &)> onConflict) {
+                          llvm::function_ref<void(int64_t, const MemRegion &, const MemRegion &)>
+                              onConflict) {
   auto bucketRange = [](const MemRegion &r) {
     return std::make_pair(r.lo / kBucketBytes, (r.hi - 1) / kBucketBytes);
   };
   auto keyOf = [](const MemRegion &r, int64_t b) {
     return std::make_tuple(r.memory, static_cast<int>(r.space), b);
   };
+  auto compact = [&](SmallVectorImpl<int64_t> &list) {
+    llvm::erase_if(list, [&](int64_t e) { return entries[e].dead; });
+  };
   llvm::SmallDenseSet<int64_t, 16> seen;
+  // A read conflicts with earlier writes; a write with earlier reads too.
   auto query = [&](const MemRegion &r, bool write) {
     seen.clear();
     auto [b0, b1] = bucketRange(r);
@@ -179,40 +184,58 @@ void ConflictIndex::visit(int64_t index, const Step &step,
       auto it = buckets.find(keyOf(r, b));
       if (it == buckets.end())
         continue;
-      auto &list = it->second;
-      // Compact dead entries as we go.
-      llvm::erase_if(list, [&](int64_t e) { return entries[e].dead; });
-      for (int64_t e : list) {
-        const Entry &entry = entries[e];
-        if ((!write && !entry.write) || !seen.insert(e).second)
-          continue;
-        if (entry.region.overlaps(r))
-          onConflict(entry.step, entry.region, r);
-      }
+      Bucket &bucket = it->second;
+      compact(bucket.writes);
+      for (int64_t e : bucket.writes)
+        if (seen.insert(e).second && entries[e].region.overlaps(r))
+          onConflict(entries[e].step, entries[e].region, r);
+      if (!write)
+        continue;
+      compact(bucket.reads);
+      for (int64_t e : bucket.reads)
+        if (seen.insert(e).second && entries[e].region.overlaps(r))
+          onConflict(entries[e].step, entries[e].region, r);
     }
   };
   for (const MemRegion &r : step.reads)
     query(r, false);
   for (const MemRegion &r : step.writes)
     query(r, true);
-  // Earlier accesses a write covers are ordered before it; drop them.
-  for (const MemRegion &w : step.writes) {
-    auto [b0, b1] = bucketRange(w);
+  // Drop what can no longer matter.
+  auto retire = [&](const MemRegion &by, bool byWrite) {
+    auto [b0, b1] = bucketRange(by);
     for (int64_t b = b0; b <= b1; ++b) {
-      auto it = buckets.find(keyOf(w, b));
+      auto it = buckets.find(keyOf(by, b));
       if (it == buckets.end())
         continue;
-      for (int64_t e : it->second)
-        if (entries[e].step != index && w.covers(entries[e].region))
-          entries[e].dead = true;
+      for (auto *list : {&it->second.reads, &it->second.writes}) {
+        bool isWriteList = list == &it->second.writes;
+        if (!byWrite && isWriteList)
+          continue;
+        for (int64_t e : *list) {
+          Entry &entry = entries[e];
+          if (entry.dead || entry.step == index)
+            continue;
+          if (!byWrite && entry.stream != step.stream)
+            continue;
+          if (by.covers(entry.region))
+            entry.dead = true;
+        }
+      }
     }
-  }
+  };
+  for (const MemRegion &w : step.writes)
+    retire(w, true);
+  for (const MemRegion &r : step.reads)
+    retire(r, false);
   auto add = [&](const MemRegion &r, bool write) {
     int64_t e = entries.size();
-    entries.push_back({index, r, write});
+    entries.push_back({index, step.stream, r, write});
     auto [b0, b1] = bucketRange(r);
-    for (int64_t b = b0; b <= b1; ++b)
-      buckets[keyOf(r, b)].push_back(e);
+    for (int64_t b = b0; b <= b1; ++b) {
+      Bucket &bucket = buckets[keyOf(r, b)];
+      (write ? bucket.writes : bucket.reads).push_back(e);
+    }
   };
   for (const MemRegion &r : step.reads)
     add(r, false);

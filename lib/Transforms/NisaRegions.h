@@ -49,8 +49,10 @@ std::string describeAccess(Operation *inst, const MemRegion &r);
 
 /// Finds, for each access of a new instruction, the earlier accesses that
 /// conflict with it. Buckets regions by address so that lookups stay cheap
-/// on big programs; an earlier access fully covered by a later write of the
-/// same memory is dropped (what depends on it also depends on that write).
+/// on big programs, and drops accesses that can no longer matter: one fully
+/// covered by a later write (what depends on it also depends on that
+/// write), and a read fully covered by a later read of the same stream
+/// (which finishes after it).
 class ConflictIndex {
 public:
   /// Calls `onConflict(earlierStep, earlierRegion, laterRegion)` for every
@@ -62,13 +64,17 @@ public:
 private:
   struct Entry {
     int64_t step;
+    int64_t stream;
     MemRegion region;
     bool write;
     bool dead = false;
   };
+  struct Bucket {
+    llvm::SmallVector<int64_t, 4> reads, writes; ///< entry indices
+  };
   std::vector<Entry> entries;
-  /// (memory, space, bucket) -> entry indices
-  llvm::DenseMap<std::tuple<const void *, int, int64_t>, llvm::SmallVector<int64_t, 4>> buckets;
+  /// (memory, space, bucket) -> entries touching it
+  llvm::DenseMap<std::tuple<const void *, int, int64_t>, Bucket> buckets;
   static constexpr int64_t kBucketBytes = 4096;
 };
 

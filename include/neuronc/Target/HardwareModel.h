@@ -82,22 +82,30 @@ const HardwareModel *lookupHardwareModel(llvm::StringRef name);
 /// "trn1, trn2", for error messages.
 std::string hardwareModelNames();
 
-/// What bounds a piece of work on a target, from its own cost alone.
+/// What bounds a piece of work on a target: a lower bound of the time each
+/// resource needs for it, the largest of which is the verdict.
 struct RooflineEstimate {
-  double tensorNs = 0;      ///< matmul FLOPs on TensorE
-  double elementwiseNs = 0; ///< other arithmetic, shared by VectorE and ScalarE
-  double scalarNs = 0;      ///< transcendentals, ScalarE only
-  double hbmNs = 0;         ///< bytes at the core's HBM share
+  double tensorNs = 0;      ///< TensorE
+  double elementwiseNs = 0; ///< arithmetic that VectorE and ScalarE may share (op-level estimate)
+  double vectorNs = 0;      ///< VectorE
+  double scalarNs = 0;      ///< ScalarE
+  double gpsimdNs = 0;      ///< GpSimdE
+  double hbmNs = 0;         ///< HBM traffic at the core's achievable bandwidth
+  double latencyNs = 0;     ///< the fixed latency of a dependent load -> compute -> store chain
+  /// The predicted lower bound: the busiest resource, or the latency floor.
   double boundNs() const;
-  /// "compute-bound (TensorE)", "memory-bound (HBM)", "engine-bound (VectorE)" ...
+  /// "compute-bound (TensorE)", "memory-bound (HBM)", "engine-bound (VectorE)",
+  /// "latency-bound (too small to fill the machine)", or "no work".
   std::string verdict() const;
 };
 
-/// Time lower bounds per resource: matmul FLOPs on TensorE (fp32 at its
-/// fraction of the bf16 peak); other arithmetic shared by VectorE and ScalarE
-/// at two operations per element pass (tensor_scalar's op0/op1, activation's
-/// scale*x+bias); transcendentals on ScalarE alone; bytes at the HBM share.
-/// `isMatmul` says which engine the FLOPs need.
+/// Time lower bounds per resource from an op's own cost, before lowering:
+/// matmul FLOPs on TensorE (fp32 at its fraction of the bf16 peak); other
+/// arithmetic shared by VectorE and ScalarE at two operations per element
+/// pass (tensor_scalar's op0/op1, activation's scale*x+bias); transcendentals
+/// on ScalarE alone; bytes at memoryGBps() (the HBM share or the DMA
+/// engines, whichever is smaller). `isMatmul` says which engine the FLOPs
+/// need.
 RooflineEstimate estimateRoofline(const HardwareModel &hw, int64_t flops, int64_t transcendentals,
                                   int64_t bytes, bool isMatmul, bool isFp32);
 

@@ -69,7 +69,8 @@ struct MatmulLowering {
   bool needAT, needBT;
 
   // Tiles.
-  FlatSymbolRefAttr aT, stageA[2], stageB[2], mov[2], tp[2], acc[4];
+  FlatSymbolRefAttr aT, stageA[2], stageB[2], mov[3], tp[2];
+  SmallVector<FlatSymbolRefAttr> acc;
   int stageSlot = 0, tpSlot = 0, accSlot = 0;
 
   MatmulLowering(FunctionLowering &fl, KernelBuilder &kb, MatmulOp mm, RowKernel &epilogue)
@@ -94,30 +95,50 @@ struct MatmulLowering {
     int64_t ea = nisa::elementBytes(aType), eb = nisa::elementBytes(bType);
     int64_t budget = hw.sbufPartitionBytes * 85 / 100;
     int64_t mt = (M + 127) / 128;
-    auto bytes = [&](int64_t g) {
+    // PSUM: two banks for TensorE transposes, the rest for accumulators.
+    int64_t psumFree = hw.psumPartitionBytes - ((needAT || needBT) ? 2 * hw.psumBankBytes() : 0);
+    int64_t slots = psumFree / (nsz * 4);
+    auto bytes = [&](int64_t g, bool streamK) {
       int64_t mb = std::min<int64_t>(g * 128, M);
-      int64_t total = kt * mb * ea;                      // Aᵀ block
-      total += 2 * kt * nsz * eb;                        // moving tiles, double-buffered
+      int64_t total = kt * mb * ea; // Aᵀ block
+      total += (streamK ? 3 : 2 * kt) * nsz * eb; // moving tiles
       if (needAT)
-        total += 2 * std::min<int64_t>(K, kStage) * ea;  // staged rows of A
+        total += 2 * std::min<int64_t>(K, kStage) * ea; // staged rows of A
       if (needBT)
-        total += 2 * std::min<int64_t>(K, kStage) * eb;  // staged rows of B
+        total += 2 * std::min<int64_t>(streamK ? 128 : K, kStage) * eb; // staged rows of B
       total += epilogue.epilogueBytesPerPartition(nsz);
       return total;
     };
+    // Prefer all K moving tiles of a column tile in SBUF (each used by the
+    // whole block); else stream them one K tile at a time with an
+    // accumulator per row tile of the block.
     G = 0;
-    for (int64_t g = mt; g >= 1; --g)
-      if (bytes(g) <= budget) {
+    for (int64_t g = mt; g >= 1 && !G; --g)
+      if (bytes(g, false) <= budget) {
         G = g;
-        break;
+        streamK = false;
+        accSlots = std::min<int64_t>(4, slots);
+      }
+    for (int64_t g = std::min<int64_t>(mt, std::max<int64_t>(1, slots / 2)); g >= 1 && !G; --g)
+      if (bytes(g, true) <= budget) {
+        G = g;
+        streamK = true;
+        accSlots = std::min<int64_t>(slots, 2 * g);
       }
     if (!G) {
-      why = "one row tile of the matmul needs " + std::to_string(bytes(1)) +
+      why = "one row tile of the matmul needs " + std::to_string(bytes(1, true)) +
             " bytes per partition, over the SBUF budget of " + std::to_string(budget);
+      return false;
+    }
+    if (accSlots < 1 || (streamK && accSlots < G)) {
+      why = "the matmul's accumulators do not fit PSUM";
       return false;
     }
     return true;
   }
+
+  bool streamK = false;
+  int64_t accSlots = 4;
 
   /// Rows of A (or B) staged per transfer when they are transposed.
   static constexpr int64_t kStage = 4096;
@@ -125,20 +146,23 @@ struct MatmulLowering {
   void allocate() {
     int64_t mb = std::min<int64_t>(G * 128, M);
     aT = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, 128), kt * mb, aType, "aT");
+    for (int i = 0; i < (streamK ? 3 : 2); ++i)
+      mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, 128),
+                        (streamK ? 1 : kt) * nsz, bType, "mov");
     for (int i = 0; i < 2; ++i) {
-      mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, 128), kt * nsz, bType,
-                        "mov");
       if (needAT)
         stageA[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(M, 128),
                              std::min<int64_t>(K, kStage), aType, "stA");
       if (needBT)
         stageB[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, 128),
-                             std::min<int64_t>(K, kStage), bType, "stB");
+                             std::min<int64_t>(streamK ? std::min<int64_t>(K, 128) : K, kStage),
+                             bType, "stB");
       if (needAT || needBT)
         tp[i] = kb.alloc(nisa::MemorySpace::psum, 128, 512, f32, "tp");
     }
-    for (int i = 0; i < 4; ++i)
-      acc[i] = kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, 128), nsz, f32, "acc");
+    for (int64_t i = 0; i < accSlots; ++i)
+      acc.push_back(
+          kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, 128), nsz, f32, "acc"));
   }
 
   Engine copyEngine(int64_t parts, int64_t elems) {
@@ -197,8 +221,10 @@ struct MatmulLowering {
     }
   }
 
-  /// Loads the K moving tiles of columns [n0, n0 + ns) into `tile`.
-  void loadMoving(FlatSymbolRefAttr tile, int64_t bOff, int64_t n0, int64_t ns) {
+  /// Loads the moving tile(s) of columns [n0, n0 + ns) into `tile`: all K
+  /// tiles, or only K tile `only` (streamed K).
+  void loadMoving(FlatSymbolRefAttr tile, int64_t bOff, int64_t n0, int64_t ns,
+                  int64_t only = -1) {
     HbmView view;
     view.sym = b.sym;
     view.elementType = bType;
@@ -210,8 +236,10 @@ struct MatmulLowering {
       view.colSizes = {N};
       view.colStrides = {1};
       for (int64_t k = 0; k < kt; ++k) {
+        if (only >= 0 && k != only)
+          continue;
         int64_t k0 = k * 128, ksz = std::min<int64_t>(128, K - k0);
-        kb.transfer(true, tile, bType, 0, k * nsz, view, k0, ksz, n0, ns);
+        kb.transfer(true, tile, bType, 0, only >= 0 ? 0 : k * nsz, view, k0, ksz, n0, ns);
       }
       return;
     }
@@ -222,6 +250,13 @@ struct MatmulLowering {
     view.colStrides = {1};
     for (int64_t j = 0; j < ns; j += 128) {
       int64_t rows = std::min<int64_t>(128, ns - j);
+      if (only >= 0) {
+        int64_t k0 = only * 128, ksz = std::min<int64_t>(128, K - k0);
+        FlatSymbolRefAttr st = stageB[stageSlot++ % 2];
+        kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, k0, ksz);
+        transposeInto(st, rows, 0, ksz, tile, j);
+        continue;
+      }
       for (int64_t ks = 0; ks < K; ks += kStage) {
         int64_t kc = std::min<int64_t>(kStage, K - ks);
         FlatSymbolRefAttr st = stageB[stageSlot++ % 2];
@@ -231,6 +266,46 @@ struct MatmulLowering {
           transposeInto(st, rows, k0 - ks, ksz, tile, (k0 / 128) * nsz + j);
         }
       }
+    }
+  }
+
+  /// One block with K streamed: for each column tile, K tiles one at a
+  /// time (the next one loading while this one multiplies), each used by
+  /// every row tile of the block, which all accumulate at once.
+  void runStreamed(size_t bi, int64_t bOff, int64_t m0, int64_t mb, int64_t nts, bool fp32) {
+    int64_t ring = 0;
+    for (int64_t t = 0; t < nts; ++t) {
+      int64_t n0 = t * nsz, ns = std::min(nsz, N - n0);
+      SmallVector<FlatSymbolRefAttr> accs;
+      for (int64_t j = 0; j < mb; j += 128)
+        accs.push_back(acc[accSlot++ % accSlots]);
+      auto load = [&](int64_t k) {
+        kb.setSource(mm);
+        loadMoving(mov[(ring + k) % 3], bOff, n0, ns, k);
+      };
+      load(0);
+      for (int64_t k = 0; k < kt; ++k) {
+        if (k + 1 < kt)
+          load(k + 1);
+        FlatSymbolRefAttr moving = mov[(ring + k) % 3];
+        int64_t ksz = std::min<int64_t>(128, K - k * 128);
+        kb.setSource(mm);
+        for (int64_t j = 0; j < mb; j += 128) {
+          int64_t msz = std::min<int64_t>(128, mb - j);
+          kb.charge(Engine::tensor,
+                    kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, ns, fp32));
+          kb.emit<nisa::LoadStationaryOp>(aT, kb.tileAP(0, ksz, k * mb + j, msz),
+                                          DenseI64ArrayAttr(), UnitAttr());
+          kb.emit<nisa::MultiplyMovingOp>(accs[j / 128], kb.tileAP(0, msz, 0, ns), moving,
+                                          kb.tileAP(0, ksz, 0, ns),
+                                          k == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
+                                          DenseI64ArrayAttr(), UnitAttr());
+        }
+      }
+      ring += kt;
+      for (int64_t j = 0; j < mb; j += 128)
+        epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j,
+                              std::min<int64_t>(128, mb - j), n0, ns, accs[j / 128], 0);
     }
   }
 
@@ -249,6 +324,10 @@ struct MatmulLowering {
         int64_t mb = std::min<int64_t>(G * 128, M - m0);
         kb.setSource(mm);
         loadStationary(aOffs[bi], m0, mb);
+        if (streamK) {
+          runStreamed(bi, bOffs[bi], m0, mb, nts, fp32);
+          continue;
+        }
         // Moving tiles of column tile t+1 load while column tile t multiplies.
         auto load = [&](int64_t t) {
           kb.setSource(mm);
@@ -262,7 +341,7 @@ struct MatmulLowering {
           FlatSymbolRefAttr moving = mov[t % 2];
           for (int64_t j = 0; j < mb; j += 128) {
             int64_t msz = std::min<int64_t>(128, mb - j);
-            FlatSymbolRefAttr accum = acc[accSlot++ % 4];
+            FlatSymbolRefAttr accum = acc[accSlot++ % accSlots];
             kb.setSource(mm);
             for (int64_t k = 0; k < kt; ++k) {
               int64_t ksz = std::min<int64_t>(128, K - k * 128);

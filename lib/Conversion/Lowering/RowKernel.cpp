@@ -239,7 +239,7 @@ private:
   // Analysis helpers.
   Classes classes;
   DenseMap<Value, SmallVector<int>> dims;
-  SmallVector<int> &dimsOf(Value v);
+  SmallVector<int> dimsOf(Value v);
   uint64_t maskOf(Value v);
   int addNode(Node n);
   int nodeFor(Value v, std::string &why);
@@ -291,7 +291,7 @@ private:
   nisa::AccessPatternAttr scalarAP(const Val &v);
 };
 
-SmallVector<int> &RowKernelImpl::dimsOf(Value v) {
+SmallVector<int> RowKernelImpl::dimsOf(Value v) {
   auto it = dims.find(v);
   if (it != dims.end())
     return it->second;
@@ -303,7 +303,7 @@ SmallVector<int> &RowKernelImpl::dimsOf(Value v) {
 
 LogicalResult RowKernelImpl::unify(std::string &why) {
   auto alignRight = [&](Value operand, Value result) {
-    SmallVector<int> &o = dimsOf(operand);
+    SmallVector<int> o = dimsOf(operand);
     SmallVector<int> r = dimsOf(result);
     int shift = static_cast<int>(r.size()) - static_cast<int>(o.size());
     for (size_t i = 0; i < o.size(); ++i)
@@ -346,7 +346,7 @@ LogicalResult RowKernelImpl::unify(std::string &why) {
       continue;
     }
     auto markReduced = [&](Value input, ArrayRef<int64_t> axes, Value result, bool keep) {
-      SmallVector<int> &in = dimsOf(input);
+      SmallVector<int> in = dimsOf(input);
       SmallVector<int> red;
       for (int64_t a : axes)
         if (in[a] >= 0)
@@ -354,7 +354,7 @@ LogicalResult RowKernelImpl::unify(std::string &why) {
       reductions.push_back({op, red});
       if (!result)
         return;
-      SmallVector<int> &out = dimsOf(result);
+      SmallVector<int> out = dimsOf(result);
       size_t k = 0;
       for (size_t i = 0; i < in.size(); ++i) {
         bool reduced = llvm::is_contained(axes, static_cast<int64_t>(i));
@@ -394,7 +394,7 @@ LogicalResult RowKernelImpl::unify(std::string &why) {
 
 SmallVector<int64_t> RowKernelImpl::stridesOver(Value v, ArrayRef<int64_t> shape) {
   // Row-major strides of `shape`, keyed by the class of each dim of `v`.
-  SmallVector<int> &d = dimsOf(v);
+  SmallVector<int> d = dimsOf(v);
   SmallVector<int64_t> rowMajor(shape.size(), 1);
   for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
     rowMajor[i] = rowMajor[i + 1] * shape[i + 1];

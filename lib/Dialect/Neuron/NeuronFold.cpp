@@ -29,7 +29,46 @@ constexpr int64_t kMaxFoldElements = 4096;
 /// tensor involved is larger than kMaxFoldElements.
 OpFoldResult foldConstants(Operation *op, ArrayRef<Attribute> operands) {
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+  if (!type || !type.hasStaticShape())
+    return {};
+  // Splats fold at any size: the result is a splat too.
+  if (!operands.empty() && llvm::all_of(operands, [](Attribute a) {
+        return isa_and_nonnull<SplatElementsAttr>(a);
+      })) {
+    auto first = cast<SplatElementsAttr>(operands.front());
+    if (isa<TransposeOp, BroadcastToOp, SliceOp, ReshapeOp>(op))
+      return SplatElementsAttr::get(type, first.getSplatValue<Attribute>());
+    if (isa<ConcatOp>(op)) {
+      if (llvm::all_of(operands, [&](Attribute a) {
+            return cast<SplatElementsAttr>(a).getSplatValue<Attribute>() ==
+                   first.getSplatValue<Attribute>();
+          }))
+        return SplatElementsAttr::get(type, first.getSplatValue<Attribute>());
+      return {};
+    }
+    // Elementwise: compute one element.
+    SmallVector<neuronc::Tensor> args;
+    for (Attribute a : operands) {
+      auto splat = cast<SplatElementsAttr>(a);
+      auto one = RankedTensorType::get({1}, splat.getElementType());
+      std::optional<neuronc::Tensor> t =
+          toHostTensor(DenseElementsAttr::get(one, splat.getSplatValue<Attribute>()));
+      if (!t)
+        return {};
+      args.push_back(std::move(*t));
+    }
+    llvm::Expected<neuronc::Tensor> result = evaluateOp(op, args);
+    if (!result) {
+      llvm::consumeError(result.takeError());
+      return {};
+    }
+    if (result->numel() != 1)
+      return {};
+    auto one = RankedTensorType::get({1}, type.getElementType());
+    DenseElementsAttr value = toElementsAttr(*result, one);
+    return SplatElementsAttr::get(type, value.getSplatValue<Attribute>());
+  }
+  if (type.getNumElements() > kMaxFoldElements)
     return {};
   SmallVector<neuronc::Tensor> args;
   for (Attribute a : operands) {
