@@ -216,10 +216,18 @@ llvm::Expected<Result> neuronc::sim::run(const neff::Executable &exe, const neff
                                 start, end, start, 0});
     }
     if (options.data)
-      if (llvm::Error err = exec.execute(inst))
+      if (llvm::Error err = exec.execute(inst)) {
+        std::string where;
+        if (inst.debug < program.debug.size()) {
+          const neff::DebugEntry &d = program.debug[inst.debug];
+          where = ", kernel " + program.kernels[d.kernel].name + " from " + d.op;
+          if (!d.location.empty())
+            where += " at " + d.location;
+        }
         return fail("instruction " + llvm::Twine(cursor[best]) + " of stream " +
-                    mlir::nisa::streamName(best) + " (" + isa::opcodeName(inst.opcode) +
+                    mlir::nisa::streamName(best) + " (" + isa::opcodeName(inst.opcode) + where +
                     "): " + llvm::toString(std::move(err)));
+      }
     if (inst.has(isa::kSignal))
       signals[best].push_back(done);
     result.deviceNs = std::max(result.deviceNs, done);

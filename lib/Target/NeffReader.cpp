@@ -485,7 +485,7 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
     if (sectionsOut)
       sectionsOut->push_back({name, off, size, crc});
   }
-  if (llvm::xxh3_64bits(hashed) != exe.contentHash)
+  if (llvm::xxHash64(hashed) != exe.contentHash)
     return fail("content hash mismatch: the sections are not those the header was written for");
   for (const char *required : {"meta", "strings", "const"})
     if (!sections.count(required))

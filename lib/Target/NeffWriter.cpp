@@ -308,7 +308,7 @@ std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
     std::vector<uint8_t> all;
     for (auto &[name, b] : sections)
       all.insert(all.end(), b.data.begin(), b.data.end());
-    hash = llvm::xxh3_64bits(all);
+    hash = llvm::xxHash64(all);
   }
   for (size_t i = 0; i < sections.size(); ++i) {
     size_t at = tableAt + i * kSectionEntryBytes;

@@ -126,8 +126,13 @@ struct MatmulLowering {
         accSlots = std::min<int64_t>(slots, 2 * g);
       }
     if (!G) {
-      why = "one row tile of the matmul needs " + std::to_string(bytes(1, true)) +
-            " bytes per partition, over the SBUF budget of " + std::to_string(budget);
+      int64_t stationary = kt * std::min<int64_t>(128, M) * ea;
+      why = "one block of 128 rows needs " + std::to_string(bytes(1, true)) +
+            " bytes per partition of SBUF (the " + std::to_string(kt) +
+            " K tiles of its stationary matrix alone take " + std::to_string(stationary) +
+            "), over the budget of " + std::to_string(budget) + " of " +
+            std::to_string(hw.sbufPartitionBytes) + " on " + hw.name.str() +
+            "; split the contraction (K = " + std::to_string(K) + ") in the model";
       return false;
     }
     if (accSlots < 1 || (streamK && accSlots < G)) {

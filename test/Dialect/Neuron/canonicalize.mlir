@@ -77,18 +77,25 @@ func.func @constant_folding() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xi1>, te
 
 // -----
 
-// Folding stops at tensors over 4096 elements and at errors such as an
-// integer division by zero, which is left to run time.
+// Folding stops at non-splat tensors over 4096 elements and at errors such
+// as an integer division by zero, which is left to run time. Splats fold at
+// any size: the result is a splat too.
 // CHECK-LABEL: func.func @no_fold
-// CHECK: neuron.add
-// CHECK: neuron.div
-func.func @no_fold() -> (tensor<8192xf32>, tensor<2xi32>) {
+// CHECK-DAG: %[[SPLAT:.*]] = neuron.constant dense<2.000000e+00> : tensor<8192xf32>
+// CHECK-DAG: neuron.concat
+// CHECK-DAG: neuron.add
+// CHECK-DAG: neuron.div
+// CHECK: return %[[SPLAT]]
+func.func @no_fold() -> (tensor<8192xf32>, tensor<8193xf32>, tensor<2xi32>) {
   %a = neuron.constant dense<1.0> : tensor<8192xf32>
   %s = neuron.add %a, %a : tensor<8192xf32>, tensor<8192xf32> -> tensor<8192xf32>
+  %b = neuron.constant dense<3.0> : tensor<1xf32>
+  %c = neuron.concat %a, %b axis = 0 : tensor<8192xf32>, tensor<1xf32> -> tensor<8193xf32>
+  %t = neuron.add %c, %c : tensor<8193xf32>, tensor<8193xf32> -> tensor<8193xf32>
   %p = neuron.constant dense<[-7, 7]> : tensor<2xi32>
   %z = neuron.constant dense<[1, 0]> : tensor<2xi32>
   %d = neuron.div %p, %z : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>
-  return %s, %d : tensor<8192xf32>, tensor<2xi32>
+  return %s, %t, %d : tensor<8192xf32>, tensor<8193xf32>, tensor<2xi32>
 }
 
 // -----

@@ -12,6 +12,22 @@
 // RUN: not neuronc %t/parse.mlir --emit=llvm 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not neuronc %t/ok.mlir --emit=fused --fusion-report=%t/no/such/dir/r.txt -o %t.out 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: not test -e %t.out
+// RUN: not neuronc %t/ok.mlir --target=trn9 -o %t.out.neff 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not test -e %t.out.neff
+// RUN: not neuronc %t/ok.mlir -O7 -o %t.out.neff 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not neuronc %t/dynamic.mlir -o %t.out.neff 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: not test -e %t.out.neff
+// An executable that cannot be written leaves nothing, and an existing one
+// is replaced only by a complete new one.
+// RUN: not neuronc %t/ok.mlir -o %t/no/such/dir/x.neff 2>&1 | FileCheck %s --check-prefix=WRITE
+// RUN: neuronc %t/ok.mlir -o %t.keep.neff && cp %t.keep.neff %t.before.neff
+// RUN: not neuronc %t/dynamic.mlir -o %t.keep.neff 2>/dev/null
+// RUN: cmp %t.keep.neff %t.before.neff
+
+// TARGET: neuronc: error: unknown target 'trn9'; known targets: trn1, trn2
+// OPT: neuronc: error: -O7 is not a level; use -O0 to -O3
+// DYNAMIC: dynamic.mlir:1:1: error: argument #0 has type 'tensor<?x4xf32>'; the device needs statically shaped tensors (bucket dynamic dims first)
+// WRITE: neuronc: error: cannot write {{.*}}x.neff: {{.*}}
 
 // PARSE: parse.mlir:2:22: error: expected SSA operand
 // VERIFY: verify.mlir:2:8: error: 'neuron.add' op operand shapes 4 and 5 are not broadcast-compatible
@@ -41,4 +57,9 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = neuron.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+//--- dynamic.mlir
+func.func @f(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = neuron.exp %x : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
 }

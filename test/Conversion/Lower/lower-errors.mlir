@@ -1,0 +1,28 @@
+// What --neuron-lower refuses, with the reason.
+// RUN: neuron-opt %s --neuron-lower -split-input-file -verify-diagnostics
+// RUN: not neuron-opt %s --neuron-lower=target=trn3 -split-input-file 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// TARGET: error: unknown target 'trn3'; known targets: trn1, trn2
+
+// expected-error@+1 {{argument #0 has type 'tensor<?x64xf32>'; the device needs statically shaped tensors (bucket dynamic dims first)}}
+func.func @dynamic(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %0 = neuron.exp %x : tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @int_matmul(%a: tensor<4x8xi32>, %b: tensor<8x4xi32>) -> tensor<4x4xi32> {
+  // expected-error@+1 {{cannot lower the matmul: TensorE multiplies f32, bf16 and f16 matrices only}}
+  %0 = neuron.matmul %a, %b : tensor<4x8xi32>, tensor<8x4xi32> -> tensor<4x4xi32>
+  return %0 : tensor<4x4xi32>
+}
+
+// -----
+
+// The stationary tiles of even one block of 128 rows do not fit SBUF.
+func.func @too_big(%a: tensor<128x2097152xf32>, %b: tensor<2097152x1xf32>) -> tensor<128x1xf32> {
+  // expected-error@+1 {{cannot lower the matmul: one block of 128 rows needs 8421396 bytes per partition of SBUF (the 16384 K tiles of its stationary matrix alone take 8388608), over the budget of 167116 of 196608 on trn1; split the contraction (K = 2097152) in the model}}
+  %0 = neuron.matmul %a, %b : tensor<128x2097152xf32>, tensor<2097152x1xf32> -> tensor<128x1xf32>
+  return %0 : tensor<128x1xf32>
+}

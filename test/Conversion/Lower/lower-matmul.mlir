@@ -1,0 +1,64 @@
+// Matmuls on TensorE: Aᵀ as the stationary matrix (K on partitions, M <= 128
+// columns), B as the moving one (K on partitions, N <= 512), accumulated over
+// the K tiles in one PSUM bank; the epilogue runs on each PSUM tile.
+// RUN: neuron-opt %s --neuron-lower="remarks=true" -split-input-file 2>/dev/null | FileCheck %s
+// RUN: neuron-opt %s --neuron-lower="remarks=true" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+
+// A is [M, K] with K innermost: its rows are loaded and transposed on
+// TensorE through PSUM into Aᵀ (three K tiles: 128, 128, 44).
+// REMARK: remark: lowered as one matmul-epilogue kernel: 130x300x96 in blocks of 130 rows, column tiles of 96, lhs transposed on TensorE
+// CHECK-LABEL: nisa.program @bias_relu
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[ST:stA[0-9]+]][0:43, 0, [1,300]] = @in0[0, [300,43], [1,300]]
+// CHECK: nisa.transpose tensor @[[TP:tp[0-9]+]][0:128, 0, [1,128]] = @[[ST]][0:128, 0, [1,128]]
+// CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @[[AT:aT[0-9]+]][0:128, 0, [1,128]] = @[[TP]][0:128, 0, [1,128]]
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[MOV:mov[0-9]+]][0:128, 0, [1,96]] = @in1[0, [96,128], [1,96]]
+// CHECK: nisa.load_stationary @[[AT]][0:128, 0, [1,128]]
+// CHECK-NEXT: nisa.multiply_moving @[[ACC:acc[0-9]+]][0:128, 0, [1,96]] = @[[MOV]][0:128, 0, [1,96]] start
+// CHECK-NEXT: nisa.load_stationary @[[AT]][0:128, 130, [1,128]]
+// CHECK-NEXT: nisa.multiply_moving @[[ACC]][0:128, 0, [1,96]] = @[[MOV]][0:128, 96, [1,96]]{{$}}
+// CHECK-NEXT: nisa.load_stationary @[[AT]][0:44, 260, [1,128]]
+// CHECK-NEXT: nisa.multiply_moving @[[ACC]][0:128, 0, [1,96]] = @[[MOV]][0:44, 192, [1,96]]{{$}}
+// The bias add reads the accumulator straight from PSUM.
+// CHECK: nisa.tensor_tensor vector add @[[S:t[0-9]+]][0:128, 0, [1,96]] = @[[ACC]][0:128, 0, [1,96]], @{{t[0-9]+}}[0:128, 0, [1,96]]
+// CHECK-NEXT: nisa.activation relu @[[Y:t[0-9]+]][0:128, 0, [1,96]] = @[[S]][0:128, 0, [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [96,128], [1,96]] = @[[Y]][0:128, 0, [1,96]]
+// The last two rows of the 130.
+// CHECK: nisa.multiply_moving @{{acc[0-9]+}}[0:2, 0, [1,96]] = @[[MOV]][0:128, 0, [1,96]] start
+// CHECK: nisa.dma_copy q{{[0-9]+}} @out0[12288, [96,2], [1,96]]
+func.func @bias_relu(%a: tensor<130x300xf32>, %b: tensor<300x96xf32>, %c: tensor<96xf32>) -> tensor<130x96xf32> {
+  %0 = neuron.kernel "matmul-epilogue"(%a, %b, %c) : (tensor<130x300xf32>, tensor<300x96xf32>, tensor<96xf32>) -> tensor<130x96xf32> {
+  ^bb0(%x: tensor<130x300xf32>, %y: tensor<300x96xf32>, %z: tensor<96xf32>):
+    %1 = neuron.matmul %x, %y : tensor<130x300xf32>, tensor<300x96xf32> -> tensor<130x96xf32>
+    %2 = neuron.add %1, %z : tensor<130x96xf32>, tensor<96xf32> -> tensor<130x96xf32>
+    %3 = neuron.relu %2 : tensor<130x96xf32>
+    neuron.yield %3 : tensor<130x96xf32>
+  }
+  return %0 : tensor<130x96xf32>
+}
+
+// -----
+
+// transpose_lhs gives Aᵀ directly ([K, M] rows): no transposes. The result
+// leaves PSUM through a copy (bf16 operands, f32 result).
+// REMARK: remark: lowered as one matmul kernel: 64x128x1024 in blocks of 64 rows, column tiles of 512{{$}}
+// CHECK-LABEL: nisa.program @transposed_lhs
+// CHECK-NOT: nisa.transpose
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[AT:aT[0-9]+]][0:{{[0-9]+}}, 0, [1,64]] = @in0[0, [64,{{[0-9]+}}], [1,64]]
+// CHECK: nisa.multiply_moving @[[ACC:acc[0-9]+]][0:64, 0, [1,512]] = @{{mov[0-9]+}}[0:128, 0, [1,512]] start
+// CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @{{t[0-9]+}}[0:64, 0, [1,512]] = @[[ACC]][0:64, 0, [1,512]]
+func.func @transposed_lhs(%a: tensor<128x64xbf16>, %b: tensor<128x1024xbf16>) -> tensor<64x1024xf32> {
+  %0 = neuron.matmul %a, %b transpose_lhs : tensor<128x64xbf16>, tensor<128x1024xbf16> -> tensor<64x1024xf32>
+  return %0 : tensor<64x1024xf32>
+}
+
+// -----
+
+// A K too long for the column's moving tiles to stay in SBUF streams them one
+// K tile at a time (the decode-time down projection of an FFN).
+// REMARK: remark: lowered as one matmul kernel: 1x8960x1536 in blocks of 1 rows, column tiles of 512, lhs transposed on TensorE
+// CHECK-LABEL: nisa.program @long_k
+// CHECK-COUNT-70: nisa.multiply_moving @{{acc[0-9]+}}[0:1, 0, [1,512]]
+func.func @long_k(%a: tensor<1x8960xf32>, %b: tensor<8960x1536xf32>) -> tensor<1x1536xf32> {
+  %0 = neuron.matmul %a, %b : tensor<1x8960xf32>, tensor<8960x1536xf32> -> tensor<1x1536xf32>
+  return %0 : tensor<1x1536xf32>
+}

@@ -1,0 +1,81 @@
+// What the race checker rejects, from the semaphore fields alone.
+// RUN: neuron-opt %s --neuron-check-races -split-input-file -verify-diagnostics
+
+nisa.program @race target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @a sbuf 128x64xf32 offset = 0
+    nisa.alloc @b sbuf 128x64xf32 offset = 256
+    // expected-note@+1 {{the earlier instruction}}
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @x[0, [64,128], [1,64]]
+    // expected-error@+1 {{races with an earlier instruction on stream q0: sbuf partitions 0:128 bytes 0..256 overlaps sbuf partitions 0:128 bytes 0..256, and nothing makes this instruction wait for it}}
+    nisa.activation exp @b[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @deadlock target "trn1" {
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @a sbuf 128x64xf32 offset = 0
+    nisa.alloc @b sbuf 128x64xf32 offset = 256
+    // expected-error@+1 {{deadlock: stream scalar waits forever here; stream vector gives only 0 of the 1 signals needed}}
+    nisa.activation exp @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] wait(vector >= 1) signal
+    // expected-error@+1 {{deadlock: stream vector waits forever here; stream scalar gives only 0 of the 1 signals needed}}
+    nisa.tensor_copy vector @b[0:128, 0, [1,64]] = @b[0:128, 0, [1,64]] wait(scalar >= 1) signal
+  }
+}
+
+// -----
+
+nisa.program @forever target "trn1" {
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @a sbuf 128x64xf32 offset = 0
+    nisa.memset vector @a[0:128, 0, [1,64]] = 0.0 signal
+    // expected-error@+1 {{waits for signal 2 of stream vector, which gives 1: it would wait forever}}
+    nisa.activation exp @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] wait(vector >= 2)
+  }
+}
+
+// -----
+
+nisa.program @redundant target "trn1" {
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @a sbuf 128x64xf32 offset = 0
+    nisa.memset vector @a[0:128, 0, [1,64]] = 0.0 signal
+    nisa.activation exp @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] wait(vector >= 1)
+    // expected-error@+1 {{waits for signal 1 of stream vector, which it already knows finished}}
+    nisa.activation exp @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] wait(vector >= 1)
+  }
+}
+
+// -----
+
+nisa.program @unused_signal target "trn1" {
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @a sbuf 128x64xf32 offset = 0
+    // expected-error@+1 {{signals, but no instruction waits for it}}
+    nisa.memset vector @a[0:128, 0, [1,64]] = 0.0 signal
+  }
+}
+
+// -----
+
+nisa.program @no_stationary target "trn1" {
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @m sbuf 128x64xbf16 offset = 0
+    nisa.alloc @acc psum 128x64xf32 offset = 0
+    // expected-error@+1 {{multiplies before any load_stationary on TensorE}}
+    nisa.multiply_moving @acc[0:128, 0, [1,64]] = @m[0:128, 0, [1,64]] start
+  }
+}
+
+// -----
+
+nisa.program @unallocated target "trn1" {
+  nisa.kernel @k0 "demo" from "test" {
+    // expected-error@+1 {{has no offset: run --neuron-allocate-memory first}}
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.memset vector @a[0:128, 0, [1,64]] = 0.0
+  }
+}
