@@ -134,6 +134,30 @@ def NeuronFusionRemarksPass : Pass<"neuron-fusion-remarks", "::mlir::ModuleOp"> 
   }];
 }
 
+def NeuronRefineShapesPass : Pass<"neuron-refine-shapes", "::mlir::func::FuncOp"> {
+  let summary = "Gives results the static shapes their static operands imply";
+  let description = [{
+    Exporters relax types (`tensor.cast` to `tensor<?x?xf32>`) that import
+    keeps as reshapes. When an op's operands are static, its result shape is
+    known from the shape rules (broadcasting, reductions, matmul, transpose,
+    norms and softmax keep their input's shape; a reshape that only relaxes
+    dims keeps them, and one dynamic dim of a reshape follows from the
+    element count). Such results get their static type, in program order,
+    so that static programs stay static for the device:
+
+    ```mlir
+    %1 = neuron.reshape %0 : tensor<10x256xf32> -> tensor<?x?xf32>
+    %2 = neuron.softmax %1 axis = 1 : tensor<?x?xf32>
+    // becomes
+    %1 = neuron.reshape %0 : tensor<10x256xf32> -> tensor<10x256xf32>
+    %2 = neuron.softmax %1 axis = 1 : tensor<10x256xf32>
+    ```
+
+    Function signatures are not changed; a refined value returned where the
+    signature says dynamic keeps its dynamic type through a final reshape.
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Passes over nisa programs
 //===----------------------------------------------------------------------===//

@@ -169,6 +169,11 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
 
   for (Operation &op : fn.getBody().front().without_terminator()) {
     LogicalResult ok = success();
+    for (Type t : llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
+      if (auto rt = dyn_cast<RankedTensorType>(t); !rt || !rt.hasStaticShape())
+        return op.emitError("has type ")
+               << t << "; the device needs statically shaped tensors (bucket dynamic dims "
+                       "first)";
     if (isa<ConstantOp>(op))
       continue;
     if (auto r = dyn_cast<ReshapeOp>(op)) {

@@ -71,6 +71,8 @@ void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &option
   fpm.addPass(neuron::createNeuronConvertLinalgPass());
   fpm.addPass(neuron::createNeuronConvertTensorPass());
   fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(neuron::createNeuronRefineShapesPass());
+  fpm.addPass(createCanonicalizerPass());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(neuron::createNeuronCheckImportPass());
   neuron::NeuronLegalizeTypesPassOptions legalize;

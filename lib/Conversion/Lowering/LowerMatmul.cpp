@@ -368,6 +368,72 @@ struct MatmulLowering {
   }
 };
 
+/// lhs [.., M, K] and rhs [.., K, N] as reshape(lhs) [.., M, K, 1] times
+/// reshape(rhs) [.., 1, K, N], summed over K: built next to the matmul,
+/// lowered as one row kernel writing the matmul's result, then removed.
+LogicalResult lowerIntMatmul(FunctionLowering &fl, MatmulOp mm) {
+  OpBuilder b(mm);
+  Location loc = mm.getLoc();
+  SmallVector<Operation *> temps;
+  auto transposeLast = [&](Value v) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> perm;
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      perm.push_back(i);
+    std::swap(perm[t.getRank() - 1], perm[t.getRank() - 2]);
+    SmallVector<int64_t> shape(t.getShape());
+    std::swap(shape[t.getRank() - 1], shape[t.getRank() - 2]);
+    auto op = TransposeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v,
+                                  b.getDenseI64ArrayAttr(perm));
+    temps.push_back(op);
+    return op;
+  };
+  Value lhs = mm.getLhs(), rhs = mm.getRhs();
+  // Transposed operands are transposed first (a DMA kernel each).
+  SmallVector<Operation *> movement;
+  if (mm.getTransposeLhs()) {
+    lhs = transposeLast(lhs);
+    movement.push_back(lhs.getDefiningOp());
+  }
+  if (mm.getTransposeRhs()) {
+    rhs = transposeLast(rhs);
+    movement.push_back(rhs.getDefiningOp());
+  }
+  auto withUnit = [&](Value v, int64_t at) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape.insert(shape.begin() + (at < 0 ? shape.size() + 1 + at : at), 1);
+    auto op = ReshapeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v);
+    temps.push_back(op);
+    return op;
+  };
+  Value a = withUnit(lhs, -1);                 // [.., M, K, 1]
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  Value c = withUnit(rhs, rt.getRank() - 2);   // [.., 1, K, N]
+  auto resultType = mm.getType();
+  SmallVector<int64_t> productShape(resultType.getShape());
+  int64_t k = cast<RankedTensorType>(lhs.getType()).getShape().back();
+  productShape.insert(productShape.end() - 1, k);
+  auto product = MulOp::create(
+      b, loc, RankedTensorType::get(productShape, resultType.getElementType()), a, c);
+  temps.push_back(product);
+  auto sum = ReduceSumOp::create(b, loc, resultType, product,
+                                 b.getDenseI64ArrayAttr({static_cast<int64_t>(productShape.size()) - 2}),
+                                 UnitAttr());
+  temps.push_back(sum);
+  LogicalResult ok = success();
+  for (Operation *op : movement)
+    if (failed(ok = lowerDataMovement(fl, op)))
+      break;
+  if (succeeded(ok)) {
+    SmallVector<Operation *> group = {a.getDefiningOp(), c.getDefiningOp(), product, sum};
+    ok = lowerRowGroup(fl, mm, group, {{sum.getResult(), mm.getResult()}}, "matmul-int");
+  }
+  for (Operation *op : llvm::reverse(temps))
+    op->erase();
+  return ok;
+}
+
 } // namespace
 
 LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operation *anchor,
@@ -377,9 +443,17 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
   auto fail = [&](StringRef why) {
     return anchor->emitError("cannot lower the matmul: ") << why;
   };
-  for (Type t : {mm.getLhs().getType().getElementType(), mm.getRhs().getType().getElementType()})
-    if (!isa<FloatType>(t))
-      return fail("TensorE multiplies f32, bf16 and f16 matrices only");
+  bool isInt = !isa<FloatType>(mm.getLhs().getType().getElementType()) ||
+               !isa<FloatType>(mm.getRhs().getType().getElementType());
+  if (isInt) {
+    // TensorE multiplies floats: an integer matmul is a product broadcast
+    // over [M, K, N] and summed over K on VectorE, one row kernel.
+    if (failed(lowerIntMatmul(fl, mm)))
+      return failure();
+    if (epilogueOps.empty())
+      return success();
+    return lowerRowGroup(fl, anchor, epilogueOps, outputs, kind);
+  }
   RowKernelSpec spec;
   spec.ops.push_back(mm);
   spec.ops.append(epilogueOps.begin(), epilogueOps.end());

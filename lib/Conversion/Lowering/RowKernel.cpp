@@ -263,6 +263,8 @@ private:
   DenseMap<int, int> useCount;   ///< per node: how many steps used a slot
   DenseMap<int, int> stepSlot;   ///< per node: its slot in the current step
   DenseMap<int, Val> negated;    ///< -x of row values, per row tile
+  DenseSet<int> storedRows;      ///< row outputs stored in this row tile
+  void storeRowOutput(int n, const Val &v);
   FlatSymbolRefAttr junk[4];
   int64_t p0 = 0, np = 0, c0 = 0, nc = 0; ///< current box
   int rowTile = 0;
@@ -1066,13 +1068,18 @@ Val RowKernelImpl::materialize(int n) {
   else
     rowVals[n] = v;
   // Row outputs are stored as soon as they exist.
-  if (!isFull(n) && node.outputs && !spec.psum)
-    for (const OutputInfo &o : outputs)
-      if (o.node == n) {
-        HbmView view = viewOf(o.buf, o.strides, false);
-        kb->transfer(false, v.sym, node.type, 0, 0, view, p0, np, 0, 1);
-      }
+  storeRowOutput(n, v);
   return v;
+}
+
+void RowKernelImpl::storeRowOutput(int n, const Val &v) {
+  if (isFull(n) || !nodes[n].outputs || spec.psum || !storedRows.insert(n).second)
+    return;
+  for (const OutputInfo &o : outputs)
+    if (o.node == n) {
+      HbmView view = viewOf(o.buf, o.strides, false);
+      kb->transfer(false, v.sym, nodes[n].type, 0, 0, view, p0, np, 0, 1);
+    }
 }
 
 Val RowKernelImpl::computeNode(int n, std::optional<Val> dstArg) {
@@ -1595,6 +1602,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
       rowTile = s.rowTile;
       rowVals.clear();
       negated.clear();
+      storedRows.clear();
     }
     stepVals = loaded[i];
     stepSlot.clear();
@@ -1621,7 +1629,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
     bool lastOfRowTile = i + 1 == steps.size() || steps[i + 1].rowTile != s.rowTile;
     if (!resident && lastOfRowTile)
       for (int o : rowOutputs)
-        (void)materialize(o);
+        storeRowOutput(o, materialize(o));
   }
 }
 

@@ -847,14 +847,21 @@ def run_case(case, variant, variant_path, goldens, tools, workdir, reference_onl
             return reference_line(case, ref, bool(args), golden, problems, t_ref)
         try:
             ours, t_ours = run_ours(case, variant_path, in_paths, tools, workdir, len(results))
+            # The fused program, and the compiled executables (unfused as
+            # -O0 and fused) run by the simulator, must agree with the same
+            # reference.
+            variants = []
             if tools.also_fused:
-                # The fused program must agree with the same reference.
-                fused, _ = run_ours(case, variant_path, in_paths, tools, workdir, len(results),
-                                    ["--fuse"])
-                ok, line = compare_line(case, fused, ref, results, golden, list(problems), t_ref,
+                variants.append(("fused", ["--fuse"]))
+            if tools.also_simulated:
+                variants += [("simulated -O0", ["--sim"]), ("simulated", ["--sim", "--fuse"])]
+            for label, flags in variants:
+                other, _ = run_ours(case, variant_path, in_paths, tools, workdir, len(results),
+                                    flags)
+                ok, line = compare_line(case, other, ref, results, golden, list(problems), t_ref,
                                         t_ours)
                 if not ok:
-                    return False, line.replace("FAIL ", "FAIL (fused) ", 1)
+                    return False, line.replace("FAIL ", "FAIL (%s) " % label, 1)
         except OursError as e:
             return False, "FAIL %s: %s" % (case.name, e)
     finally:
@@ -901,6 +908,7 @@ class Tools:
         self.neuron_run = None if args.reference_only else \
             find_program(args.neuron_run, "--neuron-run")
         self.also_fused = args.also_fused
+        self.also_simulated = args.also_simulated
 
 
 def find_program(name, flag):
@@ -945,6 +953,9 @@ def main():
                          "libmlir_c_runner_utils.so")
     ap.add_argument("--workdir", required=True, help="directory for generated files")
     ap.add_argument("--filter", default="", help="only cases whose file:@fn contains this")
+    ap.add_argument("--also-simulated", action="store_true",
+                    help="also compile each function for trn1 (unfused and fused) and run the "
+                         "executable on the simulator (neuron-run --sim)")
     ap.add_argument("--also-fused", action="store_true",
                     help="also run neuron-run --fuse and compare it with the same reference")
     ap.add_argument("--reference-only", action="store_true",
