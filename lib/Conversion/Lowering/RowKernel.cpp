@@ -38,7 +38,9 @@ namespace mlir::neuron::lowering {
 
 namespace {
 
-enum class NodeKind { Input, Psum, Imm, Unary, Binary, Select, Cast, Reduce };
+/// Stats: a row's mean and variance (bn_stats/bn_aggr) as a [P, 2] tile;
+/// Part: one of them (imm = 0 or 1).
+enum class NodeKind { Input, Psum, Imm, Unary, Binary, Select, Cast, Reduce, Stats, Part };
 
 /// Unary functions the nodes compute.
 enum class UKind {
@@ -265,6 +267,9 @@ private:
   DenseMap<int, Val> negated;    ///< -x of row values, per row tile
   DenseSet<int> storedRows;      ///< row outputs stored in this row tile
   void storeRowOutput(int n, const Val &v);
+  Val accumulateStats(int n, bool first, bool last);
+  Val computePart(int n);
+  DenseMap<int, int64_t> statsCount; ///< bn_stats triples written, per Stats node
   FlatSymbolRefAttr junk[4];
   int64_t p0 = 0, np = 0, c0 = 0, nc = 0; ///< current box
   int rowTile = 0;
@@ -641,14 +646,40 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
       continue;
     }
     if (auto n = dyn_cast<LayerNormOp>(op)) {
-      // mean = sum(x)/N; c = x - mean; var = sum(c^2)/N; y = c * rsqrt(var + eps) [* w] [+ b]
+      // (mean, var) of each row by bn_stats/bn_aggr in one pass;
+      // y = (x - mean) * rsqrt(var + eps) [* w] [+ b]
       int x = arg(0);
-      double inv = unitOnly ? 1.0 : 1.0 / cols;
-      int mean = binary(AluOp::multiply, reduce(x, AluOp::add, op, f32), imm(inv, f32), op, f32);
+      int mean, var;
+      if (unitOnly || !isFull(x)) {
+        double inv = unitOnly ? 1.0 : 1.0 / cols;
+        mean = binary(AluOp::multiply, reduce(x, AluOp::add, op, f32), imm(inv, f32), op, f32);
+        int d = binary(AluOp::subtract, x, mean, op, f32);
+        var = binary(AluOp::multiply, reduce(unary(UKind::Square, d, op, f32), AluOp::add, op, f32),
+                     imm(inv, f32), op, f32);
+      } else {
+        Node st;
+        st.kind = NodeKind::Stats;
+        st.args = {x};
+        st.source = op;
+        st.type = f32;
+        st.mask = nodes[x].mask & ~fmask;
+        int stats = addNode(st);
+        hasReduction = true;
+        auto part = [&](int which) {
+          Node pt;
+          pt.kind = NodeKind::Part;
+          pt.args = {stats};
+          pt.imm = which;
+          pt.source = op;
+          pt.type = f32;
+          pt.mask = nodes[stats].mask;
+          return addNode(pt);
+        };
+        mean = part(0);
+        var = part(1);
+      }
       int c = binary(AluOp::subtract, x, mean, op, f32);
-      int var = reduce(unary(UKind::Square, c, op, f32), AluOp::add, op, f32);
-      int t = binary(AluOp::multiply, var, imm(inv, f32), op, f32);
-      t = binary(AluOp::add, t, imm(n.getEpsilon().convertToFloat(), f32), op, f32);
+      int t = binary(AluOp::add, var, imm(n.getEpsilon().convertToFloat(), f32), op, f32);
       int r = unary(UKind::Rsqrt, t, op, f32);
       bool more = n.getWeight() || n.getBias();
       int y = binary(AluOp::multiply, c, r, op, more ? f32 : rt);
@@ -854,7 +885,7 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
     int r = 0;
     for (int a : nodes[i].args)
       r = std::max(r, ready[a]);
-    if (nodes[i].kind == NodeKind::Reduce)
+    if (nodes[i].kind == NodeKind::Reduce || nodes[i].kind == NodeKind::Stats)
       r += 1;
     ready[i] = r;
   }
@@ -1086,6 +1117,9 @@ Val RowKernelImpl::computeNode(int n, std::optional<Val> dstArg) {
   const Node &node = nodes[n];
   if (node.source)
     kb->setSource(node.source);
+  if (node.kind == NodeKind::Stats || node.kind == NodeKind::Part)
+    return node.kind == NodeKind::Stats ? accumulateStats(n, true, true)
+                                        : computePart(n);
   Val dst = dstArg ? *dstArg : destFor(n);
   switch (node.kind) {
   case NodeKind::Input:
@@ -1136,6 +1170,8 @@ Val RowKernelImpl::computeNode(int n, std::optional<Val> dstArg) {
   }
   case NodeKind::Reduce:
     return reduceInto(n, dst);
+  case NodeKind::Stats:
+  case NodeKind::Part:
   case NodeKind::Imm:
   case NodeKind::Psum:
     break;
@@ -1480,6 +1516,58 @@ void RowKernelImpl::accumulateReduce(int r, bool first, bool last) {
     rowVals[r] = acc;
 }
 
+/// One chunk's bn_stats of Stats node `n` (one triple per 512 columns),
+/// and on the last chunk the bn_aggr that makes (mean, variance).
+Val RowKernelImpl::accumulateStats(int n, bool first, bool last) {
+  const Node &node = nodes[n];
+  kb->setSource(node.source);
+  int slot = rowTile % 2;
+  int64_t parts = std::min<int64_t>(rows, 128);
+  int64_t triples = 3 * ((cols + 511) / 512 + (cols + chunk - 1) / chunk);
+  auto key = std::make_pair(n, -5 - slot);
+  FlatSymbolRefAttr acc = tiles.lookup(key);
+  if (!acc) {
+    acc = kb->alloc(MemorySpace::sbuf, parts, triples, node.type, "stats");
+    tiles[key] = acc;
+  }
+  if (first)
+    statsCount[n] = 0;
+  Val x = materialize(node.args[0]);
+  for (int64_t j = 0; j < nc; j += 512) {
+    int64_t len = std::min<int64_t>(512, nc - j);
+    kb->charge(Engine::vector, kb->estimate(Opcode::BnStats, Engine::vector, np, len));
+    kb->emit<nisa::BnStatsOp>(acc, kb->tileAP(0, np, 3 * statsCount[n]++, 3), x.sym,
+                              kb->tileAP(0, np, x.ap.getOffset() + j, len), DenseI64ArrayAttr(),
+                              UnitAttr());
+  }
+  Val v;
+  v.type = node.type;
+  if (!last)
+    return v;
+  auto rkey = std::make_pair(n, -7 - slot);
+  FlatSymbolRefAttr result = tiles.lookup(rkey);
+  if (!result) {
+    result = kb->alloc(MemorySpace::sbuf, parts, 2, node.type, "meanvar");
+    tiles[rkey] = result;
+  }
+  kb->charge(Engine::vector,
+             kb->estimate(Opcode::BnAggr, Engine::vector, np, 3 * statsCount[n]));
+  kb->emit<nisa::BnAggrOp>(result, kb->tileAP(0, np, 0, 2), acc,
+                           kb->tileAP(0, np, 0, 3 * statsCount[n]), DenseI64ArrayAttr(),
+                           UnitAttr());
+  v.sym = result;
+  v.ap = kb->tileAP(0, np, 0, 2);
+  rowVals[n] = v;
+  return v;
+}
+
+/// The mean (0) or variance (1) column of a Stats node's result.
+Val RowKernelImpl::computePart(int n) {
+  Val stats = materialize(nodes[n].args[0]);
+  stats.ap = kb->tileAP(0, np, static_cast<int64_t>(nodes[n].imm), 1);
+  return stats;
+}
+
 /// The full nodes a step must compute to produce `targets` (for loads).
 SmallVector<int> RowKernelImpl::neededFull(ArrayRef<int> targets) {
   llvm::SetVector<int> seen;
@@ -1487,9 +1575,10 @@ SmallVector<int> RowKernelImpl::neededFull(ArrayRef<int> targets) {
   while (!stack.empty()) {
     int n = stack.pop_back_val();
     // Streamed passes stop at row values: they exist from earlier passes.
-    if (!resident && !isFull(n) && nodes[n].kind != NodeKind::Reduce)
+    bool accumulates = nodes[n].kind == NodeKind::Reduce || nodes[n].kind == NodeKind::Stats;
+    if (!resident && !isFull(n) && !accumulates)
       continue;
-    if (!resident && nodes[n].kind == NodeKind::Reduce && !llvm::is_contained(targets, n))
+    if (!resident && accumulates && !llvm::is_contained(targets, n))
       continue; // a finished reduction of an earlier pass
     if (!seen.insert(n))
       continue;
@@ -1553,7 +1642,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
     // One pass per level of reductions, then one computing the outputs.
     int reducePasses = 0;
     for (size_t i = 0; i < nodes.size(); ++i)
-      if (nodes[i].kind == NodeKind::Reduce)
+      if (nodes[i].kind == NodeKind::Reduce || nodes[i].kind == NodeKind::Stats)
         reducePasses = std::max(reducePasses, ready[i]);
     int passes = reducePasses + (fullOutputs.empty() ? 0 : 1);
     for (int ph = 0; ph < passes; ++ph)
@@ -1561,7 +1650,8 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
         Step s{static_cast<int>(rt), ph, c, std::min(chunk, cols - c), {}, {}};
         if (ph < reducePasses) {
           for (size_t i = 0; i < nodes.size(); ++i)
-            if (nodes[i].kind == NodeKind::Reduce && ready[i] == ph + 1)
+            if ((nodes[i].kind == NodeKind::Reduce || nodes[i].kind == NodeKind::Stats) &&
+                ready[i] == ph + 1)
               s.targets.push_back(i);
         } else {
           for (int o : fullOutputs)
@@ -1611,6 +1701,10 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
     for (int t : s.targets) {
       if (nodes[t].kind == NodeKind::Reduce && !resident) {
         accumulateReduce(t, firstChunk, lastChunk);
+        continue;
+      }
+      if (nodes[t].kind == NodeKind::Stats && !resident) {
+        accumulateStats(t, firstChunk, lastChunk);
         continue;
       }
       Val v = materialize(t);

@@ -110,3 +110,19 @@ func.func @fused(%x: tensor<64x1000xf32>, %b: tensor<1000xf32>) -> tensor<64x100
   }
   return %0 : tensor<64x1000xf32>
 }
+
+// -----
+
+// Layernorm takes each row's mean and variance in one pass with bn_stats (a
+// triple per 512 columns) and bn_aggr, then centres and scales.
+// REMARK: remark: lowered as one layernorm kernel: 100 rows x 1000 columns, resident
+// CHECK-LABEL: nisa.program @layernorm
+// CHECK: nisa.bn_stats @[[ST:stats[0-9]+]][0:100, 0, [1,3]] = @[[X:t[0-9]+]][0:100, 0, [1,512]]
+// CHECK-NEXT: nisa.bn_stats @[[ST]][0:100, 3, [1,3]] = @[[X]][0:100, 512, [1,488]]
+// CHECK-NEXT: nisa.bn_aggr @[[MV:meanvar[0-9]+]][0:100, 0, [1,2]] = @[[ST]][0:100, 0, [1,6]]
+// CHECK: nisa.activation rsqrt @{{r[0-9]+}}[0:100, 0, [1,1]] = @[[MV]][0:100, 1, [1,1]] bias 9.99999974E-6
+// CHECK: subtract @[[MV]][0:100, 0, [1,1]]
+func.func @layernorm(%x: tensor<100x1000xf32>) -> tensor<100x1000xf32> {
+  %0 = neuron.layernorm %x axes = [1] epsilon = 1.0e-05 : (tensor<100x1000xf32>) -> tensor<100x1000xf32>
+  return %0 : tensor<100x1000xf32>
+}
