@@ -60,7 +60,16 @@ def NeuronDropHostCallsPass : Pass<"neuron-drop-host-calls", "::mlir::ModuleOp">
     removes every call to an external function, every `vector.print` and
     every `check.expect_*` whose results feed only other host-side code,
     warning once per removed op, and then the arithmetic that only fed them.
+
+    With `return-printed`, a tensor the program printed (or asserted on) is
+    not lost with its printer: unless it is a constant, it becomes an extra result of the function that printed it (and
+    every call of that function is updated), so an example that prints its
+    answer and returns nothing still compiles to something observable.
   }];
+  let options = [
+    Option<"returnPrinted", "return-printed", "bool", /*default=*/"false",
+           "Make every printed or asserted tensor an extra result of its function">
+  ];
 }
 
 def NeuronCheckImportPass : Pass<"neuron-check-import", "::mlir::ModuleOp"> {

@@ -2,13 +2,16 @@
 //
 // Removes host-side code that exporters wrap around kernels: calls to
 // external functions (timers, printers) and vector.print, plus the scalar
-// arithmetic that only feeds them.
+// arithmetic that only feeds them. With return-printed, the tensors the
+// removed printers printed become extra results of their functions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -34,12 +37,59 @@ bool isHostRoot(Operation *op, SymbolTableCollection &symbols) {
   return callee && callee.isExternal();
 }
 
+/// The ranked tensor behind a printer's (or an assertion's) operand, or null
+/// when there is none. Exporters print through `tensor.cast`s to unranked or
+/// dynamic types; of the values along that chain, the most static one is
+/// returned (the nearest to the printer on a tie).
+Value printedTensor(Value v) {
+  Value best;
+  auto dynamicDims = [](Value x) { return cast<RankedTensorType>(x.getType()).getNumDynamicDims(); };
+  for (;;) {
+    if (isa<RankedTensorType>(v.getType()) && (!best || dynamicDims(v) < dynamicDims(best)))
+      best = v;
+    auto cast = v.getDefiningOp<tensor::CastOp>();
+    if (!cast)
+      return best;
+    v = cast.getSource();
+  }
+}
+
+/// Appends `values` to the results of `fn` (a single-block function).
+void appendResults(func::FuncOp fn, ArrayRef<Value> values) {
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  SmallVector<Value> operands(ret.getOperands());
+  operands.append(values.begin(), values.end());
+  ret->setOperands(operands);
+  SmallVector<Type> results(fn.getResultTypes());
+  for (Value v : values)
+    results.push_back(v.getType());
+  fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(), results));
+}
+
+/// Rewrites every call of a function whose results grew to the new signature.
+void updateCalls(ModuleOp module, const llvm::DenseMap<StringAttr, func::FuncOp> &grown) {
+  SmallVector<func::CallOp> calls;
+  module.walk([&](func::CallOp call) {
+    if (grown.count(call.getCalleeAttr().getAttr()))
+      calls.push_back(call);
+  });
+  for (func::CallOp call : calls) {
+    func::FuncOp fn = grown.lookup(call.getCalleeAttr().getAttr());
+    OpBuilder b(call);
+    auto repl = func::CallOp::create(b, call.getLoc(), fn, call.getOperands());
+    for (auto [oldResult, newResult] : llvm::zip(call.getResults(), repl.getResults()))
+      oldResult.replaceAllUsesWith(newResult);
+    call->erase();
+  }
+}
+
 struct DropHostCallsPass
     : mlir::neuron::impl::NeuronDropHostCallsPassBase<DropHostCallsPass> {
   using Base::Base;
 
   void runOnOperation() override {
     SymbolTableCollection symbols;
+    llvm::DenseMap<StringAttr, func::FuncOp> grown;
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal())
         continue;
@@ -70,19 +120,48 @@ struct DropHostCallsPass
       for (Operation *op : llvm::reverse(order))
         if (llvm::all_of(op->getUsers(), [&](Operation *u) { return removable.contains(u); }))
           removable.insert(op);
+      // The device tensors the removed printers printed, once each, in order.
+      SmallVector<Value> printed;
+      bool singleBlock = fn.getBody().hasOneBlock();
       for (Operation *op : order) {
         if (!removable.contains(op))
           continue;
-        if (auto call = dyn_cast<func::CallOp>(op))
-          op->emitWarning("dropped host call to @")
-              << call.getCallee() << " (--drop-host-calls)";
-        else if (isHostRoot(op, symbols))
-          op->emitWarning("dropped host-side '") << op->getName() << "' (--drop-host-calls)";
+        if (!isHostRoot(op, symbols))
+          continue;
+        auto call = dyn_cast<func::CallOp>(op);
+        InFlightDiagnostic warning =
+            call ? op->emitWarning("dropped host call to @") << call.getCallee()
+                                                              << " (--drop-host-calls)"
+                 : op->emitWarning("dropped host-side '") << op->getName()
+                                                           << "' (--drop-host-calls)";
+        if (!returnPrinted)
+          continue;
+        for (Value operand : op->getOperands()) {
+          Value v = printedTensor(operand);
+          if (!v || matchPattern(v, m_Constant()))
+            continue;
+          if (!singleBlock || v.getParentRegion() != &fn.getBody()) {
+            warning << "; the printed tensor is computed inside a nested region or a "
+                       "multi-block function and cannot be returned";
+            continue;
+          }
+          auto *it = llvm::find(printed, v);
+          unsigned index = fn.getNumResults() + (it - printed.begin());
+          if (it == printed.end())
+            printed.push_back(v);
+          warning << "; it printed what is now result #" << index << " of @"
+                  << fn.getSymName() << " (--return-printed)";
+        }
       }
       for (Operation *op : llvm::reverse(order))
         if (removable.contains(op))
           op->erase();
+      if (!printed.empty()) {
+        appendResults(fn, printed);
+        grown[fn.getSymNameAttr()] = fn;
+      }
     }
+    updateCalls(getOperation(), grown);
   }
 };
 

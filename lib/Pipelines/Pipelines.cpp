@@ -30,6 +30,11 @@ struct ImportCLOptions {
       llvm::cl::desc("Remove calls to host functions (timers, printers), vector.print and test "
                      "assertions, with a warning each, instead of rejecting them"),
       llvm::cl::cat(neuronc::importCLCategory())};
+  llvm::cl::opt<bool> returnPrinted{
+      "return-printed",
+      llvm::cl::desc("Implies --drop-host-calls; every tensor passed to a dropped printer or assertion becomes "
+                     "an extra result of its function instead of dead code"),
+      llvm::cl::cat(neuronc::importCLCategory())};
   llvm::cl::opt<std::string> autoCast{
       "auto-cast", llvm::cl::desc("Compute in 16-bit floats: none, matmult or all"),
       llvm::cl::init("none"), llvm::cl::cat(neuronc::importCLCategory())};
@@ -46,7 +51,8 @@ neuronc::ImportOptions neuronc::importOptionsFromCL() {
   ImportOptions options;
   if (!importCLOptions.isConstructed())
     return options;
-  options.dropHostCalls = importCLOptions->dropHostCalls;
+  options.returnPrinted = importCLOptions->returnPrinted;
+  options.dropHostCalls = importCLOptions->dropHostCalls || options.returnPrinted;
   options.autoCast = importCLOptions->autoCast;
   options.autoCastType = importCLOptions->autoCastType;
   return options;
@@ -59,8 +65,11 @@ void neuronc::buildNeuronCleanupPipeline(OpPassManager &pm) {
 }
 
 void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &options) {
-  if (options.dropHostCalls)
-    pm.addPass(neuron::createNeuronDropHostCallsPass());
+  if (options.dropHostCalls || options.returnPrinted) {
+    neuron::NeuronDropHostCallsPassOptions drop;
+    drop.returnPrinted = options.returnPrinted;
+    pm.addPass(neuron::createNeuronDropHostCallsPass(drop));
+  }
   // Inline without the inliner's default canonicalization: input dialects'
   // folders do not all agree with their own lowering (tosa.cast folds an i1
   // true to -1.0), so nothing is folded before it is neuron.
@@ -217,6 +226,9 @@ struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions>
   Option<bool> dropHostCalls{*this, "drop-host-calls",
                              llvm::cl::desc("Remove host calls instead of rejecting them"),
                              llvm::cl::init(false)};
+  Option<bool> returnPrinted{*this, "return-printed",
+                             llvm::cl::desc("Printed tensors become extra results"),
+                             llvm::cl::init(false)};
   Option<std::string> autoCast{*this, "auto-cast", llvm::cl::desc("none, matmult or all"),
                                llvm::cl::init("none")};
   Option<std::string> autoCastType{*this, "auto-cast-type", llvm::cl::desc("bf16 or f16"),
@@ -242,6 +254,7 @@ void neuronc::registerPipelines() {
       [](OpPassManager &pm, const ImportPipelineOptions &o) {
         ImportOptions options;
         options.dropHostCalls = o.dropHostCalls;
+        options.returnPrinted = o.returnPrinted;
         options.autoCast = o.autoCast;
         options.autoCastType = o.autoCastType;
         buildImportPipeline(pm, options);

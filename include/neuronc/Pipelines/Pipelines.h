@@ -35,6 +35,7 @@ struct BackendOptions {
 /// How input programs are brought into the neuron dialect.
 struct ImportOptions {
   bool dropHostCalls = false;       ///< remove timers/prints instead of rejecting them
+  bool returnPrinted = false;       ///< printed tensors become results (implies dropping)
   std::string autoCast = "none";    ///< none | matmult | all
   std::string autoCastType = "bf16"; ///< bf16 | f16
 };

@@ -24,7 +24,7 @@ for dirpath, _, files in sorted(os.walk(models)):
         for target in ('trn1', 'trn2'):
             for opt in ('-O2', '-O0'):
                 out = os.path.join(work, rel.replace('/', '_') + '.' + target + opt + '.neff')
-                r = subprocess.run([neuronc, path, '--drop-host-calls', '--target=' + target, opt,
+                r = subprocess.run([neuronc, path, '--return-printed', '--target=' + target, opt,
                                     '-o', out], capture_output=True, text=True)
                 if r.returncode:
                     failures += 1
