@@ -156,12 +156,15 @@ struct ReducePattern : OpRewritePattern<SrcOp> {
 };
 
 /// `tosa.matmul %a, %b, %a_zp, %b_zp` ([N,H,C] x [N,C,W]) → `neuron.matmul`
-/// when both zero points are 0.
+/// when both zero points are 0. Operands and result share a type, or 16-bit
+/// float operands accumulate into an f32 result (TOSA's bf16/fp16 profiles).
 struct MatmulPattern : OpRewritePattern<tosa::MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tosa::MatMulOp op, PatternRewriter &rewriter) const override {
-    if (!isSupportedElementType(getElementTypeOrSelf(op.getType())) ||
-        getElementTypeOrSelf(op.getA().getType()) != getElementTypeOrSelf(op.getType()))
+    Type result = getElementTypeOrSelf(op.getType());
+    Type operand = getElementTypeOrSelf(op.getA().getType());
+    bool widening = (operand.isBF16() || operand.isF16()) && result.isF32();
+    if (!isSupportedElementType(result) || (operand != result && !widening))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     if (getSplatValue(op.getAZp()) != 0.0 || getSplatValue(op.getBZp()) != 0.0)
       return rewriter.notifyMatchFailure(op, "non-zero zero points"); // reported by the check

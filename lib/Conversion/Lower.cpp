@@ -238,6 +238,16 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
 // Row groups
 //===----------------------------------------------------------------------===//
 
+/// SBUF bytes per partition of every tile `kernel` allocates: an upper
+/// bound of what memory allocation, which reuses dead tiles, will need.
+static int64_t sbufBytesPerPartition(nisa::KernelOp kernel) {
+  int64_t bytes = 0;
+  for (auto alloc : kernel.getBodyBlock().getOps<nisa::AllocOp>())
+    if (alloc.getSpace() == nisa::MemorySpace::sbuf)
+      bytes += alloc.getBytesPerPartition();
+  return bytes;
+}
+
 LogicalResult mlir::neuron::lowering::lowerRowGroup(FunctionLowering &fl, Operation *anchor,
                                                     ArrayRef<Operation *> ops,
                                                     ArrayRef<std::pair<Value, Value>> outputs,
@@ -259,10 +269,30 @@ LogicalResult mlir::neuron::lowering::lowerRowGroup(FunctionLowering &fl, Operat
   std::string why;
   std::optional<RowKernel> plan = RowKernel::plan(spec, fl.pb.hw(), why);
   if (plan) {
-    KernelBuilder kb(fl.pb, kind, anchor);
-    plan->emit(kb);
-    if (fl.remarks)
-      anchor->emitRemark("lowered as one ") << kind << " kernel: " << plan->describe();
+    // The plan's SBUF estimate counts every node as a tile; a faster layout
+    // is kept when the tiles it really allocates fit.
+    bool emitted = false;
+    for (RowKernel::Layout layout : plan->fasterLayouts()) {
+      ProgramBuilder::Snapshot before = fl.pb.snapshot();
+      std::optional<RowKernel> trial = RowKernel::plan(spec, fl.pb.hw(), why);
+      trial->setLayout(layout);
+      KernelBuilder kb(fl.pb, kind, anchor);
+      trial->emit(kb);
+      if (sbufBytesPerPartition(kb.kernel()) <= fl.pb.hw().sbufPartitionBytes) {
+        if (fl.remarks)
+          anchor->emitRemark("lowered as one ") << kind << " kernel: " << trial->describe();
+        emitted = true;
+        break;
+      }
+      kb.kernel()->erase();
+      fl.pb.restore(before);
+    }
+    if (!emitted) {
+      KernelBuilder kb(fl.pb, kind, anchor);
+      plan->emit(kb);
+      if (fl.remarks)
+        anchor->emitRemark("lowered as one ") << kind << " kernel: " << plan->describe();
+    }
   } else {
     if (ops.size() == 1)
       return anchor->emitError("cannot lower '")

@@ -1,18 +1,29 @@
-//===- Simulator.cpp - Running an executable on the simulated core --------===//
+//===- Simulator.cpp - Running executables on the simulated chip ----------===//
 //
-// The timing model. Each stream (engine or DMA queue) runs its instructions
-// in order. An instruction starts when its engine is free and every
-// semaphore it waits for has reached its count (a signal is seen
+// The timing model. Each stream (engine or DMA queue) of a core runs its
+// instructions in order. An instruction starts when its engine is free and
+// every semaphore it waits for has reached its count (a signal is seen
 // `semaphoreLatencyNs` after the signalling instruction completes).
 //
 // - Compute engines: an instruction occupies its engine for its cost-formula
 //   cycles; its results are complete `accessLatencyCycles` later.
+// - TensorE has two rows: a load_stationary may run while the previous
+//   multiply_moving does (the stationary matrix is double-buffered), and a
+//   multiply_moving waits for both the previous one and its load. A PE
+//   transpose occupies both rows.
+// - NeuronCore-v2 port sharing: VectorE and GpSimdE instructions that touch
+//   SBUF do not overlap each other, nor VectorE and ScalarE ones that touch
+//   PSUM (target flags vectorGpsimdShareSbuf, vectorScalarSharePsum).
 // - DMA queues: issuing is pipelined; the data phase starts once the fixed
 //   start latency has passed and the queue's previous transfer has moved its
-//   data, then takes the queue time of dmaQueueNs().
+//   data. It then pays the descriptor cost and moves its bytes at the
+//   queue's bandwidth, as far as the HBM lets it: HBM bytes pass the core's
+//   HBM share and the chip's bandwidth, both modelled as capacity per time
+//   bin that every transfer (of every core) draws from.
 //
-// The simulation always picks the stream that can start earliest, so the
-// functional effects happen in an order every semaphore allows.
+// The simulation always starts the instruction, of any core, that can start
+// earliest, so the functional effects happen in an order every semaphore
+// allows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,26 +35,22 @@
 #include "neuronc/Support/Float.h"
 #include "neuronc/Target/InstructionCost.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <memory>
 
 using namespace neuronc;
 using namespace neuronc::sim;
 
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 llvm::Error fail(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
-isa::DType hostToDevice(DType t) {
-  switch (t) {
-  case DType::BF16: return isa::DType::BF16;
-  case DType::F16: return isa::DType::F16;
-  case DType::I32: return isa::DType::I32;
-  case DType::I1: return isa::DType::I1;
-  default: return isa::DType::F32;
-  }
 }
 
 DType deviceToHost(isa::DType t) {
@@ -120,103 +127,350 @@ Tensor fromDevice(const uint8_t *in, const neff::Variable &v) {
   return t;
 }
 
+
+/// What the timing model needs of one instruction; it does not depend on
+/// data, so it is computed once per program and profile.
+struct Timing {
+  double ns = 0;          ///< compute: engine occupancy; DMA: bytes at queue bandwidth
+  double latencyNs = 0;   ///< compute: until results are visible
+  int64_t hbmRead = 0, hbmWrite = 0, bytes = 0;
+  bool sbuf = false, psum = false; ///< touches SBUF / PSUM (port sharing)
+  enum Row : uint8_t { Other, Load, Multiply, Both } row = Other; ///< TensorE rows
+};
+
+using ProgramTiming = std::array<std::vector<Timing>, kStreams>;
+
+ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
+  ProgramTiming out;
+  for (int64_t s = 0; s < kStreams; ++s) {
+    int64_t stationaryCols = 128;
+    for (const isa::Instruction &inst : program.streams[s]) {
+      Timing t;
+      for (const isa::Operand &o : inst.operands) {
+        t.sbuf |= o.space == isa::Space::Sbuf;
+        t.psum |= o.space == isa::Space::Psum;
+      }
+      if (inst.opcode == isa::Opcode::DmaCopy) {
+        DmaShape shape = dmaShapeOf(hw, inst);
+        t.ns = dmaQueueNs(hw, shape.bytes, shape.runs, shape.runBytes, shape.stridedSbuf) -
+               hw.dmaIssueNs;
+        t.bytes = shape.bytes;
+        t.hbmRead = shape.readsHbm ? shape.bytes : 0;
+        t.hbmWrite = shape.writesHbm ? shape.bytes : 0;
+      } else {
+        if (inst.opcode == isa::Opcode::LoadStationary)
+          stationaryCols = inst.operands[0].numElements();
+        t.ns = instructionNs(hw, costQueryOf(inst, stationaryCols));
+        t.latencyNs = hw.accessLatencyCycles / engineClockGHz(hw, inst.engine);
+        if (inst.engine == isa::Engine::tensor)
+          t.row = inst.opcode == isa::Opcode::LoadStationary   ? Timing::Load
+                  : inst.opcode == isa::Opcode::MultiplyMoving ? Timing::Multiply
+                                                               : Timing::Both;
+      }
+      out[s].push_back(t);
+    }
+  }
+  return out;
+}
+
+/// Bandwidth as capacity per time bin, drawn from by transfers in any order
+/// (a transfer that starts later in simulated time may be planned first).
+class BandwidthLedger {
+public:
+  static constexpr double kBinNs = 64;
+  explicit BandwidthLedger(double bytesPerNs) : perBin(bytesPerNs * kBinNs) {}
+  /// Bytes still free in bin `b`.
+  double &bin(int64_t b) {
+    while (static_cast<int64_t>(free.size()) <= b)
+      free.push_back(perBin);
+    return free[b];
+  }
+  double perBin;
+
+private:
+  std::deque<double> free;
+};
+
+/// Plans a transfer that moves `queueBytes` at `rate` bytes/ns from `t0`,
+/// each queue byte costing `hbmPerByte` bytes of both ledgers. Returns when
+/// it completes.
+double planTransfer(double t0, double queueBytes, double rate, double hbmPerByte,
+                    BandwidthLedger &core, BandwidthLedger &chip) {
+  if (queueBytes <= 0)
+    return t0;
+  if (hbmPerByte <= 0)
+    return t0 + queueBytes / rate;
+  double t = t0, left = queueBytes;
+  auto b = static_cast<int64_t>(t / BandwidthLedger::kBinNs);
+  for (;; ++b) {
+    double binEnd = (b + 1) * BandwidthLedger::kBinNs;
+    double dt = binEnd - t;
+    double &c = core.bin(b), &h = chip.bin(b);
+    double rateCap = rate * dt, bandwidthCap = std::min(c, h) / hbmPerByte;
+    double can = std::min(rateCap, bandwidthCap);
+    if (can >= left) {
+      c -= left * hbmPerByte;
+      h -= left * hbmPerByte;
+      // At the queue's rate the bytes finish early in the bin; where the
+      // bandwidth limited it, they are spread over the bin.
+      return rateCap <= bandwidthCap ? t + left / rate : t + dt * (left / can);
+    }
+    c -= can * hbmPerByte;
+    h -= can * hbmPerByte;
+    left -= can;
+    t = binEnd;
+  }
+}
+
+/// One core: its queue of jobs and the state of the running one.
+struct Core {
+  std::vector<size_t> jobs;
+  size_t next = 0;        ///< the next job to start
+  int64_t job = -1;       ///< the running job, or -1
+  const ProgramTiming *timing = nullptr;
+  std::unique_ptr<Device> dev;
+  std::unique_ptr<Executor> exec;
+  std::unique_ptr<BandwidthLedger> hbm;
+  int64_t remaining = 0;
+  double base = 0;        ///< the running job's start
+  double lastEnd = 0;     ///< the previous job's end
+  std::array<size_t, kStreams> cursor{};
+  std::array<double, kStreams> freeAt{}, dataFree{}, candidate{};
+  std::array<bool, kStreams> dirty{};
+  std::array<std::vector<double>, kStreams> signals;
+  double loadFree = 0, multiplyFree = 0, lastMultiplyStart = 0, loadDone = 0;
+  double sbufPortFree = 0, psumPortFree = 0;
+};
+
 } // namespace
 
-llvm::Expected<Result> neuronc::sim::run(const neff::Executable &exe, const neff::Program &program,
-                                         llvm::ArrayRef<Tensor> inputs, const Options &options) {
-  const HardwareModel *hw = options.target ? options.target : lookupHardwareModel(program.target);
+llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jobs,
+                                                          const Options &options) {
+  std::vector<Result> results(jobs.size());
+  if (jobs.empty())
+    return results;
+  const HardwareModel *hw =
+      options.target ? options.target : lookupHardwareModel(jobs.front().program->target);
   if (!hw)
-    return fail("unknown target '" + program.target + "'");
-  // The executable's tiles must fit the profile it is replayed on.
-  const HardwareModel *built = lookupHardwareModel(program.target);
-  if (built && hw != built &&
-      (hw->sbufPartitionBytes < built->sbufPartitionBytes || hw->partitions < built->partitions ||
-       hw->psumPartitionBytes < built->psumPartitionBytes))
-    return fail("the program was compiled for " + built->name + " and needs its memories; " +
-                hw->name + " has less SBUF or PSUM");
-  std::vector<const neff::Variable *> ins = program.inputs(), outs = program.outputs();
-  if (inputs.size() != ins.size())
-    return fail("program '" + program.name + "' takes " + llvm::Twine(ins.size()) +
-                " input(s), " + llvm::Twine(inputs.size()) + " given");
-  Device dev(*hw, exe, program);
-  for (size_t i = 0; i < ins.size(); ++i) {
-    const neff::Variable &v = *ins[i];
-    if (llvm::ArrayRef<int64_t>(v.shape) != inputs[i].shape())
-      return fail("input #" + llvm::Twine(i) + " ('" + v.name + "') must be " +
-                  Tensor::empty(deviceToHost(v.dtype), v.shape).typeString() + ", got " +
-                  inputs[i].typeString());
-    if (options.data)
-      toDevice(inputs[i], v.dtype, dev.variable(&v - program.variables.data()));
+    return fail("unknown target '" + jobs.front().program->target + "'");
+  // Every program must fit the profile it is replayed on, and the chip has
+  // so many cores.
+  llvm::DenseMap<const neff::Program *, std::unique_ptr<ProgramTiming>> timings;
+  unsigned numCores = 0;
+  for (const Job &job : jobs) {
+    const neff::Program &program = *job.program;
+    const HardwareModel *built = lookupHardwareModel(program.target);
+    if (built && hw != built &&
+        (hw->sbufPartitionBytes < built->sbufPartitionBytes || hw->partitions < built->partitions ||
+         hw->psumPartitionBytes < built->psumPartitionBytes))
+      return fail("the program was compiled for " + built->name + " and needs its memories; " +
+                  hw->name + " has less SBUF or PSUM");
+    if (job.core >= static_cast<unsigned>(hw->coresPerChip))
+      return fail("NeuronCore " + llvm::Twine(job.core) + " does not exist: a " + hw->name +
+                  " chip has " + llvm::Twine(hw->coresPerChip) + " (0-" +
+                  llvm::Twine(hw->coresPerChip - 1) + ")");
+    numCores = std::max(numCores, job.core + 1);
+    std::vector<const neff::Variable *> ins = program.inputs();
+    if (options.data || !job.inputs.empty()) {
+      if (job.inputs.size() != ins.size())
+        return fail("program '" + program.name + "' takes " + llvm::Twine(ins.size()) +
+                    " input(s), " + llvm::Twine(job.inputs.size()) + " given");
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (llvm::ArrayRef<int64_t>(ins[i]->shape) != job.inputs[i].shape())
+          return fail("input #" + llvm::Twine(i) + " ('" + ins[i]->name + "') must be " +
+                      Tensor::empty(deviceToHost(ins[i]->dtype), ins[i]->shape).typeString() +
+                      ", got " + job.inputs[i].typeString());
+    }
+    auto &t = timings[&program];
+    if (!t)
+      t = std::make_unique<ProgramTiming>(analyze(*hw, program));
   }
 
-  Executor exec(dev);
-  Result result;
-  constexpr int64_t S = mlir::nisa::kMaxStreams;
-  std::array<size_t, S> cursor{};
-  std::array<double, S> freeAt{}, dataFree{};
-  std::array<std::vector<double>, S> signals;
-  std::array<int64_t, S> stationaryCols;
-  stationaryCols.fill(128);
-  double latencyNs[4];
-  for (int e = 0; e < 4; ++e)
-    latencyNs[e] = hw->accessLatencyCycles / engineClockGHz(*hw, static_cast<isa::Engine>(e));
-  int64_t remaining = program.instructionCount();
-  if (options.trace)
-    result.trace.reserve(remaining);
-  while (remaining > 0) {
-    // The stream whose next instruction can start first.
+  std::vector<Core> cores(numCores);
+  for (size_t j = 0; j < jobs.size(); ++j)
+    cores[jobs[j].core].jobs.push_back(j);
+  BandwidthLedger chipHbm(hw->chipHbmGBps);
+
+  // Starts the next job of `c` (if any), not before `at`.
+  auto startJob = [&](Core &c, double at) {
+    c.job = -1;
+    if (c.next >= c.jobs.size())
+      return;
+    size_t j = c.jobs[c.next++];
+    const Job &job = jobs[j];
+    const neff::Program &program = *job.program;
+    c.job = static_cast<int64_t>(j);
+    c.timing = timings[&program].get();
+    c.base = std::max(at, job.notBeforeNs);
+    c.remaining = program.instructionCount();
+    c.cursor.fill(0);
+    c.freeAt.fill(c.base);
+    c.dataFree.fill(c.base);
+    c.dirty.fill(true);
+    for (auto &s : c.signals)
+      s.clear();
+    c.loadFree = c.multiplyFree = c.lastMultiplyStart = c.loadDone = c.base;
+    c.sbufPortFree = c.psumPortFree = c.base;
+    if (!c.hbm)
+      c.hbm = std::make_unique<BandwidthLedger>(hw->hbmGBps);
+    Result &r = results[j];
+    r.core = job.core;
+    r.startNs = r.endNs = c.base;
+    if (options.trace)
+      r.trace.reserve(c.remaining);
+    c.exec.reset();
+    c.dev.reset();
+    if (options.data) {
+      c.dev = std::make_unique<Device>(*hw, *job.exe, program);
+      std::vector<const neff::Variable *> ins = program.inputs();
+      for (size_t i = 0; i < ins.size(); ++i)
+        toDevice(job.inputs[i], ins[i]->dtype,
+                 c.dev->variable(ins[i] - program.variables.data()));
+      c.exec = std::make_unique<Executor>(*c.dev);
+    }
+  };
+  // Finishes the running job of `c`: reads its outputs back.
+  auto finishJob = [&](Core &c) {
+    Result &r = results[c.job];
+    const neff::Program &program = *jobs[c.job].program;
+    r.deviceNs = r.endNs - r.startNs;
+    for (const neff::Variable *v : program.outputs())
+      r.outputs.push_back(c.dev ? fromDevice(c.dev->variable(v - program.variables.data()), *v)
+                                : Tensor::filled(deviceToHost(v->dtype), v->shape, 0));
+    c.lastEnd = r.endNs;
+  };
+  for (Core &c : cores) {
+    startJob(c, 0);
+    while (c.job >= 0 && c.remaining == 0) {
+      finishJob(c);
+      startJob(c, c.lastEnd);
+    }
+  }
+
+  // The earliest time stream `s` of `c` can start its next instruction, or
+  // infinity when it is blocked or done.
+  auto candidateOf = [&](Core &c, int64_t s) -> double {
+    const auto &stream = jobs[c.job].program->streams[s];
+    if (c.cursor[s] >= stream.size())
+      return kInf;
+    const isa::Instruction &inst = stream[c.cursor[s]];
+    const Timing &t = (*c.timing)[s][c.cursor[s]];
+    double at = c.freeAt[s];
+    for (const isa::Wait &w : inst.waits) {
+      if (c.signals[w.stream].size() < w.count)
+        return kInf;
+      at = std::max(at, c.signals[w.stream][w.count - 1] + hw->semaphoreLatencyNs);
+    }
+    switch (t.row) {
+    case Timing::Load:
+      at = std::max({at, c.loadFree, c.lastMultiplyStart});
+      break;
+    case Timing::Multiply:
+      at = std::max({at, c.multiplyFree, c.loadDone});
+      break;
+    case Timing::Both:
+      at = std::max({at, c.multiplyFree, c.loadFree});
+      break;
+    case Timing::Other:
+      break;
+    }
+    if (t.sbuf && hw->vectorGpsimdShareSbuf &&
+        (inst.engine == isa::Engine::vector || inst.engine == isa::Engine::gpsimd))
+      at = std::max(at, c.sbufPortFree);
+    if (t.psum && hw->vectorScalarSharePsum &&
+        (inst.engine == isa::Engine::vector || inst.engine == isa::Engine::scalar))
+      at = std::max(at, c.psumPortFree);
+    return at;
+  };
+
+  for (;;) {
+    // The instruction, of any core, that can start first.
+    Core *bestCore = nullptr;
     int64_t best = -1;
-    double bestAt = std::numeric_limits<double>::infinity();
-    for (int64_t s = 0; s < S; ++s) {
-      const auto &stream = program.streams[s];
-      if (cursor[s] >= stream.size())
+    double bestAt = kInf;
+    bool running = false;
+    for (Core &c : cores) {
+      if (c.job < 0)
         continue;
-      const isa::Instruction &inst = stream[cursor[s]];
-      double at = freeAt[s];
-      bool ready = true;
-      for (const isa::Wait &w : inst.waits) {
-        if (signals[w.stream].size() < w.count) {
-          ready = false;
-          break;
+      running = true;
+      for (int64_t s = 0; s < kStreams; ++s) {
+        if (c.dirty[s]) {
+          c.candidate[s] = candidateOf(c, s);
+          c.dirty[s] = false;
         }
-        at = std::max(at, signals[w.stream][w.count - 1] + hw->semaphoreLatencyNs);
-      }
-      if (ready && at < bestAt) {
-        bestAt = at;
-        best = s;
+        if (c.candidate[s] < bestAt) {
+          bestAt = c.candidate[s];
+          best = s;
+          bestCore = &c;
+        }
       }
     }
-    if (best < 0)
-      return fail("the program deadlocked: every stream waits for a signal that never comes "
-                  "(the executable's semaphores are inconsistent)");
-    const isa::Instruction &inst = program.streams[best][cursor[best]];
-    double start = bestAt, end, done;
+    if (!running)
+      break;
+    if (!bestCore) {
+      for (Core &c : cores)
+        if (c.job >= 0)
+          return fail("program '" + jobs[c.job].program->name +
+                      "' deadlocked: every stream waits for a signal that never comes (the "
+                      "executable's semaphores are inconsistent)");
+    }
+    Core &c = *bestCore;
+    const Job &job = jobs[c.job];
+    const neff::Program &program = *job.program;
+    Result &r = results[c.job];
+    const isa::Instruction &inst = program.streams[best][c.cursor[best]];
+    const Timing &t = (*c.timing)[best][c.cursor[best]];
+    double start = bestAt, end, done, issue = bestAt;
+    double waitNs = std::max(0.0, start - c.freeAt[best]);
     if (inst.opcode == isa::Opcode::DmaCopy) {
+      double dataStart = std::max(start + hw->dmaLatencyNs, c.dataFree[best]);
       DmaShape shape = dmaShapeOf(*hw, inst);
-      double dataStart = std::max(start + hw->dmaLatencyNs, dataFree[best]);
-      end = dataStart + dmaQueueNs(*hw, shape.bytes, shape.runs, shape.runBytes,
-                                   shape.stridedSbuf);
-      dataFree[best] = end;
-      freeAt[best] = start; // issuing is pipelined
+      double rate = hw->dmaBytesPerNsPerEngine * (shape.stridedSbuf ? 0.5 : 1.0);
+      double queueBytes = t.ns * rate;
+      double hbmBytes = t.hbmRead + t.hbmWrite;
+      end = planTransfer(dataStart + hw->dmaIssueNs, queueBytes, rate,
+                         queueBytes > 0 ? hbmBytes / queueBytes : 0, *c.hbm, chipHbm);
+      c.dataFree[best] = end;
+      c.freeAt[best] = start; // issuing is pipelined
       done = end;
-      result.busyNs[best] += end - dataStart;
-      if (options.trace)
-        result.trace.push_back({static_cast<uint8_t>(best), static_cast<uint32_t>(cursor[best]),
-                                dataStart, end, start, 0});
+      r.busyNs[best] += end - dataStart;
+      r.hbmReadBytes += t.hbmRead;
+      r.hbmWriteBytes += t.hbmWrite;
+      ++r.dmaTransfers;
+      r.dmaBytes += t.bytes;
+      start = dataStart;
     } else {
-      if (inst.opcode == isa::Opcode::LoadStationary)
-        stationaryCols[best] = inst.operands[0].numElements();
-      double ns = instructionNs(*hw, costQueryOf(inst, stationaryCols[best]));
-      end = start + ns;
-      freeAt[best] = end;
-      done = end + latencyNs[static_cast<int>(inst.engine)];
-      result.busyNs[best] += ns;
-      if (options.trace)
-        result.trace.push_back({static_cast<uint8_t>(best), static_cast<uint32_t>(cursor[best]),
-                                start, end, start, 0});
+      end = start + t.ns;
+      // TensorE issues in order, but a load may overlap the multiply before.
+      c.freeAt[best] = inst.engine == isa::Engine::tensor ? start : end;
+      switch (t.row) {
+      case Timing::Load:
+        c.loadFree = c.loadDone = end;
+        break;
+      case Timing::Multiply:
+        c.multiplyFree = end;
+        c.lastMultiplyStart = start;
+        break;
+      case Timing::Both:
+        c.loadFree = c.loadDone = c.multiplyFree = end;
+        c.lastMultiplyStart = start;
+        break;
+      case Timing::Other:
+        break;
+      }
+      if (t.sbuf && (inst.engine == isa::Engine::vector || inst.engine == isa::Engine::gpsimd))
+        c.sbufPortFree = std::max(c.sbufPortFree, end);
+      if (t.psum && (inst.engine == isa::Engine::vector || inst.engine == isa::Engine::scalar))
+        c.psumPortFree = std::max(c.psumPortFree, end);
+      done = end + t.latencyNs;
+      r.busyNs[best] += t.ns;
     }
-    if (options.data)
-      if (llvm::Error err = exec.execute(inst)) {
+    r.waitNs += waitNs;
+    if (options.trace)
+      r.trace.push_back({static_cast<uint8_t>(best), static_cast<uint32_t>(c.cursor[best]), issue,
+                         start, end, done, waitNs});
+    if (c.exec)
+      if (llvm::Error err = c.exec->execute(inst)) {
         std::string where;
         if (inst.debug < program.debug.size()) {
           const neff::DebugEntry &d = program.debug[inst.debug];
@@ -224,18 +478,44 @@ llvm::Expected<Result> neuronc::sim::run(const neff::Executable &exe, const neff
           if (!d.location.empty())
             where += " at " + d.location;
         }
-        return fail("instruction " + llvm::Twine(cursor[best]) + " of stream " +
+        return fail("instruction " + llvm::Twine(c.cursor[best]) + " of stream " +
                     mlir::nisa::streamName(best) + " (" + isa::opcodeName(inst.opcode) + where +
                     "): " + llvm::toString(std::move(err)));
       }
-    if (inst.has(isa::kSignal))
-      signals[best].push_back(done);
-    result.deviceNs = std::max(result.deviceNs, done);
-    ++result.instructions[best];
-    ++cursor[best];
-    --remaining;
+    c.dirty[best] = true;
+    if (inst.has(isa::kSignal)) {
+      c.signals[best].push_back(done);
+      c.dirty.fill(true);
+    } else if (t.row != Timing::Other || t.sbuf || t.psum) {
+      // Shared TensorE rows and ports may hold other streams back.
+      c.dirty[static_cast<int>(isa::Engine::tensor)] = true;
+      c.dirty[static_cast<int>(isa::Engine::vector)] = true;
+      c.dirty[static_cast<int>(isa::Engine::scalar)] = true;
+      c.dirty[static_cast<int>(isa::Engine::gpsimd)] = true;
+    }
+    r.endNs = std::max(r.endNs, done);
+    ++r.instructions[best];
+    ++c.cursor[best];
+    if (--c.remaining == 0) {
+      finishJob(c);
+      startJob(c, c.lastEnd);
+      while (c.job >= 0 && c.remaining == 0) {
+        finishJob(c);
+        startJob(c, c.lastEnd);
+      }
+    }
   }
-  for (const neff::Variable *v : outs)
-    result.outputs.push_back(fromDevice(dev.variable(v - program.variables.data()), *v));
-  return result;
+  return results;
+}
+
+llvm::Expected<Result> neuronc::sim::run(const neff::Executable &exe, const neff::Program &program,
+                                         llvm::ArrayRef<Tensor> inputs, const Options &options) {
+  Job job;
+  job.exe = &exe;
+  job.program = &program;
+  job.inputs.assign(inputs.begin(), inputs.end());
+  llvm::Expected<std::vector<Result>> results = runChip(job, options);
+  if (!results)
+    return results.takeError();
+  return std::move(results->front());
 }

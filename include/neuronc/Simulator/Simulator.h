@@ -1,11 +1,13 @@
-//===- Simulator.h - Running an executable on the simulated core -*- C++ -*-===//
+//===- Simulator.h - Running executables on the simulated chip --*- C++ -*-===//
 //
-// Executes one program of an executable: every engine and DMA queue is a
-// sequencer with its own stream, blocked by semaphore waits and released by
-// signals; instructions take the cycles of the target's cost formulas and
-// DMA the queue's bandwidth after a fixed start latency. Instructions are
-// executed, with real data, in the order the timing model runs them, so
-// results are what the synchronized program computes.
+// Executes programs of an executable on the NeuronCores of one simulated
+// chip. Every engine and DMA queue of a core is a sequencer with its own
+// stream, blocked by semaphore waits and released by signals; instructions
+// take the cycles of the target's cost formulas, DMA the queue's bandwidth
+// after a fixed start latency, and every byte to or from HBM passes the
+// core's HBM share and the chip's HBM bandwidth, which all cores share.
+// Instructions are executed, with real data, in the order the timing model
+// starts them, so results are what the synchronized program computes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,8 @@
 
 namespace neuronc::sim {
 
+constexpr int64_t kStreams = mlir::nisa::kMaxStreams;
+
 struct Options {
   /// Compute values (false: timing only, outputs left zero).
   bool data = true;
@@ -32,25 +36,50 @@ struct Options {
   bool trace = false;
 };
 
-/// One executed instruction, for profiles.
+/// One executed instruction, for profiles. Times are ns on the chip's clock.
 struct TraceEvent {
   uint8_t stream;
-  uint32_t index;     ///< position in its stream
-  double start, end;  ///< ns; DMA: the data phase
-  double issue;       ///< ns the instruction was issued (waits satisfied)
-  double waitNs;      ///< ns it waited on semaphores after the engine was free
+  uint32_t index;    ///< position in its stream
+  double issue;      ///< the instruction left its queue (engine free, waits satisfied)
+  double start, end; ///< compute: busy on the engine; DMA: the data phase
+  double done;       ///< results visible (signal sent)
+  double waitNs;     ///< how long semaphores held it after its engine was free
 };
 
+/// What one program run did.
 struct Result {
   std::vector<Tensor> outputs;
-  double deviceNs = 0;                       ///< last completion
-  std::array<double, mlir::nisa::kMaxStreams> busyNs{}; ///< per stream
-  std::array<int64_t, mlir::nisa::kMaxStreams> instructions{};
+  unsigned core = 0;
+  double startNs = 0, endNs = 0;           ///< on the chip's clock
+  double deviceNs = 0;                     ///< endNs - startNs
+  std::array<double, kStreams> busyNs{};   ///< per stream (DMA: data phases)
+  std::array<int64_t, kStreams> instructions{};
+  int64_t hbmReadBytes = 0, hbmWriteBytes = 0;
+  int64_t dmaTransfers = 0, dmaBytes = 0;
+  double waitNs = 0;                       ///< summed semaphore waits
   std::vector<TraceEvent> trace;
 };
 
-/// Runs `program` of `exe` on `inputs` (one host tensor per input variable,
-/// in order, with matching shapes; element types are converted).
+/// One program to run on one core of the chip.
+struct Job {
+  const neff::Executable *exe = nullptr;
+  const neff::Program *program = nullptr;
+  /// One host tensor per input variable, in order, with matching shapes
+  /// (element types are converted). May be empty when `Options::data` is
+  /// false.
+  std::vector<Tensor> inputs;
+  unsigned core = 0;
+  /// Earliest start on the chip's clock. Jobs on one core run one after the
+  /// other, in the order given.
+  double notBeforeNs = 0;
+};
+
+/// Runs every job on the chip, cores concurrently, sharing the chip's HBM
+/// bandwidth; results are in job order.
+llvm::Expected<std::vector<Result>> runChip(llvm::ArrayRef<Job> jobs,
+                                            const Options &options = {});
+
+/// Runs `program` of `exe` alone on core 0.
 llvm::Expected<Result> run(const neff::Executable &exe, const neff::Program &program,
                            llvm::ArrayRef<Tensor> inputs, const Options &options = {});
 

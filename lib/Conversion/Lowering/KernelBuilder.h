@@ -92,10 +92,29 @@ public:
   /// The least loaded DMA queue for `ns` of transfer, which is then charged.
   int64_t pickQueue(double ns);
   /// Charges `ns` of work to a given engine.
-  void charge(Engine e, double ns) { load[static_cast<int>(e)] += ns; }
+  /// Adds `ns` to `e`'s load. Where VectorE and GpSimdE share one SBUF port
+  /// (NeuronCore-v2) their work serializes, so each is charged with both.
+  void charge(Engine e, double ns) {
+    load[static_cast<int>(e)] += ns;
+    if (hw_.vectorGpsimdShareSbuf && (e == Engine::vector || e == Engine::gpsimd))
+      load[static_cast<int>(e == Engine::vector ? Engine::gpsimd : Engine::vector)] += ns;
+  }
 
   /// Unique names for tiles and tensors.
   std::string uniqueName(StringRef prefix);
+
+  /// The builder's running state (loads, names), to undo a trial kernel.
+  struct Snapshot {
+    std::array<double, 4> load;
+    SmallVector<double> queueLoad;
+    llvm::StringMap<int64_t> counters;
+  };
+  Snapshot snapshot() const { return {load, queueLoad, counters}; }
+  void restore(const Snapshot &s) {
+    load = s.load;
+    queueLoad = s.queueLoad;
+    counters = s.counters;
+  }
 
 private:
   nisa::ProgramOp program_;

@@ -116,10 +116,6 @@ struct Val {
   bool inPsum = false;
 };
 
-int64_t product(ArrayRef<int64_t> v) {
-  return std::accumulate(v.begin(), v.end(), int64_t(1), std::multiplies<>());
-}
-
 /// The ALU operation of a binary neuron op.
 std::optional<AluOp> aluOf(Operation *op) {
   if (isa<AddOp>(op)) return AluOp::add;
@@ -295,7 +291,6 @@ private:
   SmallVector<int> neededFull(ArrayRef<int> targets);
   std::map<std::pair<double, const void *>, Val> constTiles;
   void runStep(ArrayRef<int> targets, ArrayRef<int> fullNodes);
-  nisa::AccessPatternAttr scalarAP(const Val &v);
 };
 
 SmallVector<int> RowKernelImpl::dimsOf(Value v) {
@@ -1000,7 +995,6 @@ Val RowKernelImpl::destFor(int n) {
   return fullVal(n, slot);
 }
 
-nisa::AccessPatternAttr RowKernelImpl::scalarAP(const Val &v) { return v.ap; }
 
 /// Loads input node `n` into `dst` for the current box.
 void RowKernelImpl::loadInput(int n, Val dst) {
@@ -1778,6 +1772,28 @@ std::optional<RowKernel> RowKernel::plan(RowKernelSpec spec, const neuronc::Hard
   if (failed(impl->analyze(why)))
     return std::nullopt;
   return RowKernel(std::move(impl));
+}
+
+RowKernel::Layout RowKernel::layout() const { return {impl->chunk, impl->nbuf}; }
+
+SmallVector<RowKernel::Layout> RowKernel::fasterLayouts() const {
+  SmallVector<Layout> out;
+  if (impl->spec.psum)
+    return out;
+  Layout planned = layout();
+  for (Layout l : {Layout{impl->cols, 2}, Layout{impl->cols, 1}}) {
+    if (l == planned)
+      break;
+    out.push_back(l);
+  }
+  return out;
+}
+
+void RowKernel::setLayout(Layout l) {
+  impl->chunk = l.chunk;
+  impl->nbuf = l.buffers;
+  impl->nchunks = (impl->cols + l.chunk - 1) / l.chunk;
+  impl->resident = impl->nchunks == 1;
 }
 
 int64_t RowKernel::epilogueBytesPerPartition(int64_t nc) const {

@@ -54,6 +54,23 @@ public:
   /// Emits the whole kernel (standalone mode).
   void emit(KernelBuilder &kb);
 
+  /// The planned layout: column chunks of `chunk` with `buffers` copies of
+  /// every per-step tile.
+  struct Layout {
+    int64_t chunk;
+    int buffers;
+    bool operator==(const Layout &) const = default;
+  };
+  Layout layout() const;
+  /// Faster layouts than the planned one, best first, that the planning
+  /// estimate (every node a tile) rules out but that may fit SBUF once
+  /// instruction selection has folded nodes away: resident row tiles with
+  /// two buffers, then with one. The caller emits each and keeps the first
+  /// whose tiles fit (lowerRowGroup).
+  SmallVector<Layout> fasterLayouts() const;
+  /// Replaces the planned layout (before emit).
+  void setLayout(Layout layout);
+
   /// Epilogue mode: emits the epilogue of the output block rows [r0, r0+nr)
   /// x cols [c0, c0+nc) of the matmul result, whose values are in PSUM tile
   /// `psum` at element `psumOffset` of each partition.
