@@ -271,7 +271,16 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
                   llvm::Twine(hw->coresPerChip - 1) + ")");
     numCores = std::max(numCores, job.core + 1);
     std::vector<const neff::Variable *> ins = program.inputs();
-    if (options.data || !job.inputs.empty()) {
+    if (!job.inputBytes.empty()) {
+      if (job.inputBytes.size() != ins.size())
+        return fail("program '" + program.name + "' takes " + llvm::Twine(ins.size()) +
+                    " input(s), " + llvm::Twine(job.inputBytes.size()) + " given");
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (static_cast<int64_t>(job.inputBytes[i].size()) != ins[i]->bytes())
+          return fail("input #" + llvm::Twine(i) + " ('" + ins[i]->name + "') must have " +
+                      llvm::Twine(ins[i]->bytes()) + " bytes, got " +
+                      llvm::Twine(job.inputBytes[i].size()));
+    } else if (options.data || !job.inputs.empty()) {
       if (job.inputs.size() != ins.size())
         return fail("program '" + program.name + "' takes " + llvm::Twine(ins.size()) +
                     " input(s), " + llvm::Twine(job.inputs.size()) + " given");
@@ -323,9 +332,13 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     if (options.data) {
       c.dev = std::make_unique<Device>(*hw, *job.exe, program);
       std::vector<const neff::Variable *> ins = program.inputs();
-      for (size_t i = 0; i < ins.size(); ++i)
-        toDevice(job.inputs[i], ins[i]->dtype,
-                 c.dev->variable(ins[i] - program.variables.data()));
+      for (size_t i = 0; i < ins.size(); ++i) {
+        uint8_t *dst = c.dev->variable(ins[i] - program.variables.data());
+        if (!job.inputBytes.empty())
+          std::memcpy(dst, job.inputBytes[i].data(), ins[i]->bytes());
+        else
+          toDevice(job.inputs[i], ins[i]->dtype, dst);
+      }
       c.exec = std::make_unique<Executor>(*c.dev);
     }
   };
@@ -334,9 +347,15 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     Result &r = results[c.job];
     const neff::Program &program = *jobs[c.job].program;
     r.deviceNs = r.endNs - r.startNs;
-    for (const neff::Variable *v : program.outputs())
-      r.outputs.push_back(c.dev ? fromDevice(c.dev->variable(v - program.variables.data()), *v)
-                                : Tensor::filled(deviceToHost(v->dtype), v->shape, 0));
+    for (const neff::Variable *v : program.outputs()) {
+      const uint8_t *bytes = c.dev ? c.dev->variable(v - program.variables.data()) : nullptr;
+      if (!jobs[c.job].decodeOutputs)
+        r.outputBytes.push_back(bytes ? std::vector<uint8_t>(bytes, bytes + v->bytes())
+                                      : std::vector<uint8_t>(v->bytes(), 0));
+      else
+        r.outputs.push_back(bytes ? fromDevice(bytes, *v)
+                                  : Tensor::filled(deviceToHost(v->dtype), v->shape, 0));
+    }
     c.lastEnd = r.endNs;
   };
   for (Core &c : cores) {
@@ -506,6 +525,23 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     }
   }
   return results;
+}
+
+std::vector<uint8_t> neuronc::sim::encodeInput(const Tensor &t, const neff::Variable &v) {
+  std::vector<uint8_t> bytes(v.bytes());
+  toDevice(t, v.dtype, bytes.data());
+  return bytes;
+}
+
+std::string neuronc::sim::variableType(const neff::Variable &v) {
+  std::string s = "tensor<";
+  for (int64_t d : v.shape)
+    s += std::to_string(d) + "x";
+  return s + dtypeName(deviceToHost(v.dtype)).str() + ">";
+}
+
+Tensor neuronc::sim::decodeOutput(const uint8_t *bytes, const neff::Variable &v) {
+  return fromDevice(bytes, v);
 }
 
 llvm::Expected<Result> neuronc::sim::run(const neff::Executable &exe, const neff::Program &program,

@@ -4,6 +4,11 @@
 //                       [--random-inputs [--seed N]]
 // Runs the reference interpreter and prints a summary of every output.
 //
+// neuron-run model.neff (or model.mlir --sim) [--target T] [--no-data]
+//            [--cores 0,1] [--warmup N] [--iterations M] [--profile DIR]
+// Runs the executable on the simulated chip through the runtime API, prints
+// its device time, and with --profile writes the profile into DIR.
+//
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Interpreter/Interpreter.h"
@@ -12,7 +17,8 @@
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Program.h"
 #include "neuronc/Pipelines/Registration.h"
-#include "neuronc/Simulator/Simulator.h"
+#include "neuronc/Profile/Profile.h"
+#include "neuronc/Simulator/Runtime.h"
 #include "neuronc/Target/Assemble.h"
 #include "neuronc/Target/Neff.h"
 
@@ -59,6 +65,20 @@ static cl::opt<bool> noData("no-data",
                             cl::desc("Simulate timing only: skip the arithmetic (outputs are "
                                      "zero)"),
                             cl::cat(category));
+static cl::list<unsigned> cores("cores",
+                               cl::desc("NeuronCores of the simulated chip to run on, each "
+                                        "running the program on the same inputs (default 0)"),
+                               cl::CommaSeparated, cl::value_desc("0,1,..."), cl::cat(category));
+static cl::opt<unsigned> warmup("warmup", cl::desc("Runs before the measured ones"),
+                                cl::init(0), cl::value_desc("N"), cl::cat(category));
+static cl::opt<unsigned> iterations("iterations",
+                                    cl::desc("Measured runs (device time min/median/max)"),
+                                    cl::init(1), cl::value_desc("M"), cl::cat(category));
+static cl::opt<std::string> profileDir(
+    "profile",
+    cl::desc("Profile the measured runs into DIR: key_averages.txt, summary.json, trace.json "
+             "(Chrome/Perfetto), report.html, instructions.json"),
+    cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<bool> fuse("fuse",
                           cl::desc("Run the fusion passes before executing (compare with and "
                                    "without to check that fusion keeps the results)"),
@@ -140,6 +160,88 @@ bool isExecutable(llvm::StringRef path) {
                                          /*RequiresNullTerminator=*/false);
   return buf && (*buf)->getBufferSize() >= 8 &&
          std::memcmp((*buf)->getBufferStart(), neuronc::neff::kMagic, 8) == 0;
+}
+
+
+/// Runs `name` of `exe` on the simulated chip through the runtime: warm-up
+/// runs, then the measured ones on every requested core, profiled into
+/// --profile when asked. Prints the device times; `results` are the outputs
+/// of the last measured run on the first core.
+int runOnDevice(neuronc::neff::Executable exe, const std::string &name,
+                llvm::ArrayRef<Tensor> args, const neuronc::HardwareModel *hw,
+                llvm::SmallVector<Tensor> &results) {
+  namespace rt = neuronc::rt;
+  rt::NeuronConfig config;
+  if (!cores.empty())
+    config.cores.assign(cores.begin(), cores.end());
+  if (hw)
+    config.target = hw->name.str();
+  config.computeValues = !noData;
+  llvm::Expected<std::unique_ptr<rt::Runtime>> created = rt::Runtime::create(config);
+  if (!created)
+    return fail(llvm::toString(created.takeError()));
+  rt::Runtime &runtime = **created;
+  const rt::Model *model = runtime.adopt(std::move(exe), inputFilename);
+  auto runAll = [&](std::vector<uint64_t> &ids) -> llvm::Error {
+    for (unsigned core : runtime.config().cores) {
+      llvm::Expected<uint64_t> id = runtime.submit(*model, name, args, core);
+      if (!id)
+        return id.takeError();
+      ids.push_back(*id);
+    }
+    return runtime.synchronize();
+  };
+  for (unsigned i = 0; i < warmup; ++i) {
+    std::vector<uint64_t> ids;
+    if (llvm::Error err = runAll(ids))
+      return fail(llvm::toString(std::move(err)));
+  }
+  std::optional<neuronc::profile::Profiler> profiler;
+  if (!profileDir.empty()) {
+    profiler.emplace(runtime);
+    profiler->start();
+  }
+  std::vector<std::vector<double>> perCore(runtime.config().cores.size());
+  std::vector<uint64_t> last;
+  for (unsigned i = 0; i < iterations; ++i) {
+    last.clear();
+    if (llvm::Error err = runAll(last))
+      return fail(llvm::toString(std::move(err)));
+    for (size_t c = 0; c < last.size(); ++c)
+      perCore[c].push_back(runtime.find(last[c])->device.deviceNs);
+  }
+  const rt::Run &first = *runtime.find(last.front());
+  llvm::ArrayRef<Tensor> outs = runtime.outputs(last.front());
+  results.assign(outs.begin(), outs.end());
+  int64_t instructions = first.program->instructionCount();
+  llvm::StringRef targetName = runtime.target()->name;
+  for (size_t c = 0; c < perCore.size(); ++c) {
+    std::vector<double> t = perCore[c];
+    llvm::sort(t);
+    llvm::outs() << "@" << name << ": " << results.size() << " output(s), device time ";
+    if (t.size() == 1)
+      llvm::outs() << llvm::format("%.3f", t.front() / 1000.0) << " us";
+    else
+      llvm::outs() << "min " << llvm::format("%.3f", t.front() / 1000.0) << " / median "
+                   << llvm::format("%.3f", t[t.size() / 2] / 1000.0) << " / max "
+                   << llvm::format("%.3f", t.back() / 1000.0) << " us over " << t.size()
+                   << " iterations";
+    llvm::outs() << " on " << targetName;
+    if (perCore.size() > 1 || !cores.empty())
+      llvm::outs() << " core " << runtime.config().cores[c];
+    llvm::outs() << " (" << instructions << " instructions)\n";
+  }
+  if (profiler) {
+    llvm::Expected<neuronc::profile::Profile> prof = profiler->exportTo(profileDir);
+    profiler->stop();
+    if (!prof)
+      return fail("cannot write the profile: " + llvm::toString(prof.takeError()));
+    llvm::outs() << neuronc::profile::keyAveragesTable(*prof, 12);
+    llvm::outs() << "profile written to " << profileDir
+                 << " (key_averages.txt, summary.json, trace.json, report.html, "
+                    "instructions.json)\n";
+  }
+  return 0;
 }
 
 } // namespace
@@ -242,7 +344,9 @@ int main(int argc, char **argv) {
 
   if (randomInputs && !inputFiles.empty())
     return fail("give either --input files or --random-inputs, not both");
-  if (!randomInputs && inputFiles.size() != specs.size())
+  // Timing-only runs need no inputs.
+  bool noInputs = exe && noData && !randomInputs && inputFiles.empty();
+  if (!randomInputs && !noInputs && inputFiles.size() != specs.size())
     return fail("@" + name + " takes " + llvm::Twine(specs.size()) + " argument(s) but " +
                 llvm::Twine(inputFiles.size()) +
                 " --input file(s) were given (or use --random-inputs)");
@@ -250,8 +354,16 @@ int main(int argc, char **argv) {
     return fail(llvm::Twine(outputFiles.size()) + " --output file(s) given but @" + name +
                 " has " + llvm::Twine(numResults) + " result(s)");
 
+  if (!exe && (!profileDir.empty() || warmup || iterations != 1 || !cores.empty() || noData))
+    return fail("--profile, --warmup, --iterations, --cores and --no-data run an executable: "
+                "give a .neff file or --sim");
+  if (iterations == 0)
+    return fail("--iterations must be at least 1");
+
   llvm::SmallVector<Tensor> args;
   for (auto [i, spec] : llvm::enumerate(specs)) {
+    if (noInputs)
+      break;
     if (randomInputs) {
       if (llvm::is_contained(spec.shape, ShapedType::kDynamic))
         return fail("argument #" + llvm::Twine(i) +
@@ -269,20 +381,8 @@ int main(int argc, char **argv) {
 
   llvm::SmallVector<Tensor> results;
   if (exe) {
-    neuronc::sim::Options options;
-    options.target = hw;
-    options.data = !noData;
-    auto run = neuronc::sim::run(*exe, *device, args, options);
-    if (!run)
-      return fail(llvm::toString(run.takeError()));
-    results.assign(run->outputs.begin(), run->outputs.end());
-    int64_t instructions = 0;
-    for (int64_t n : run->instructions)
-      instructions += n;
-    llvm::outs() << "@" << name << ": " << results.size() << " output(s), device time "
-                 << llvm::format("%.3f", run->deviceNs / 1000.0) << " us on "
-                 << (hw ? hw->name : llvm::StringRef(device->target)) << " ("
-                 << instructions << " instructions)\n";
+    if (int rc = runOnDevice(std::move(*exe), name, args, hw, results))
+      return rc;
   } else {
     if (llvm::Error err = neuronc::checkArguments(fn, args))
       return fail(llvm::toString(std::move(err)));

@@ -48,7 +48,8 @@ struct TraceEvent {
 
 /// What one program run did.
 struct Result {
-  std::vector<Tensor> outputs;
+  std::vector<Tensor> outputs;             ///< when the job decodes them
+  std::vector<std::vector<uint8_t>> outputBytes; ///< otherwise: device bytes per output
   unsigned core = 0;
   double startNs = 0, endNs = 0;           ///< on the chip's clock
   double deviceNs = 0;                     ///< endNs - startNs
@@ -68,11 +69,24 @@ struct Job {
   /// (element types are converted). May be empty when `Options::data` is
   /// false.
   std::vector<Tensor> inputs;
+  /// Or the inputs already in device format (encodeInput), which take
+  /// precedence when given.
+  std::vector<std::vector<uint8_t>> inputBytes;
+  /// Decode outputs into Result::outputs (else Result::outputBytes).
+  bool decodeOutputs = true;
   unsigned core = 0;
   /// Earliest start on the chip's clock. Jobs on one core run one after the
   /// other, in the order given.
   double notBeforeNs = 0;
 };
+
+/// `t` in the device format of `v` (bf16/f16 rounded to nearest even,
+/// integers truncated and saturated); the shape must be v's.
+std::vector<uint8_t> encodeInput(const Tensor &t, const neff::Variable &v);
+/// "tensor<4096x4096xf32>": the host type of `v`.
+std::string variableType(const neff::Variable &v);
+/// The host tensor of device bytes of `v`.
+Tensor decodeOutput(const uint8_t *bytes, const neff::Variable &v);
 
 /// Runs every job on the chip, cores concurrently, sharing the chip's HBM
 /// bandwidth; results are in job order.

@@ -1657,14 +1657,30 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   for (Step &s : steps)
     s.loads = neededFull(s.targets);
 
+  // Inputs with one value per row, loaded with the first step of each row
+  // tile (into the row tile's parity slot).
+  SmallVector<int> rowInputs;
+  for (const InputInfo &in : inputs)
+    if (!isFull(in.node) && nodes[in.node].kind == NodeKind::Input)
+      rowInputs.push_back(in.node);
+
   // Loads of step i+1 are issued before step i computes.
-  SmallVector<DenseMap<int, Val>> loaded(steps.size());
+  SmallVector<DenseMap<int, Val>> loaded(steps.size()), loadedRows(steps.size());
   auto issueLoads = [&](size_t i) {
     Step &s = steps[i];
     p0 = s.rowTile * 128;
     np = std::min<int64_t>(128, rows - p0);
     c0 = s.c0;
     nc = s.nc;
+    if (i == 0 || steps[i - 1].rowTile != s.rowTile)
+      for (int n : rowInputs) {
+        Val v;
+        v.sym = tileFor(n, false, s.rowTile % 2);
+        v.ap = kb->tileAP(0, np, 0, 1);
+        v.type = nodes[n].type;
+        loadInput(n, v);
+        loadedRows[i][n] = v;
+      }
     for (int n : s.loads) {
       int slot = useCount[n]++ % nbuf;
       Val v = fullVal(n, slot);
@@ -1687,6 +1703,10 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
       rowVals.clear();
       negated.clear();
       storedRows.clear();
+      for (auto &[n, v] : loadedRows[i]) {
+        rowVals[n] = v;
+        storeRowOutput(n, v); // an input that is also an output
+      }
     }
     stepVals = loaded[i];
     stepSlot.clear();

@@ -1,0 +1,142 @@
+//===- Profile.h - Where device time went, and why ---------------*- C++ -*-===//
+//
+// Turns what a runtime recorded (every run's device timeline, the host
+// phases) into a profile:
+//
+// - device time attributed to kernels and to the source ops they came from
+//   (the key-averages table, like torch.profiler's key_averages().table());
+// - summary metrics named like the Neuron profiler's (total_time, engine
+//   active time, MFU, MBU, arithmetic intensity against the ridge point,
+//   DMA transfer sizes) and a verdict per kernel from the utilization
+//   measured in its own time span;
+// - a Chrome Trace Event file (Perfetto, chrome://tracing), a self-contained
+//   HTML report, and the per-instruction times neuron-inspect annotates a
+//   disassembly with.
+//
+// Attribution. Every kernel run spans from its first instruction's start (a
+// DMA's start is its issue) to its last instruction's end. Device time is
+// cut into the pieces between span boundaries; a piece is shared equally by
+// the kernels active in it, and pieces where none is are idle. A kernel's
+// time is split among its source ops in proportion to the busy time of
+// their instructions. So the rows add up to the device time exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURONC_PROFILE_PROFILE_H
+#define NEURONC_PROFILE_PROFILE_H
+
+#include "neuronc/Simulator/Runtime.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace neuronc::profile {
+
+/// Utilization of each resource over a span of time, as fractions.
+struct Utilization {
+  double tensor = 0, vector = 0, scalar = 0, gpsimd = 0;
+  double dma = 0; ///< any DMA queue moving data
+  double hbm = 0; ///< MBU: HBM bytes over time at the modeled peak bandwidth
+  double mfu = 0; ///< matmul FLOPs over time at TensorE's bf16 peak
+};
+
+/// What bounds a kernel, judged from its measured utilization: the busiest
+/// resource, or latency when none is busy.
+struct Verdict {
+  std::string verdict;    ///< "memory-bound (HBM)", "compute-bound (TensorE)", ...
+  std::string evidence;   ///< "MBU 96.1 % (>= 60 % is good)"
+};
+
+/// Device time of one kernel, over every call.
+struct KernelStats {
+  std::string program, name, kind, source, location;
+  int64_t calls = 0;
+  double deviceNs = 0;                ///< attributed (see the file comment)
+  double spanNs = 0;                  ///< summed spans of its calls
+  std::array<double, 4> busyNs{};     ///< per compute engine
+  double dmaBusyNs = 0;               ///< summed data phases on every queue
+  std::array<int64_t, 4> instructions{};
+  int64_t dmaTransfers = 0, dmaBytes = 0;
+  int64_t hbmReadBytes = 0, hbmWriteBytes = 0;
+  int64_t matmulFlops = 0, transposeFlops = 0, vectorScalarElements = 0;
+  Utilization utilization;            ///< within its own spans
+  Verdict verdict;
+};
+
+/// Device time of one source op (by name), over every kernel it is in.
+struct OpStats {
+  std::string name;
+  int64_t calls = 0;     ///< kernel runs it took part in
+  double deviceNs = 0;   ///< attributed
+  double busyNs = 0;     ///< its instructions' engine and DMA busy time
+  int64_t instructions = 0;
+  int64_t hbmReadBytes = 0, hbmWriteBytes = 0;
+  std::vector<std::string> kernels; ///< which kernels (program/kernel)
+};
+
+/// The whole profile.
+struct Profile {
+  const HardwareModel *hw = nullptr;
+  const rt::Runtime *runtime = nullptr;
+  std::vector<const rt::Run *> runs;  ///< the profiled runs
+  std::vector<double> runDeviceNs;    ///< device time per run
+  double deviceNs = 0;                ///< summed over runs
+  double idleNs = 0;                  ///< no kernel active
+  std::vector<KernelStats> kernels;   ///< by device time, largest first
+  std::vector<OpStats> ops;           ///< by device time, largest first
+  std::map<std::string, double> summary; ///< the summary metrics
+};
+
+/// Builds the profile of every finished run the runtime holds (it must have
+/// traced the device).
+llvm::Expected<Profile> analyze(const rt::Runtime &runtime);
+
+/// The key-averages table: one row per source op, then one per kernel,
+/// sorted by device time; at most `rowLimit` rows each (0: all).
+std::string keyAveragesTable(const Profile &profile, size_t rowLimit = 0);
+/// Summary metrics, per-kernel verdicts and per-run device times.
+llvm::json::Value summaryJson(const Profile &profile);
+/// The Chrome Trace Event document: host phases, one track per engine
+/// (TensorE as LoadStationary and MultiplyMoving rows), one per DMA queue,
+/// semaphore counters, and flows from each dispatch to its device run.
+llvm::json::Value chromeTrace(const Profile &profile);
+/// The self-contained HTML report (no network): summary, engine timeline,
+/// key-averages, roofline chart.
+std::string htmlReport(const Profile &profile);
+/// Measured start, duration and semaphore wait of every instruction of
+/// every profiled program (averaged over runs), keyed by the executable's
+/// content hash, for `neuron-inspect --profile`.
+llvm::json::Value instructionTimes(const Profile &profile);
+
+/// Collects a runtime's runs between start() and stop() and exports them.
+class Profiler {
+public:
+  explicit Profiler(rt::Runtime &runtime) : runtime(runtime) {}
+  /// Forgets earlier runs and turns device and runtime tracing on.
+  void start();
+  /// Turns tracing back to what it was.
+  void stop();
+  /// Synchronizes the device (so no run is left without its device time),
+  /// then analyzes.
+  llvm::Expected<Profile> collect();
+  /// collect(), then writes into `dir` (created if needed): key_averages.txt,
+  /// summary.json, trace.json, report.html and instructions.json. Each file
+  /// is written whole or not at all.
+  llvm::Expected<Profile> exportTo(llvm::StringRef dir);
+
+private:
+  rt::Runtime &runtime;
+  unsigned savedModes = 0;
+};
+
+/// "1.234 ms", "56.7 us", "890 ns".
+std::string formatNs(double ns);
+/// "64.0 MiB".
+std::string formatBytes(double bytes);
+
+} // namespace neuronc::profile
+
+#endif // NEURONC_PROFILE_PROFILE_H

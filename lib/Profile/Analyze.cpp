@@ -1,0 +1,344 @@
+//===- Analyze.cpp - Device time by kernel and source op, and metrics -----===//
+//
+// See Profile.h for how device time is attributed. Utilizations are
+// measured within a kernel's own spans; the summary's over the device time
+// of every profiled run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Profile/Profile.h"
+
+#include "neuronc/Target/InstructionCost.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace neuronc;
+using namespace neuronc::profile;
+
+namespace {
+
+llvm::Error fail(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+std::string percent(double fraction) {
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format("%.1f %%", 100 * fraction);
+  return s;
+}
+
+/// Total length of the union of intervals (sorted by start or not).
+double unionLength(std::vector<std::pair<double, double>> &intervals) {
+  llvm::sort(intervals);
+  double total = 0, curStart = 0, curEnd = -1;
+  bool open = false;
+  for (auto [s, e] : intervals) {
+    if (!open || s > curEnd) {
+      if (open)
+        total += curEnd - curStart;
+      curStart = s;
+      curEnd = e;
+      open = true;
+    } else {
+      curEnd = std::max(curEnd, e);
+    }
+  }
+  if (open)
+    total += curEnd - curStart;
+  return total;
+}
+
+/// The verdict of a kernel from its utilizations.
+Verdict judge(const Utilization &u) {
+  struct Candidate {
+    double value;
+    const char *verdict;
+    const char *what;
+  };
+  Candidate c[] = {{u.hbm, "memory-bound (HBM)", "MBU"},
+                   {u.tensor, "compute-bound (TensorE)", "TensorE active"},
+                   {u.vector, "engine-bound (VectorE)", "VectorE active"},
+                   {u.scalar, "engine-bound (ScalarE)", "ScalarE active"},
+                   {u.gpsimd, "engine-bound (GpSimdE)", "GpSimdE active"}};
+  const Candidate *best = &c[0];
+  for (const Candidate &x : c)
+    if (x.value > best->value)
+      best = &x;
+  Verdict v;
+  if (best->value < 0.4) {
+    v.verdict = "latency-bound (too small to fill the machine)";
+    v.evidence = "no resource busy more than " + percent(best->value) +
+                 " of the kernel's time (busiest: " + best->what +
+                 "); DMA start latency and semaphore waits dominate";
+    return v;
+  }
+  v.verdict = best->verdict;
+  if (best == &c[0])
+    v.evidence = "MBU " + percent(u.hbm) + " (>= 60 % is good)";
+  else if (best == &c[1])
+    v.evidence = "TensorE active " + percent(u.tensor) + ", MFU " + percent(u.mfu) +
+                 " (>= 90 % active is good)";
+  else
+    v.evidence = std::string(best->what) + " " + percent(best->value) +
+                 " (>= 90 % active is good)";
+  return v;
+}
+
+/// Per-instruction facts the analysis needs.
+struct InstInfo {
+  uint32_t kernel;
+  const std::string *op;
+  int64_t hbmRead = 0, hbmWrite = 0, bytes = 0;
+};
+
+InstInfo infoOf(const neff::Program &p, const isa::Instruction &inst) {
+  static const std::string unknown = "(unknown)";
+  InstInfo info{0, &unknown};
+  if (inst.debug < p.debug.size()) {
+    info.kernel = p.debug[inst.debug].kernel;
+    info.op = &p.debug[inst.debug].op;
+  }
+  if (inst.opcode == isa::Opcode::DmaCopy && inst.operands.size() >= 2) {
+    const isa::Operand &dst = inst.operands[0], &src = inst.operands[1];
+    info.bytes = src.bytes();
+    if (src.space == isa::Space::Hbm)
+      info.hbmRead = info.bytes;
+    if (dst.space == isa::Space::Hbm)
+      info.hbmWrite = info.bytes;
+  }
+  return info;
+}
+
+} // namespace
+
+std::string neuronc::profile::formatNs(double ns) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (ns >= 1e9)
+    os << llvm::format("%.3f s", ns / 1e9);
+  else if (ns >= 1e6)
+    os << llvm::format("%.3f ms", ns / 1e6);
+  else if (ns >= 1e3)
+    os << llvm::format("%.3f us", ns / 1e3);
+  else
+    os << llvm::format("%.0f ns", ns);
+  return s;
+}
+
+std::string neuronc::profile::formatBytes(double bytes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (bytes >= 1 << 30)
+    os << llvm::format("%.2f GiB", bytes / (1 << 30));
+  else if (bytes >= 1 << 20)
+    os << llvm::format("%.1f MiB", bytes / (1 << 20));
+  else if (bytes >= 1 << 10)
+    os << llvm::format("%.1f KiB", bytes / (1 << 10));
+  else
+    os << llvm::format("%.0f B", bytes);
+  return s;
+}
+
+llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
+  Profile prof;
+  prof.runtime = &runtime;
+  prof.hw = runtime.target();
+  for (const auto &r : runtime.runs())
+    if (r->done)
+      prof.runs.push_back(r.get());
+  if (prof.runs.empty())
+    return fail("nothing to profile: no run has finished");
+  for (const rt::Run *r : prof.runs)
+    if (r->device.trace.empty() && r->program->instructionCount() > 0)
+      return fail("run " + llvm::Twine(r->id) +
+                  " has no device trace: profile with the runtime's device tracing on");
+  const HardwareModel &hw = *prof.hw;
+  double peakFlopsPerNs = hw.tensorBf16Tflops * 1e3;
+
+  // Kernel and op stats, keyed by (program, kernel index) and op name.
+  std::map<std::pair<const neff::Program *, uint32_t>, KernelStats> kernels;
+  std::map<std::string, OpStats> ops;
+  std::array<std::vector<std::pair<double, double>>, 4> engineIntervals;
+  std::vector<std::pair<double, double>> dmaIntervals;
+  std::array<int64_t, 5> engineInstructions{};
+  int64_t hbmRead = 0, hbmWrite = 0, dmaTransfers = 0, dmaBytes = 0, sbufBytes = 0,
+          psumBytes = 0, matmulFlops = 0, transposeFlops = 0;
+  double waitNs = 0;
+
+  for (const rt::Run *run : prof.runs) {
+    const neff::Program &p = *run->program;
+    const sim::Result &res = run->device;
+    prof.runDeviceNs.push_back(res.deviceNs);
+    prof.deviceNs += res.deviceNs;
+    waitNs += res.waitNs;
+    // This run's kernel spans and the busy time of each (kernel, op).
+    size_t nk = p.kernels.size();
+    std::vector<double> begin(nk, INFINITY), end(nk, -INFINITY);
+    std::vector<std::map<const std::string *, double>> opBusy(nk);
+    std::vector<bool> ran(nk, false);
+    for (const sim::TraceEvent &e : res.trace) {
+      const isa::Instruction &inst = p.streams[e.stream][e.index];
+      InstInfo info = infoOf(p, inst);
+      if (info.kernel >= nk)
+        continue;
+      bool dma = inst.opcode == isa::Opcode::DmaCopy;
+      double b = dma ? std::max(e.issue, e.start - hw.dmaLatencyNs) : e.start;
+      begin[info.kernel] = std::min(begin[info.kernel], b);
+      end[info.kernel] = std::max(end[info.kernel], e.end);
+      ran[info.kernel] = true;
+      double busy = e.end - e.start;
+      opBusy[info.kernel][info.op] += busy;
+      KernelStats &k = kernels[{&p, info.kernel}];
+      OpStats &o = ops[*info.op];
+      o.busyNs += busy;
+      ++o.instructions;
+      if (dma) {
+        k.dmaBusyNs += busy;
+        ++k.dmaTransfers;
+        k.dmaBytes += info.bytes;
+        k.hbmReadBytes += info.hbmRead;
+        k.hbmWriteBytes += info.hbmWrite;
+        o.hbmReadBytes += info.hbmRead;
+        o.hbmWriteBytes += info.hbmWrite;
+        dmaIntervals.push_back({e.start, e.end});
+        ++engineInstructions[4];
+        hbmRead += info.hbmRead;
+        hbmWrite += info.hbmWrite;
+        ++dmaTransfers;
+        dmaBytes += info.bytes;
+      } else {
+        int engine = static_cast<int>(inst.engine);
+        k.busyNs[engine] += busy;
+        ++k.instructions[engine];
+        engineIntervals[engine].push_back({e.start, e.end});
+        ++engineInstructions[engine];
+      }
+    }
+    // Attribute device time: pieces between span boundaries, shared by the
+    // kernels active in them.
+    std::vector<std::pair<double, int>> edges; // (time, +k+1 opens / -(k+1) closes)
+    for (size_t k = 0; k < nk; ++k)
+      if (ran[k]) {
+        edges.push_back({begin[k], static_cast<int>(k) + 1});
+        edges.push_back({end[k], -static_cast<int>(k) - 1});
+      }
+    llvm::sort(edges, [](auto a, auto b) {
+      return a.first != b.first ? a.first < b.first : a.second < b.second;
+    });
+    std::vector<double> attributed(nk, 0);
+    std::vector<int> active;
+    double last = res.startNs, covered = 0;
+    for (auto [t, code] : edges) {
+      double dt = t - last;
+      if (dt > 0 && !active.empty()) {
+        for (int k : active)
+          attributed[k] += dt / active.size();
+        covered += dt;
+      }
+      last = std::max(last, t);
+      if (code > 0)
+        active.push_back(code - 1);
+      else
+        llvm::erase(active, -code - 1);
+    }
+    prof.idleNs += std::max(0.0, res.deviceNs - covered);
+    for (size_t k = 0; k < nk; ++k) {
+      if (!ran[k])
+        continue;
+      const neff::Kernel &kernel = p.kernels[k];
+      KernelStats &s = kernels[{&p, static_cast<uint32_t>(k)}];
+      s.program = p.name;
+      s.name = kernel.name;
+      s.kind = kernel.kind;
+      s.source = kernel.source;
+      s.location = kernel.location;
+      ++s.calls;
+      s.deviceNs += attributed[k];
+      s.spanNs += end[k] - begin[k];
+      s.matmulFlops += kernel.cost.matmulFlops;
+      s.transposeFlops += kernel.cost.transposeFlops;
+      s.vectorScalarElements += kernel.cost.elements[static_cast<int>(isa::Engine::vector)] +
+                                kernel.cost.elements[static_cast<int>(isa::Engine::scalar)] +
+                                kernel.cost.elements[static_cast<int>(isa::Engine::gpsimd)];
+      matmulFlops += kernel.cost.matmulFlops;
+      transposeFlops += kernel.cost.transposeFlops;
+      sbufBytes += kernel.cost.sbufBytes;
+      psumBytes += kernel.cost.psumBytes;
+      double busy = 0;
+      for (auto &[op, ns] : opBusy[k])
+        busy += ns;
+      std::string where = p.name + "/" + kernel.name;
+      for (auto &[op, ns] : opBusy[k]) {
+        OpStats &o = ops[*op];
+        o.name = *op;
+        ++o.calls;
+        o.deviceNs += busy > 0 ? attributed[k] * ns / busy : 0;
+        if (!llvm::is_contained(o.kernels, where))
+          o.kernels.push_back(where);
+      }
+    }
+  }
+
+  for (auto &[key, k] : kernels) {
+    if (k.calls == 0)
+      continue;
+    Utilization &u = k.utilization;
+    double span = std::max(k.spanNs, 1e-9);
+    u.tensor = k.busyNs[static_cast<int>(isa::Engine::tensor)] / span;
+    u.vector = k.busyNs[static_cast<int>(isa::Engine::vector)] / span;
+    u.scalar = k.busyNs[static_cast<int>(isa::Engine::scalar)] / span;
+    u.gpsimd = k.busyNs[static_cast<int>(isa::Engine::gpsimd)] / span;
+    u.dma = k.dmaBusyNs / (span * hw.dmaEngines);
+    u.hbm = (k.hbmReadBytes + k.hbmWriteBytes) / span / hw.memoryGBps();
+    u.mfu = k.matmulFlops / span / peakFlopsPerNs;
+    u.tensor = std::min(u.tensor, 1.0); // load_stationary overlaps multiply_moving
+    k.verdict = judge(u);
+    prof.kernels.push_back(std::move(k));
+  }
+  for (auto &[name, o] : ops)
+    if (o.calls > 0)
+      prof.ops.push_back(std::move(o));
+  llvm::stable_sort(prof.kernels, [](const KernelStats &a, const KernelStats &b) {
+    return a.deviceNs > b.deviceNs;
+  });
+  llvm::stable_sort(prof.ops, [](const OpStats &a, const OpStats &b) {
+    return a.deviceNs > b.deviceNs;
+  });
+
+  // Summary metrics, named like the Neuron profiler's.
+  auto &m = prof.summary;
+  double total = std::max(prof.deviceNs, 1e-9);
+  static const char *engineNames[] = {"tensor", "scalar", "vector", "gpsimd"};
+  for (int e = 0; e < 4; ++e) {
+    std::string name = engineNames[static_cast<int>(e)];
+    m[name + "_engine_active_time_percent"] = 100 * unionLength(engineIntervals[e]) / total;
+    m[name + "_instruction_count"] = static_cast<double>(engineInstructions[e]);
+  }
+  m["dma_active_time_percent"] = 100 * unionLength(dmaIntervals) / total;
+  m["dma_instruction_count"] = static_cast<double>(engineInstructions[4]);
+  m["total_time"] = prof.deviceNs / 1e9;
+  m["iterations"] = static_cast<double>(prof.runs.size());
+  m["idle_time_percent"] = 100 * prof.idleNs / total;
+  m["hbm_read_bytes"] = static_cast<double>(hbmRead);
+  m["hbm_write_bytes"] = static_cast<double>(hbmWrite);
+  m["sbuf_bytes"] = static_cast<double>(sbufBytes);
+  m["psum_bytes"] = static_cast<double>(psumBytes);
+  m["hardware_flops"] = static_cast<double>(matmulFlops + transposeFlops);
+  m["transpose_flops"] = static_cast<double>(transposeFlops);
+  m["mfu_estimated_percent"] = 100 * matmulFlops / total / peakFlopsPerNs;
+  m["mbu_estimated_percent"] = 100 * (hbmRead + hbmWrite) / total / hw.memoryGBps();
+  m["hbm_bandwidth_bytes_per_s"] = hw.memoryGBps() * 1e9;
+  m["peak_flops"] = peakFlopsPerNs * 1e9;
+  m["mm_arithmetic_intensity"] =
+      hbmRead + hbmWrite > 0 ? static_cast<double>(matmulFlops) / (hbmRead + hbmWrite) : 0;
+  m["peak_flops_bandwidth_ratio"] = peakFlopsPerNs / hw.memoryGBps();
+  m["dma_transfer_count"] = static_cast<double>(dmaTransfers);
+  m["dma_transfer_average_bytes"] =
+      dmaTransfers ? static_cast<double>(dmaBytes) / dmaTransfers : 0;
+  m["semaphore_wait_time"] = waitNs / 1e9;
+  return prof;
+}

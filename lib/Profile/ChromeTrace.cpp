@@ -1,0 +1,226 @@
+//===- ChromeTrace.cpp - The profile as Chrome Trace Event JSON -----------===//
+//
+// The Trace Event Format (the JSON object form): pid 0 is the host runtime,
+// on its wall clock; pid 1 + c is NeuronCore c, on the simulated chip's
+// clock, placed so that each run starts at its dispatch on the host. Every
+// thread is one sequencer, so no two complete ("X") events of a thread
+// overlap: TensorE is split into its LoadStationary and MultiplyMoving rows
+// (PE transposes on the latter), DMA queues carry their data phases, and
+// kernel spans are spread over as many "Kernels" lanes as overlap needs.
+// Semaphores are counter ("C") tracks; a flow ("s"/"f", id = the run's
+// correlation id) goes from each dispatch to the run's first instruction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Profile/Profile.h"
+
+#include "neuronc/Target/InstructionCost.h"
+
+#include <cmath>
+#include <set>
+
+using namespace neuronc;
+using namespace neuronc::profile;
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+namespace {
+
+constexpr int kHostPid = 0;
+constexpr int kLoadTid = 1, kMultiplyTid = 2, kVectorTid = 3, kScalarTid = 4, kGpsimdTid = 5;
+constexpr int kFirstKernelTid = 100, kFirstQueueTid = 10;
+
+int tidOf(const isa::Instruction &inst) {
+  switch (inst.engine) {
+  case isa::Engine::tensor:
+    return inst.opcode == isa::Opcode::LoadStationary ? kLoadTid : kMultiplyTid;
+  case isa::Engine::vector:
+    return kVectorTid;
+  case isa::Engine::scalar:
+    return kScalarTid;
+  case isa::Engine::gpsimd:
+    return kGpsimdTid;
+  case isa::Engine::dma:
+    return kFirstQueueTid + inst.queue;
+  }
+  return kVectorTid;
+}
+
+Object meta(llvm::StringRef what, int pid, int tid, Value value) {
+  Object args;
+  args[what == "thread_sort_index" || what == "process_sort_index" ? "sort_index" : "name"] =
+      std::move(value);
+  return Object{{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid},
+                {"args", std::move(args)}};
+}
+
+std::string waitsOf(const isa::Instruction &inst) {
+  std::string s;
+  for (const isa::Wait &w : inst.waits)
+    s += (s.empty() ? "" : ", ") + mlir::nisa::streamName(w.stream) + " >= " +
+         std::to_string(w.count);
+  return s;
+}
+
+} // namespace
+
+Value neuronc::profile::chromeTrace(const Profile &p) {
+  Array events;
+  events.push_back(meta("process_name", kHostPid, 0, "Host: neuronc runtime (wall clock)"));
+  events.push_back(meta("process_sort_index", kHostPid, 0, 0));
+  events.push_back(meta("thread_name", kHostPid, 0, "runtime"));
+  const HardwareModel &hw = *p.hw;
+
+  // Host phases, and where each run's dispatch is.
+  for (const rt::HostEvent &h : p.runtime->hostEvents()) {
+    Object args{{"core", h.core}};
+    if (h.run)
+      args["correlation_id"] = static_cast<int64_t>(h.run);
+    if (h.name == "dispatch") {
+      events.push_back(Object{{"name", "dispatch"}, {"cat", "runtime"}, {"ph", "i"},
+                              {"s", "t"}, {"ts", h.startNs / 1e3}, {"pid", kHostPid},
+                              {"tid", 0}, {"args", std::move(args)}});
+      continue;
+    }
+    events.push_back(Object{{"name", h.name}, {"cat", "runtime"}, {"ph", "X"},
+                            {"ts", h.startNs / 1e3},
+                            {"dur", std::max(0.0, h.endNs - h.startNs) / 1e3},
+                            {"pid", kHostPid}, {"tid", 0}, {"args", std::move(args)}});
+  }
+
+  std::set<unsigned> cores;
+  for (const rt::Run *run : p.runs)
+    cores.insert(run->core);
+  for (unsigned c : cores) {
+    int pid = 1 + static_cast<int>(c);
+    events.push_back(meta("process_name", pid, 0,
+                          "NeuronCore " + std::to_string(c) + " (" + hw.name.str() +
+                              ", simulated)"));
+    events.push_back(meta("process_sort_index", pid, 0, pid));
+    std::pair<int, const char *> threads[] = {
+        {kLoadTid, "TensorE (LoadStationary)"}, {kMultiplyTid, "TensorE (MultiplyMoving)"},
+        {kVectorTid, "VectorE"}, {kScalarTid, "ScalarE"}, {kGpsimdTid, "GpSimdE"}};
+    for (auto [tid, name] : threads) {
+      events.push_back(meta("thread_name", pid, tid, name));
+      events.push_back(meta("thread_sort_index", pid, tid, tid));
+    }
+    for (int q = 0; q < hw.dmaEngines; ++q) {
+      events.push_back(meta("thread_name", pid, kFirstQueueTid + q, "DMA q" + std::to_string(q)));
+      events.push_back(meta("thread_sort_index", pid, kFirstQueueTid + q, kFirstQueueTid + q));
+    }
+  }
+
+  std::map<unsigned, std::vector<double>> laneEnds; // per core: kernel lanes
+  for (const rt::Run *run : p.runs) {
+    const neff::Program &prog = *run->program;
+    int pid = 1 + static_cast<int>(run->core);
+    auto ts = [&](double chipNs) { return (run->dispatchNs + chipNs - run->chipBaseNs) / 1e3; };
+    std::vector<double> kbegin(prog.kernels.size(), INFINITY),
+        kend(prog.kernels.size(), -INFINITY);
+    std::array<int64_t, sim::kStreams> signals{};
+    bool first = true;
+    for (const sim::TraceEvent &e : run->device.trace) {
+      const isa::Instruction &inst = prog.streams[e.stream][e.index];
+      const neff::DebugEntry *d =
+          inst.debug < prog.debug.size() ? &prog.debug[inst.debug] : nullptr;
+      const neff::Kernel *k = d && d->kernel < prog.kernels.size() ? &prog.kernels[d->kernel]
+                                                                    : nullptr;
+      bool dma = inst.opcode == isa::Opcode::DmaCopy;
+      if (k) {
+        double b = dma ? std::max(e.issue, e.start - hw.dmaLatencyNs) : e.start;
+        kbegin[d->kernel] = std::min(kbegin[d->kernel], b);
+        kend[d->kernel] = std::max(kend[d->kernel], e.end);
+      }
+      Object args{{"correlation_id", static_cast<int64_t>(run->id)},
+                  {"stream", mlir::nisa::streamName(e.stream)},
+                  {"index", static_cast<int64_t>(e.index)}};
+      if (k)
+        args["kernel"] = k->name + " (" + k->kind + ")";
+      if (d) {
+        args["op"] = d->op;
+        if (!d->location.empty())
+          args["location"] = d->location;
+      }
+      if (dma) {
+        args["bytes"] = inst.operands.size() > 1 ? inst.operands[1].bytes() : 0;
+        args["issued_us"] = ts(e.issue);
+      } else {
+        args["elements"] = inst.operands.empty() ? 0 : inst.operands.back().numElements();
+        if (inst.opcode == isa::Opcode::MultiplyMoving && inst.operands.size() > 1)
+          args["flops"] = 2 * inst.operands[1].partCount * inst.operands[1].numElements() *
+                          inst.operands[0].partCount;
+      }
+      if (!inst.waits.empty()) {
+        args["waits"] = waitsOf(inst);
+        args["wait_ns"] = e.waitNs;
+      }
+      int tid = tidOf(inst);
+      if (first) {
+        // The dispatch flows into the run's first instruction.
+        events.push_back(Object{{"name", "run " + std::to_string(run->id)},
+                                {"cat", "dispatch"}, {"ph", "s"},
+                                {"id", static_cast<int64_t>(run->id)},
+                                {"ts", run->dispatchNs / 1e3}, {"pid", kHostPid}, {"tid", 0}});
+        events.push_back(Object{{"name", "run " + std::to_string(run->id)},
+                                {"cat", "dispatch"}, {"ph", "f"}, {"bp", "e"},
+                                {"id", static_cast<int64_t>(run->id)}, {"ts", ts(e.start)},
+                                {"pid", pid}, {"tid", tid}});
+        first = false;
+      }
+      events.push_back(Object{{"name", isa::opcodeName(inst.opcode)},
+                              {"cat", k ? k->name : std::string("device")},
+                              {"ph", "X"},
+                              {"ts", ts(e.start)},
+                              {"dur", (e.end - e.start) / 1e3},
+                              {"pid", pid},
+                              {"tid", tid},
+                              {"args", std::move(args)}});
+      if (inst.has(isa::kSignal))
+        events.push_back(Object{{"name", "semaphore " + mlir::nisa::streamName(e.stream)},
+                                {"ph", "C"},
+                                {"ts", ts(e.done)},
+                                {"pid", pid},
+                                {"args", Object{{"value", ++signals[e.stream]}}}});
+    }
+    // Kernel spans, each on the first lane free at its start.
+    std::vector<size_t> order;
+    for (size_t i = 0; i < prog.kernels.size(); ++i)
+      if (kend[i] >= kbegin[i])
+        order.push_back(i);
+    llvm::sort(order, [&](size_t a, size_t b) { return kbegin[a] < kbegin[b]; });
+    std::vector<double> &lanes = laneEnds[run->core];
+    for (size_t i : order) {
+      size_t lane = 0;
+      while (lane < lanes.size() && lanes[lane] > ts(kbegin[i]))
+        ++lane;
+      if (lane == lanes.size()) {
+        lanes.push_back(0);
+        int tid = kFirstKernelTid + static_cast<int>(lane);
+        events.push_back(meta("thread_name", pid, tid,
+                              lane ? "Kernels (" + std::to_string(lane + 1) + ")"
+                                   : std::string("Kernels")));
+        events.push_back(meta("thread_sort_index", pid, tid, -100 + static_cast<int>(lane)));
+      }
+      lanes[lane] = ts(kend[i]);
+      const neff::Kernel &k = prog.kernels[i];
+      events.push_back(Object{{"name", k.kind},
+                              {"cat", "kernel"},
+                              {"ph", "X"},
+                              {"ts", ts(kbegin[i])},
+                              {"dur", (kend[i] - kbegin[i]) / 1e3},
+                              {"pid", pid},
+                              {"tid", kFirstKernelTid + static_cast<int>(lane)},
+                              {"args", Object{{"kernel", prog.name + "/" + k.name},
+                                              {"source", k.source},
+                                              {"location", k.location},
+                                              {"correlation_id",
+                                               static_cast<int64_t>(run->id)}}}});
+    }
+  }
+  Object other{{"target", hw.name}, {"runs", static_cast<int64_t>(p.runs.size())},
+               {"device_time_ns", p.deviceNs}};
+  return Object{{"traceEvents", std::move(events)},
+                {"displayTimeUnit", "ns"},
+                {"otherData", std::move(other)}};
+}

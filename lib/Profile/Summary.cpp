@@ -1,0 +1,82 @@
+//===- Summary.cpp - Summary metrics and verdicts as JSON -----------------===//
+
+#include "neuronc/Profile/Profile.h"
+
+#include <algorithm>
+
+using namespace neuronc;
+using namespace neuronc::profile;
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+namespace {
+
+Object utilizationJson(const Utilization &u) {
+  return Object{{"tensor_engine_active_percent", 100 * u.tensor},
+                {"vector_engine_active_percent", 100 * u.vector},
+                {"scalar_engine_active_percent", 100 * u.scalar},
+                {"gpsimd_engine_active_percent", 100 * u.gpsimd},
+                {"dma_queue_active_percent", 100 * u.dma},
+                {"mbu_percent", 100 * u.hbm},
+                {"mfu_percent", 100 * u.mfu}};
+}
+
+} // namespace
+
+Value neuronc::profile::summaryJson(const Profile &p) {
+  std::vector<double> sorted = p.runDeviceNs;
+  llvm::sort(sorted);
+  double median = sorted.empty() ? 0
+                  : sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                      : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  Object runs{{"count", static_cast<int64_t>(sorted.size())},
+              {"device_time_ns", Array(p.runDeviceNs)},
+              {"min_ns", sorted.empty() ? 0 : sorted.front()},
+              {"median_ns", median},
+              {"max_ns", sorted.empty() ? 0 : sorted.back()}};
+  Object summary;
+  for (const auto &[name, value] : p.summary)
+    summary[name] = value;
+  Array kernels;
+  for (const KernelStats &k : p.kernels) {
+    static const char *engines[] = {"tensor", "scalar", "vector", "gpsimd"};
+    Object instructions;
+    for (int e = 0; e < 4; ++e)
+      instructions[engines[e]] = k.instructions[e];
+    instructions["dma"] = k.dmaTransfers;
+    kernels.push_back(Object{{"program", k.program},
+                             {"name", k.name},
+                             {"kind", k.kind},
+                             {"source", k.source},
+                             {"location", k.location},
+                             {"calls", k.calls},
+                             {"device_time_ns", k.deviceNs},
+                             {"device_time_percent", p.deviceNs > 0 ? 100 * k.deviceNs / p.deviceNs : 0},
+                             {"span_ns", k.spanNs},
+                             {"instructions", std::move(instructions)},
+                             {"dma_bytes", k.dmaBytes},
+                             {"hbm_read_bytes", k.hbmReadBytes},
+                             {"hbm_write_bytes", k.hbmWriteBytes},
+                             {"matmul_flops", k.matmulFlops},
+                             {"utilization", utilizationJson(k.utilization)},
+                             {"verdict", k.verdict.verdict},
+                             {"evidence", k.verdict.evidence}});
+  }
+  Array ops;
+  for (const OpStats &o : p.ops)
+    ops.push_back(Object{{"name", o.name},
+                         {"calls", o.calls},
+                         {"device_time_ns", o.deviceNs},
+                         {"device_time_percent", p.deviceNs > 0 ? 100 * o.deviceNs / p.deviceNs : 0},
+                         {"busy_ns", o.busyNs},
+                         {"instructions", o.instructions},
+                         {"hbm_read_bytes", o.hbmReadBytes},
+                         {"hbm_write_bytes", o.hbmWriteBytes},
+                         {"kernels", Array(o.kernels)}});
+  return Object{{"target", p.hw->name},
+                {"runs", std::move(runs)},
+                {"summary", std::move(summary)},
+                {"kernels", std::move(kernels)},
+                {"ops", std::move(ops)}};
+}
