@@ -68,9 +68,10 @@ isa::DType dtypeOf(Type t) {
 /// The bytes of a constant in device layout (i1 one byte each).
 void appendConstant(ElementsAttr value, std::vector<uint8_t> &out) {
   Type et = value.getElementType();
-  auto push = [&](const void *p, size_t n) {
-    const uint8_t *b = static_cast<const uint8_t *>(p);
-    out.insert(out.end(), b, b + n);
+  // The low `n` bytes of `v`, little-endian whatever the host is.
+  auto push = [&](uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      out.push_back(static_cast<uint8_t>(v >> (8 * i)));
   };
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
     if (et.isInteger(1)) {
@@ -82,13 +83,13 @@ void appendConstant(ElementsAttr value, std::vector<uint8_t> &out) {
       for (APFloat v : dense.getValues<APFloat>()) {
         APInt bits = v.bitcastToAPInt();
         uint64_t raw = bits.getZExtValue();
-        push(&raw, bits.getBitWidth() / 8);
+        push(raw, bits.getBitWidth() / 8);
       }
       return;
     }
     for (APInt v : dense.getValues<APInt>()) {
       uint32_t raw = static_cast<uint32_t>(v.getSExtValue());
-      push(&raw, 4);
+      push(raw, 4);
     }
     return;
   }
@@ -97,7 +98,7 @@ void appendConstant(ElementsAttr value, std::vector<uint8_t> &out) {
     for (APFloat v : value.getValues<APFloat>()) {
       APInt bits = v.bitcastToAPInt();
       uint64_t raw = bits.getZExtValue();
-      push(&raw, bits.getBitWidth() / 8);
+      push(raw, bits.getBitWidth() / 8);
     }
   } else {
     for (APInt v : value.getValues<APInt>()) {
@@ -105,7 +106,7 @@ void appendConstant(ElementsAttr value, std::vector<uint8_t> &out) {
         out.push_back(v.isZero() ? 0 : 1);
       } else {
         uint32_t raw = static_cast<uint32_t>(v.getSExtValue());
-        push(&raw, 4);
+        push(raw, 4);
       }
     }
   }
@@ -450,9 +451,13 @@ void neuronc::accumulateCost(const HardwareModel &hw, const isa::Instruction &in
   if (inst.opcode == isa::Opcode::Transpose && inst.engine == isa::Engine::tensor)
     t.transposeFlops += 2 * static_cast<int64_t>(inst.operands[1].partCount) *
                         inst.operands[1].partCount * inst.operands[1].numElements();
-  if (inst.opcode == isa::Opcode::Activation &&
-      static_cast<isa::ActFunc>(inst.func) != isa::ActFunc::copy)
-    t.transcendentals += inst.operands[1].totalElements();
+  if (inst.opcode == isa::Opcode::Activation) {
+    // Function evaluations (copy, square, abs, relu and round are arithmetic).
+    auto f = static_cast<isa::ActFunc>(inst.func);
+    if (f != isa::ActFunc::copy && f != isa::ActFunc::square && f != isa::ActFunc::abs &&
+        f != isa::ActFunc::relu && f != isa::ActFunc::round)
+      t.transcendentals += inst.operands[1].totalElements();
+  }
 }
 
 FailureOr<neff::Executable> neuronc::assemble(ModuleOp module, StringRef compilerVersion) {

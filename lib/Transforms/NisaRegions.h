@@ -44,7 +44,8 @@ struct Step {
 /// has no offset yet.
 LogicalResult collectSteps(ProgramOp program, llvm::SmallVectorImpl<Step> &steps);
 
-/// "the tile @t3 (sbuf partitions 0:128, bytes 0..16384)".
+/// "sbuf partitions 0:128 bytes 0..16384", "hbm in0 bytes 0..4096" (`inst`
+/// is unused).
 std::string describeAccess(Operation *inst, const MemRegion &r);
 
 /// Finds, for each access of a new instruction, the earlier accesses that

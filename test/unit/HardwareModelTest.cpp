@@ -15,8 +15,10 @@ TEST(HardwareModel, ProfilesMatchTheReferenceNumbers) {
   EXPECT_EQ(trn2->sbufBytes(), 28 * 1024 * 1024);
   EXPECT_EQ(trn1->psumBytes(), 2 * 1024 * 1024);
   EXPECT_EQ(trn1->psumBankBytes(), 2048); // 512 fp32 per bank per partition
-  // Ridge points derived in the reference: ~224 (trn1) and ~218 (trn2) FLOP/byte.
-  EXPECT_NEAR(trn1->ridgePoint(), 224.0, 1.0);
+  // Ridge points at the bandwidth a core can use: on trn1 its DMA engines
+  // (272 GB/s) limit before its HBM share (the reference's ~224 FLOP/byte is
+  // at the share); on trn2 the share does (~217).
+  EXPECT_NEAR(trn1->ridgePoint(), 91.8e3 / 272.0, 0.5);
   EXPECT_NEAR(trn2->ridgePoint(), 217.1, 1.0);
   EXPECT_EQ(lookupHardwareModel("trn3"), nullptr);
   EXPECT_EQ(hardwareModelNames(), "trn1, trn2");

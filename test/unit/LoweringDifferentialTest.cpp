@@ -10,8 +10,9 @@
 // and programs that stress the backend's layouts (matmuls of every shape,
 // transpose flags, batch broadcasting and epilogues; reductions over any
 // axes; broadcasting elementwise graphs; compares, selects and casts; data
-// movement). NEURONC_LOWERING_GRAPHS sets how many of each (default 60); a
-// failure prints the seed and the program.
+// movement). NEURONC_LOWERING_GRAPHS sets how many random graphs (default
+// 60; the layout test runs twice as many); a failure prints the seed and the
+// program.
 //
 //===----------------------------------------------------------------------===//
 

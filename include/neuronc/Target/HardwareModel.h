@@ -2,9 +2,9 @@
 //
 // ONE table of every parameter of the two target profiles (trn1 =
 // NeuronCore-v2, trn2 = NeuronCore-v3): memories, engine clocks and widths,
-// DMA, HBM, instruction issue costs. The cost report, and later the lowering,
-// the static roofline and the simulator, all read it from here. Sources are
-// in docs/hardware-model.md.
+// DMA, HBM, instruction issue costs. The cost report, the lowering, the
+// static roofline, the simulator and the profiler all read it from here.
+// Sources are in docs/hardware-model.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,14 +65,15 @@ struct HardwareModel {
   int64_t coresPerChip;
   double chipHbmGBps;          ///< HBM bandwidth all cores of the chip share
 
-  /// FLOP per HBM byte at which a bf16 matmul turns compute-bound.
-  double ridgePoint() const { return tensorBf16Tflops * 1e3 / hbmGBps; }
   /// Bytes per ns one core's DMA can move: the smaller of its HBM share and
   /// its DMA engines together.
   double memoryGBps() const {
     double dma = dmaEngines * dmaBytesPerNsPerEngine;
     return dma < hbmGBps ? dma : hbmGBps;
   }
+  /// FLOP per HBM byte at which a bf16 matmul turns compute-bound, at the
+  /// bandwidth the core can really use (memoryGBps).
+  double ridgePoint() const { return tensorBf16Tflops * 1e3 / memoryGBps(); }
 };
 
 /// Every profile, default first.

@@ -275,9 +275,11 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
                              int64_t c0, int64_t nc) {
   int64_t esize = nisa::elementBytes(tileType);
   int64_t total = nr * nc * esize;
-  // Transfers of at least 64 KiB where the shape allows, spread over the
-  // queues: split the rows into up to one piece per queue.
-  int64_t pieces = std::clamp<int64_t>((total + 65535) / 65536, 1,
+  // Spread over the queues in pieces of at most twice the efficient DMA size
+  // (so each is at least that size where the total allows): up to one piece
+  // per queue, and no more pieces than rows.
+  int64_t target = 2 * hw().dmaEfficientBytes;
+  int64_t pieces = std::clamp<int64_t>((total + target - 1) / target, 1,
                                        std::min<int64_t>(hw().dmaEngines, nr));
   int64_t rowsPer = (nr + pieces - 1) / pieces;
   StridedSpace rows{view.rowSizes, {}};

@@ -851,8 +851,10 @@ LogicalResult verifyMemories(InstructionOpInterface inst, SymbolTableCollection 
     if (a.write && space == MemorySpace::psum && engine != Engine::tensor)
       return op->emitOpError("writes PSUM tile ")
              << a.memory << "; only TensorE writes PSUM (evacuate it to SBUF instead)";
+    // (multiply_moving's accumulating read of its own PSUM tile aside)
+    auto mm = dyn_cast<MultiplyMovingOp>(op);
     if (engine == Engine::tensor && !a.write && space != MemorySpace::sbuf &&
-        !isa<MultiplyMovingOp>(op))
+        !(mm && a.memory == mm.getDstAttr()))
       return op->emitOpError("reads ") << a.memory << " from "
                                        << stringifyMemorySpace(space) << "; TensorE reads SBUF";
     if (engine == Engine::tensor && a.write && space != MemorySpace::psum)

@@ -131,6 +131,17 @@ nisa.program @p target "trn1" {
 
 nisa.program @p target "trn1" {
   nisa.kernel @k "x" from "y" {
+    nisa.alloc @m psum 128x512xf32
+    nisa.alloc @acc psum 128x512xf32 offset = 2048
+    // expected-error@+1 {{reads @m from psum; TensorE reads SBUF}}
+    nisa.multiply_moving @acc[0:128, 0, [1,512]] = @m[0:128, 0, [1,512]] start
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
     nisa.alloc @m sbuf 128x512xbf16
     nisa.alloc @acc sbuf 128x512xf32
     // expected-error@+1 {{writes @acc in sbuf; TensorE writes PSUM}}
