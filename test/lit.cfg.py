@@ -44,3 +44,17 @@ try:
 except (OSError, subprocess.CalledProcessError):
     lit_config.warning("numpy is not importable by %s: numpy oracle tests will be "
                        "UNSUPPORTED (install python3-numpy)" % config.python_executable)
+
+# Debian's Chromium renders the HTML profile report headless; the report test
+# says `REQUIRES: chromium` (scripts/install-deps.sh installs it).
+chromium = "/usr/bin/chromium"
+if os.access(chromium, os.X_OK):
+    config.available_features.add("chromium")
+    config.substitutions.append((
+        "%chromium",
+        chromium + " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+        " --disable-background-networking --disable-component-update --disable-sync"
+        " --user-data-dir=%t.chromium"))
+else:
+    lit_config.warning("chromium is not installed: the HTML report test is UNSUPPORTED "
+                       "(scripts/install-deps.sh installs it)")

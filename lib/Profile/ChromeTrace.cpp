@@ -119,6 +119,21 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
     std::vector<double> kbegin(prog.kernels.size(), INFINITY),
         kend(prog.kernels.size(), -INFINITY);
     std::array<int64_t, sim::kStreams> signals{};
+    // Semaphores start from zero with every run.
+    std::array<bool, sim::kStreams> signalling{};
+    for (int64_t st = 0; st < sim::kStreams; ++st)
+      for (const isa::Instruction &inst : prog.streams[st])
+        if (inst.has(isa::kSignal)) {
+          signalling[st] = true;
+          break;
+        }
+    for (int64_t st = 0; st < sim::kStreams; ++st)
+      if (signalling[st])
+        events.push_back(Object{{"name", "semaphore " + mlir::nisa::streamName(st)},
+                                {"ph", "C"},
+                                {"ts", ts(run->device.startNs)},
+                                {"pid", pid},
+                                {"args", Object{{"value", 0}}}});
     bool first = true;
     for (const sim::TraceEvent &e : run->device.trace) {
       const isa::Instruction &inst = prog.streams[e.stream][e.index];
@@ -144,6 +159,10 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
       }
       if (dma) {
         args["bytes"] = inst.operands.size() > 1 ? inst.operands[1].bytes() : 0;
+        if (inst.operands.size() > 1) {
+          args["from"] = isa::spaceName(inst.operands[1].space);
+          args["to"] = isa::spaceName(inst.operands[0].space);
+        }
         args["issued_us"] = ts(e.issue);
       } else {
         args["elements"] = inst.operands.empty() ? 0 : inst.operands.back().numElements();

@@ -1,10 +1,12 @@
 //===- neuron-inspect.cpp - Look inside an executable ---------------------===//
 //
-// neuron-inspect model.neff [--disassemble] [--json]
+// neuron-inspect model.neff [--disassemble] [--json] [--profile DIR]
 // Prints the header, sections, entry points and their buckets, each
 // program's variables and instruction counts per engine, and a static
 // roofline per kernel and for the program: what bounds it and the
-// predicted lower-bound time, without running it.
+// predicted lower-bound time, without running it. With a profile of the
+// same executable (neuron-run --profile DIR), the disassembly shows each
+// instruction's measured start, duration and semaphore wait.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,11 +16,17 @@
 #include "neuronc/Target/Roofline.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <map>
 
 using namespace neuronc;
 namespace cl = llvm::cl;
@@ -31,8 +39,82 @@ static cl::opt<bool> disassemble("disassemble",
                                           "semaphores and source ops"),
                                  cl::cat(category));
 static cl::opt<bool> json("json", cl::desc("Print everything as JSON"), cl::cat(category));
+static cl::opt<std::string> profilePath(
+    "profile",
+    cl::desc("Annotate the disassembly with the measured times of a profile of this executable "
+             "(the directory neuron-run --profile wrote, or its instructions.json); implies "
+             "--disassemble"),
+    cl::value_desc("DIR"), cl::cat(category));
 
 namespace {
+
+/// Measured [start, duration, wait] (ns) per program and stream instruction.
+using Measured = std::map<std::string, std::array<std::vector<std::array<double, 3>>,
+                                                  mlir::nisa::kMaxStreams>>;
+Measured measured;
+
+llvm::Error fail(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// Reads the instruction times of a profile and checks they are of `exe`.
+llvm::Error loadProfile(llvm::StringRef path, const neff::Executable &exe) {
+  llvm::SmallString<256> file(path);
+  if (llvm::sys::fs::is_directory(path))
+    llvm::sys::path::append(file, "instructions.json");
+  auto buf = llvm::MemoryBuffer::getFile(file);
+  if (!buf)
+    return fail("cannot read the profile " + file + ": " + buf.getError().message());
+  llvm::Expected<llvm::json::Value> doc = llvm::json::parse((*buf)->getBuffer());
+  if (!doc)
+    return fail(file + " is not JSON: " + llvm::toString(doc.takeError()));
+  const llvm::json::Object *root = doc->getAsObject();
+  if (!root || root->getString("format") != "neuronc-instruction-times-1")
+    return fail(file + " is not a neuronc instruction-times file (neuron-run --profile writes "
+                       "one)");
+  std::string hash = llvm::formatv("{0:x16}", exe.contentHash).str();
+  if (root->getString("content_hash") != hash)
+    return fail("the profile " + file + " measured executable " +
+                root->getString("content_hash").value_or("?") + ", not this one (" + hash +
+                "): profile this .neff again");
+  const llvm::json::Array *programs = root->getArray("programs");
+  for (const llvm::json::Value &pv : programs ? *programs : llvm::json::Array()) {
+    const llvm::json::Object *po = pv.getAsObject();
+    std::string name = po && po->getString("name") ? po->getString("name")->str() : "";
+    const neff::Program *prog = nullptr;
+    for (const neff::Program &p : exe.programs)
+      if (p.name == name)
+        prog = &p;
+    if (!prog)
+      return fail("the profile names program '" + name + "', which this executable lacks");
+    auto &times = measured[name];
+    const llvm::json::Object *streams = po->getObject("streams");
+    for (const auto &[key, value] : streams ? *streams : llvm::json::Object()) {
+      std::optional<int64_t> s = mlir::nisa::parseStreamName(key.str());
+      const llvm::json::Array *rows = value.getAsArray();
+      if (!s || !rows || rows->size() != prog->streams[*s].size())
+        return fail("the profile's stream '" + key.str() + "' of @" + name +
+                    " does not match the executable's");
+      for (const llvm::json::Value &r : *rows) {
+        const llvm::json::Array *t = r.getAsArray();
+        if (!t || t->size() != 3)
+          return fail("malformed instruction time in stream '" + key.str() + "'");
+        times[*s].push_back({(*t)[0].getAsNumber().value_or(0),
+                             (*t)[1].getAsNumber().value_or(0),
+                             (*t)[2].getAsNumber().value_or(0)});
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// The measured times of instruction `i` of stream `s`, if profiled.
+const std::array<double, 3> *measuredOf(const neff::Program &p, size_t s, size_t i) {
+  auto it = measured.find(p.name);
+  if (it == measured.end() || i >= it->second[s].size())
+    return nullptr;
+  return &it->second[s][i];
+}
 
 std::string shapeString(const neff::Variable &v) {
   std::string s = "tensor<";
@@ -177,11 +259,14 @@ void printJSON(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
         llvm::json::Array list;
         for (const auto &inst : p.streams[s]) {
           const neff::DebugEntry *d = p.debug.empty() ? nullptr : &p.debug[inst.debug];
-          list.push_back(llvm::json::Object{
-              {"text", instructionString(p, inst)},
-              {"kernel", d ? p.kernels[d->kernel].name : ""},
-              {"op", d ? d->op : ""},
-              {"location", d ? d->location : ""}});
+          llvm::json::Object entry{{"text", instructionString(p, inst)},
+                                   {"kernel", d ? p.kernels[d->kernel].name : ""},
+                                   {"op", d ? d->op : ""},
+                                   {"location", d ? d->location : ""}};
+          if (const auto *m = measuredOf(p, s, list.size()))
+            entry["measured"] = llvm::json::Object{
+                {"start_ns", (*m)[0]}, {"duration_ns", (*m)[1]}, {"wait_ns", (*m)[2]}};
+          list.push_back(std::move(entry));
         }
         o["listing"] = std::move(list);
       }
@@ -283,10 +368,23 @@ void printText(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
       if (p.streams[s].empty())
         continue;
       os << "== program @" << p.name << ", stream " << mlir::nisa::streamName(s) << " ("
-         << p.streams[s].size() << " instructions)\n";
+         << p.streams[s].size() << " instructions";
+      if (measuredOf(p, s, 0)) {
+        double busy = 0;
+        for (size_t i = 0; i < p.streams[s].size(); ++i)
+          busy += (*measuredOf(p, s, i))[1];
+        os << ", measured busy " << formatNs(busy);
+      }
+      os << ")\n";
+      if (measuredOf(p, s, 0))
+        os << "         start        duration    wait\n";
       for (size_t i = 0; i < p.streams[s].size(); ++i) {
         const isa::Instruction &inst = p.streams[s][i];
-        os << llvm::formatv("  {0,5}  ", i) << instructionString(p, inst);
+        os << llvm::formatv("  {0,5}  ", i);
+        if (const auto *m = measuredOf(p, s, i))
+          os << llvm::formatv("{0,12} {1,10} {2,8}  ", formatNs((*m)[0]), formatNs((*m)[1]),
+                              (*m)[2] > 0 ? formatNs((*m)[2]) : std::string("-"));
+        os << instructionString(p, inst);
         if (!p.debug.empty()) {
           const neff::DebugEntry &d = p.debug[inst.debug];
           os << "    ; " << p.kernels[d.kernel].name << " " << d.op;
@@ -316,6 +414,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   const HardwareModel *hw = lookupHardwareModel(exe->target);
+  if (!profilePath.empty()) {
+    if (llvm::Error err = loadProfile(profilePath, *exe)) {
+      llvm::errs() << "neuron-inspect: error: " << llvm::toString(std::move(err)) << "\n";
+      return 1;
+    }
+    disassemble = true;
+  }
   if (json)
     printJSON(*exe, sections, *hw);
   else

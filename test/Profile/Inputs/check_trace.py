@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Checks a neuron-run profile directory independently of neuronc's code.
+
+Reads trace.json with Python's json module and checks it against the Trace
+Event Format (the JSON object form Perfetto and chrome://tracing load):
+
+  * every event has a known phase and the fields that phase needs, with
+    numeric, non-negative timestamps and durations;
+  * every (pid, tid) that carries events is named by metadata, and the
+    device tracks are the ones a NeuronCore timeline has (TensorE split into
+    LoadStationary and MultiplyMoving rows, VectorE, ScalarE, GpSimdE, one
+    row per DMA queue);
+  * no two complete events of one thread overlap (each row is one
+    sequencer);
+  * every flow start has its finish, later, with the same id, and flows go
+    from the host's dispatch to a device track;
+  * semaphore counters only grow, but for the reset to 0 at a run's start;
+  * the host phases (copy-in, dispatch, execute, copy-out) carry the
+    correlation ids of the device events.
+
+Then it recomputes, from the trace alone, the device time of each run, the
+HBM bytes, MBU, and the busy time per source op, and compares them with
+summary.json (which neuronc computed from its own data structures).
+
+Usage: check_trace.py PROFILE_DIR [PROFILE_DIR ...]
+Prints one line per directory; exits non-zero on the first violation.
+"""
+import collections
+import json
+import os
+import sys
+
+PHASES = {"X", "M", "i", "s", "f", "C"}
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(directory):
+    with open(os.path.join(directory, "trace.json")) as f:
+        doc = json.load(f)
+    with open(os.path.join(directory, "summary.json")) as f:
+        summary = json.load(f)
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+        fail("trace.json is not a Trace Event object with a traceEvents array")
+    events = doc["traceEvents"]
+    names = {}
+    used = set()
+    for e in events:
+        ph = e.get("ph")
+        if ph not in PHASES:
+            fail("unknown phase %r in %r" % (ph, e))
+        if not isinstance(e.get("pid"), int):
+            fail("event without an integer pid: %r" % e)
+        if ph == "M":
+            if e.get("name") not in ("process_name", "thread_name", "process_sort_index",
+                                     "thread_sort_index"):
+                fail("unknown metadata %r" % e)
+            if e["name"] == "thread_name":
+                names[(e["pid"], e["tid"])] = e["args"]["name"]
+            if e["name"] == "process_name":
+                names[(e["pid"], None)] = e["args"]["name"]
+            continue
+        ts = e.get("ts")
+        if not isinstance(ts, (int, float)) or ts < 0:
+            fail("bad timestamp in %r" % e)
+        if ph == "X":
+            d = e.get("dur")
+            if not isinstance(d, (int, float)) or d < 0:
+                fail("bad duration in %r" % e)
+            if not isinstance(e.get("name"), str) or not e["name"]:
+                fail("unnamed event %r" % e)
+        if ph in ("X", "i", "s", "f"):
+            if not isinstance(e.get("tid"), int):
+                fail("event without a tid: %r" % e)
+            used.add((e["pid"], e["tid"]))
+    for pid, tid in used:
+        if (pid, tid) not in names:
+            fail("thread %d/%d carries events but has no thread_name" % (pid, tid))
+        if (pid, None) not in names:
+            fail("process %d has no process_name" % pid)
+
+    device_pids = {pid for (pid, tid), n in names.items() if tid is None and "NeuronCore" in n}
+    if not device_pids:
+        fail("no NeuronCore process")
+    for pid in device_pids:
+        rows = {n for (p, t), n in names.items() if p == pid and t is not None}
+        for want in ("TensorE (LoadStationary)", "TensorE (MultiplyMoving)", "VectorE",
+                     "ScalarE", "GpSimdE", "DMA q0"):
+            if want not in rows:
+                fail("NeuronCore process %d has no %r track" % (pid, want))
+
+    # One sequencer per thread: complete events never overlap.
+    by_thread = collections.defaultdict(list)
+    for e in events:
+        if e["ph"] == "X":
+            by_thread[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"], e["name"]))
+    for key, xs in by_thread.items():
+        xs.sort()
+        for (s0, e0, n0), (s1, e1, n1) in zip(xs, xs[1:]):
+            if s1 < e0 - 1e-6:
+                fail("overlap on %s: %s [%f, %f] and %s [%f, %f]" %
+                     (names[key], n0, s0, e0, n1, s1, e1))
+
+    # Flows: dispatch (host) -> first instruction (device).
+    starts = {e["id"]: e for e in events if e["ph"] == "s"}
+    finishes = {e["id"]: e for e in events if e["ph"] == "f"}
+    if set(starts) != set(finishes) or not starts:
+        fail("flow starts %s and finishes %s do not pair" % (sorted(starts), sorted(finishes)))
+    for i, s in starts.items():
+        f = finishes[i]
+        if f["ts"] < s["ts"] - 1e-6:
+            fail("flow %d finishes before it starts" % i)
+        if s["pid"] in device_pids or f["pid"] not in device_pids:
+            fail("flow %d does not go from the host to a device track" % i)
+
+    # Semaphore counters only grow within a run (each run starts them at 0).
+    last = {}
+    for e in sorted((e for e in events if e["ph"] == "C"),
+                    key=lambda e: (e["ts"], e["args"]["value"])):
+        key = (e["pid"], e["name"])
+        v = e["args"]["value"]
+        if key in last and v != 0 and v <= last[key]:
+            fail("counter %s went from %s to %s" % (e["name"], last[key], v))
+        last[key] = v
+
+    # Host phases carry the runs' correlation ids.
+    device = [e for e in events if e["ph"] == "X" and e["pid"] in device_pids
+              and e.get("cat") != "kernel"]
+    runs = {e["args"]["correlation_id"] for e in device}
+    host = [e for e in events if e["pid"] not in device_pids and e["ph"] in ("X", "i")]
+    for phase in ("copy-in", "dispatch", "copy-out"):
+        ids = {e["args"].get("correlation_id") for e in host if e["name"] == phase}
+        if not runs <= ids:
+            fail("host phase %s lacks correlation ids %s" % (phase, sorted(runs - ids)))
+    if not any(e["name"] == "execute" for e in host):
+        fail("no execute phase on the host")
+
+    # Recompute from the trace and compare with summary.json.
+    per_run = collections.defaultdict(lambda: [float("inf"), 0.0])
+    hbm = 0
+    op_busy = collections.Counter()
+    for e in device:
+        r = per_run[e["args"]["correlation_id"]]
+        r[0] = min(r[0], e["ts"] - (1.3 if e["name"] == "dma_copy" else 0))
+        r[1] = max(r[1], e["ts"] + e["dur"])
+        a = e["args"]
+        if e["name"] == "dma_copy":
+            hbm += a["bytes"] * ((a["from"] == "hbm") + (a["to"] == "hbm"))
+        op_busy[a.get("op", "(unknown)")] += e["dur"] * 1e3
+    total_ns = summary["summary"]["total_time"] * 1e9
+    if abs(hbm - (summary["summary"]["hbm_read_bytes"] + summary["summary"]["hbm_write_bytes"])) > 0:
+        fail("HBM bytes from the trace %d differ from the summary's" % hbm)
+    mbu = 100 * hbm / total_ns / (summary["summary"]["hbm_bandwidth_bytes_per_s"] / 1e9)
+    if abs(mbu - summary["summary"]["mbu_estimated_percent"]) > 0.01:
+        fail("MBU from the trace %.3f differs from the summary's %.3f" %
+             (mbu, summary["summary"]["mbu_estimated_percent"]))
+    for o in summary["ops"]:
+        if abs(op_busy[o["name"]] - o["busy_ns"]) > 1e-3 * max(1.0, o["busy_ns"]):
+            fail("busy time of %s: trace %.1f ns, summary %.1f ns" %
+                 (o["name"], op_busy[o["name"]], o["busy_ns"]))
+    # The device time of a run lies within what its events span (the summary
+    # also counts the last results becoming visible).
+    summed = 0.0
+    for rid, (lo, hi) in per_run.items():
+        summed += (hi - lo) * 1e3
+    if not (0.98 * summed <= total_ns <= 1.02 * summed + 2000 * len(per_run)):
+        fail("device time %.1f ns is not what the trace spans (%.1f ns)" % (total_ns, summed))
+    parts = sum(o["device_time_ns"] for o in summary["ops"])
+    idle = summary["summary"]["idle_time_percent"] / 100 * total_ns
+    if abs(parts + idle - total_ns) > 1e-6 * total_ns + 1:
+        fail("op device times (%.1f) plus idle (%.1f) do not add up to %.1f" %
+             (parts, idle, total_ns))
+    print("OK %s: %d events, %d runs, %d device tracks, device time %.3f us, top op %s" %
+          (os.path.basename(directory.rstrip("/")), len(events), len(per_run),
+           len({k for k in by_thread if k[0] in device_pids}), total_ns / 1e3,
+           summary["ops"][0]["name"]))
+    return total_ns
+
+
+if __name__ == "__main__":
+    times = [check(d) for d in sys.argv[1:]]
+    if len(times) == 2:
+        print("ratio %.2f" % (times[0] / times[1]))
