@@ -17,9 +17,9 @@
 // - DMA queues: issuing is pipelined; the data phase starts once the fixed
 //   start latency has passed and the queue's previous transfer has moved its
 //   data. It then pays the descriptor cost and moves its bytes at the
-//   queue's bandwidth, as far as the HBM lets it: HBM bytes pass the core's
-//   HBM share and the chip's bandwidth, both modelled as capacity per time
-//   bin that every transfer (of every core) draws from.
+//   queue's bandwidth, as far as the HBM lets it: a core's HBM bytes draw
+//   from a capacity per time bin of min(its HBM share, the chip's bandwidth
+//   divided among the cores with work), which all its queues share.
 //
 // The simulation always starts the instruction, of any core, that can start
 // earliest, so the functional effects happen in an order every semaphore
@@ -192,10 +192,10 @@ private:
 };
 
 /// Plans a transfer that moves `queueBytes` at `rate` bytes/ns from `t0`,
-/// each queue byte costing `hbmPerByte` bytes of both ledgers. Returns when
-/// it completes.
+/// each queue byte costing `hbmPerByte` bytes of the core's HBM ledger.
+/// Returns when it completes.
 double planTransfer(double t0, double queueBytes, double rate, double hbmPerByte,
-                    BandwidthLedger &core, BandwidthLedger &chip) {
+                    BandwidthLedger &hbm) {
   if (queueBytes <= 0)
     return t0;
   if (hbmPerByte <= 0)
@@ -205,18 +205,16 @@ double planTransfer(double t0, double queueBytes, double rate, double hbmPerByte
   for (;; ++b) {
     double binEnd = (b + 1) * BandwidthLedger::kBinNs;
     double dt = binEnd - t;
-    double &c = core.bin(b), &h = chip.bin(b);
-    double rateCap = rate * dt, bandwidthCap = std::min(c, h) / hbmPerByte;
+    double &c = hbm.bin(b);
+    double rateCap = rate * dt, bandwidthCap = c / hbmPerByte;
     double can = std::min(rateCap, bandwidthCap);
     if (can >= left) {
       c -= left * hbmPerByte;
-      h -= left * hbmPerByte;
       // At the queue's rate the bytes finish early in the bin; where the
       // bandwidth limited it, they are spread over the bin.
       return rateCap <= bandwidthCap ? t + left / rate : t + dt * (left / can);
     }
     c -= can * hbmPerByte;
-    h -= can * hbmPerByte;
     left -= can;
     t = binEnd;
   }
@@ -298,7 +296,12 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
   std::vector<Core> cores(numCores);
   for (size_t j = 0; j < jobs.size(); ++j)
     cores[jobs[j].core].jobs.push_back(j);
-  BandwidthLedger chipHbm(hw->chipHbmGBps);
+  // The chip's HBM bandwidth is divided evenly among the cores with work;
+  // each core's share is also capped at its own.
+  unsigned busyCores = 0;
+  for (const Core &c : cores)
+    busyCores += !c.jobs.empty();
+  double coreHbmGBps = std::min(hw->hbmGBps, hw->chipHbmGBps / std::max(1u, busyCores));
 
   // Starts the next job of `c` (if any), not before `at`.
   auto startJob = [&](Core &c, double at) {
@@ -321,7 +324,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     c.loadFree = c.multiplyFree = c.lastMultiplyStart = c.loadDone = c.base;
     c.sbufPortFree = c.psumPortFree = c.base;
     if (!c.hbm)
-      c.hbm = std::make_unique<BandwidthLedger>(hw->hbmGBps);
+      c.hbm = std::make_unique<BandwidthLedger>(coreHbmGBps);
     Result &r = results[j];
     r.core = job.core;
     r.startNs = r.endNs = c.base;
@@ -448,7 +451,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
       double queueBytes = t.ns * rate;
       double hbmBytes = t.hbmRead + t.hbmWrite;
       end = planTransfer(dataStart + hw->dmaIssueNs, queueBytes, rate,
-                         queueBytes > 0 ? hbmBytes / queueBytes : 0, *c.hbm, chipHbm);
+                         queueBytes > 0 ? hbmBytes / queueBytes : 0, *c.hbm);
       c.dataFree[best] = end;
       c.freeAt[best] = start; // issuing is pipelined
       done = end;

@@ -5,7 +5,8 @@
 // stream, blocked by semaphore waits and released by signals; instructions
 // take the cycles of the target's cost formulas, DMA the queue's bandwidth
 // after a fixed start latency, and every byte to or from HBM passes the
-// core's HBM share and the chip's HBM bandwidth, which all cores share.
+// core's share of the chip's HBM bandwidth (divided evenly among the cores
+// that run together, and at most the core's own share).
 // Instructions are executed, with real data, in the order the timing model
 // starts them, so results are what the synchronized program computes.
 //
