@@ -21,25 +21,39 @@ int32_t neuronc::sim::floatToInt(float v) {
 }
 
 Device::Device(const HardwareModel &hw, const neff::Executable &exe, const neff::Program &program)
-    : sbuf(size_t(hw.partitions) * hw.sbufPartitionBytes),
-      psum(size_t(hw.partitions) * hw.psumPartitionBytes), scratch(program.scratchBytes),
-      sbufStride(hw.sbufPartitionBytes), psumStride(hw.psumPartitionBytes) {
+    : program(program), sbufStride(hw.sbufPartitionBytes), psumStride(hw.psumPartitionBytes) {
+  sbuf = allocate(int64_t(hw.partitions) * hw.sbufPartitionBytes);
+  psum = allocate(int64_t(hw.partitions) * hw.psumPartitionBytes);
+  scratch = allocate(program.scratchBytes);
   for (const neff::Variable &v : program.variables) {
     switch (v.kind) {
     case neff::VarKind::Internal:
-      varBase.push_back(scratch.data() + v.offset);
+      varBase.push_back(scratch + v.offset);
       break;
-    case neff::VarKind::Const:
-      owned.emplace_back(exe.constants.begin() + v.offset,
-                         exe.constants.begin() + v.offset + v.bytes());
-      varBase.push_back(owned.back().data());
+    case neff::VarKind::Const: {
+      uint8_t *c = allocate(v.bytes());
+      std::memcpy(c, exe.constants.data() + v.offset, v.bytes());
+      varBase.push_back(c);
       break;
+    }
     default:
-      owned.emplace_back(v.bytes());
-      varBase.push_back(owned.back().data());
+      varBase.push_back(nullptr); // bound, or allocated on first use
       break;
     }
   }
+}
+
+uint8_t *Device::allocate(int64_t bytes) {
+  owned.push_back(Tensor::empty(DType::I32, {(std::max<int64_t>(bytes, 1) + 3) / 4}));
+  uint8_t *p = reinterpret_cast<uint8_t *>(owned.back().i());
+  std::memset(p, 0, bytes);
+  return p;
+}
+
+uint8_t *Device::variable(size_t v) {
+  if (!varBase[v])
+    varBase[v] = allocate(program.variables[v].bytes());
+  return varBase[v];
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #ifndef NEURONC_LIB_SIMULATOR_DEVICE_H
 #define NEURONC_LIB_SIMULATOR_DEVICE_H
 
+#include "neuronc/Interpreter/Tensor.h"
 #include "neuronc/Target/HardwareModel.h"
 #include "neuronc/Target/Neff.h"
 
@@ -18,22 +19,26 @@
 
 namespace neuronc::sim {
 
-/// Device memory of one running program.
+/// Device memory of one running program. Memories come from the host
+/// tensor pool (recycled, so a run does not page-fault megabytes in) and are
+/// zeroed; inputs and outputs may instead be bound to caller memory.
 class Device {
 public:
   Device(const HardwareModel &hw, const neff::Executable &exe, const neff::Program &program);
-
   /// The byte of element 0 of `o` on partition `p` (tiles) or of the
   /// variable (HBM, p ignored).
   uint8_t *base(const isa::Operand &o, uint32_t p) {
     if (o.space == isa::Space::Hbm)
       return varBase[o.var] + o.offset * isa::dtypeBytes(o.dtype);
-    uint8_t *mem = o.space == isa::Space::Sbuf ? sbuf.data() : psum.data();
+    uint8_t *mem = o.space == isa::Space::Sbuf ? sbuf : psum;
     size_t stride = o.space == isa::Space::Sbuf ? sbufStride : psumStride;
     return mem + (o.partStart + p) * stride + o.offset;
   }
-  uint8_t *variable(size_t v) { return varBase[v]; }
-
+  /// Variable `v`'s bytes: its binding, or zeroed memory of its own.
+  uint8_t *variable(size_t v);
+  /// Makes variable `v` (an input or output) live in `memory`, which must
+  /// hold its bytes and outlive the run.
+  void bind(size_t v, uint8_t *memory) { varBase[v] = memory; }
   /// Calls `f(partition, elementPtr, count, strideElements)` for every run
   /// of the innermost dim, in pattern order.
   template <typename F> void forEachRun(const isa::Operand &o, F &&f) {
@@ -73,8 +78,11 @@ public:
   void store(const isa::Operand &o, const int32_t *in);
 
 private:
-  std::vector<uint8_t> sbuf, psum, scratch;
-  std::vector<std::vector<uint8_t>> owned;
+  /// Zeroed pooled memory of `bytes`.
+  uint8_t *allocate(int64_t bytes);
+  std::vector<Tensor> owned; ///< pooled storage this device allocated
+  uint8_t *sbuf, *psum, *scratch;
+  const neff::Program &program;
   std::vector<uint8_t *> varBase;
   size_t sbufStride, psumStride;
 };

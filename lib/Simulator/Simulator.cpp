@@ -67,6 +67,11 @@ DType deviceToHost(isa::DType t) {
 /// Copies a host tensor into device bytes of type `t`.
 void toDevice(const Tensor &in, isa::DType t, uint8_t *out) {
   int64_t n = in.numel();
+  if ((t == isa::DType::F32 && in.dtype() == DType::F32) ||
+      (t == isa::DType::I32 && in.dtype() == DType::I32)) {
+    std::memcpy(out, in.f(), n * 4);
+    return;
+  }
   for (int64_t k = 0; k < n; ++k) {
     switch (t) {
     case isa::DType::F32: {
@@ -99,6 +104,10 @@ void toDevice(const Tensor &in, isa::DType t, uint8_t *out) {
 Tensor fromDevice(const uint8_t *in, const neff::Variable &v) {
   Tensor t = Tensor::empty(deviceToHost(v.dtype), v.shape);
   int64_t n = v.numElements();
+  if (v.dtype == isa::DType::F32 || v.dtype == isa::DType::I32) {
+    std::memcpy(t.f(), in, n * 4);
+    return t;
+  }
   for (int64_t k = 0; k < n; ++k) {
     switch (v.dtype) {
     case isa::DType::F32:
@@ -132,13 +141,20 @@ Tensor fromDevice(const uint8_t *in, const neff::Variable &v) {
 /// data, so it is computed once per program and profile.
 struct Timing {
   double ns = 0;          ///< compute: engine occupancy; DMA: bytes at queue bandwidth
+  double rate = 0;        ///< DMA: the queue's bytes per ns for this transfer
   double latencyNs = 0;   ///< compute: until results are visible
   int64_t hbmRead = 0, hbmWrite = 0, bytes = 0;
   bool sbuf = false, psum = false; ///< touches SBUF / PSUM (port sharing)
   enum Row : uint8_t { Other, Load, Multiply, Both } row = Other; ///< TensorE rows
 };
 
-using ProgramTiming = std::array<std::vector<Timing>, kStreams>;
+/// The timing inputs of a program, and whether it writes its inputs (then
+/// they cannot be bound to the caller's memory).
+struct ProgramTiming {
+  std::array<std::vector<Timing>, kStreams> streams;
+  bool writesInputs = false;
+  const std::vector<Timing> &operator[](int64_t s) const { return streams[s]; }
+};
 
 ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
   ProgramTiming out;
@@ -154,9 +170,14 @@ ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
         DmaShape shape = dmaShapeOf(hw, inst);
         t.ns = dmaQueueNs(hw, shape.bytes, shape.runs, shape.runBytes, shape.stridedSbuf) -
                hw.dmaIssueNs;
+        t.rate = hw.dmaBytesPerNsPerEngine * (shape.stridedSbuf ? 0.5 : 1.0);
         t.bytes = shape.bytes;
         t.hbmRead = shape.readsHbm ? shape.bytes : 0;
         t.hbmWrite = shape.writesHbm ? shape.bytes : 0;
+        const isa::Operand &dst = inst.operands[0];
+        if (dst.space == isa::Space::Hbm && dst.var < program.variables.size() &&
+            program.variables[dst.var].kind == neff::VarKind::Input)
+          out.writesInputs = true;
       } else {
         if (inst.opcode == isa::Opcode::LoadStationary)
           stationaryCols = inst.operands[0].numElements();
@@ -167,17 +188,23 @@ ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
                   : inst.opcode == isa::Opcode::MultiplyMoving ? Timing::Multiply
                                                                : Timing::Both;
       }
-      out[s].push_back(t);
+      out.streams[s].push_back(t);
     }
   }
   return out;
+}
+
+/// Whether a host tensor's storage is already the device format of `v`.
+bool sameFormat(const Tensor &t, const neff::Variable &v) {
+  return (v.dtype == isa::DType::F32 && t.dtype() == DType::F32) ||
+         (v.dtype == isa::DType::I32 && t.dtype() == DType::I32);
 }
 
 /// Bandwidth as capacity per time bin, drawn from by transfers in any order
 /// (a transfer that starts later in simulated time may be planned first).
 class BandwidthLedger {
 public:
-  static constexpr double kBinNs = 64;
+  static constexpr double kBinNs = 256;
   explicit BandwidthLedger(double bytesPerNs) : perBin(bytesPerNs * kBinNs) {}
   /// Bytes still free in bin `b`.
   double &bin(int64_t b) {
@@ -229,6 +256,7 @@ struct Core {
   std::unique_ptr<Device> dev;
   std::unique_ptr<Executor> exec;
   std::unique_ptr<BandwidthLedger> hbm;
+  std::vector<Tensor> outputs; ///< bound output tensors (invalid: decode)
   int64_t remaining = 0;
   double base = 0;        ///< the running job's start
   double lastEnd = 0;     ///< the previous job's end
@@ -332,15 +360,36 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
       r.trace.reserve(c.remaining);
     c.exec.reset();
     c.dev.reset();
+    c.outputs.clear();
     if (options.data) {
       c.dev = std::make_unique<Device>(*hw, *job.exe, program);
+      bool canBind = !c.timing->writesInputs;
       std::vector<const neff::Variable *> ins = program.inputs();
       for (size_t i = 0; i < ins.size(); ++i) {
-        uint8_t *dst = c.dev->variable(ins[i] - program.variables.data());
-        if (!job.inputBytes.empty())
-          std::memcpy(dst, job.inputBytes[i].data(), ins[i]->bytes());
-        else
-          toDevice(job.inputs[i], ins[i]->dtype, dst);
+        size_t v = ins[i] - program.variables.data();
+        if (!job.inputBytes.empty()) {
+          if (canBind)
+            c.dev->bind(v, const_cast<uint8_t *>(job.inputBytes[i].data()));
+          else
+            std::memcpy(c.dev->variable(v), job.inputBytes[i].data(), ins[i]->bytes());
+        } else if (canBind && sameFormat(job.inputs[i], *ins[i])) {
+          // The host tensor already is the device's bytes: no copy.
+          c.dev->bind(v, reinterpret_cast<uint8_t *>(const_cast<float *>(job.inputs[i].f())));
+        } else {
+          toDevice(job.inputs[i], ins[i]->dtype, c.dev->variable(v));
+        }
+      }
+      // Outputs in the host's format are written in place.
+      for (const neff::Variable *out : program.outputs()) {
+        size_t v = out - program.variables.data();
+        Tensor t;
+        if (job.decodeOutputs && (out->dtype == isa::DType::F32 || out->dtype == isa::DType::I32)) {
+          t = Tensor::filled(deviceToHost(out->dtype), out->shape, 0);
+          c.dev->bind(v, reinterpret_cast<uint8_t *>(t.f()));
+        } else {
+          c.dev->variable(v);
+        }
+        c.outputs.push_back(t);
       }
       c.exec = std::make_unique<Executor>(*c.dev);
     }
@@ -350,15 +399,19 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     Result &r = results[c.job];
     const neff::Program &program = *jobs[c.job].program;
     r.deviceNs = r.endNs - r.startNs;
-    for (const neff::Variable *v : program.outputs()) {
-      const uint8_t *bytes = c.dev ? c.dev->variable(v - program.variables.data()) : nullptr;
+    // Timing only: no values.
+    std::vector<const neff::Variable *> outs = program.outputs();
+    for (size_t i = 0; c.dev && i < outs.size(); ++i) {
+      const neff::Variable *v = outs[i];
+      const uint8_t *bytes = c.dev->variable(v - program.variables.data());
       if (!jobs[c.job].decodeOutputs)
-        r.outputBytes.push_back(bytes ? std::vector<uint8_t>(bytes, bytes + v->bytes())
-                                      : std::vector<uint8_t>(v->bytes(), 0));
+        r.outputBytes.push_back(std::vector<uint8_t>(bytes, bytes + v->bytes()));
+      else if (c.outputs[i].valid())
+        r.outputs.push_back(c.outputs[i]);
       else
-        r.outputs.push_back(bytes ? fromDevice(bytes, *v)
-                                  : Tensor::filled(deviceToHost(v->dtype), v->shape, 0));
+        r.outputs.push_back(fromDevice(bytes, *v));
     }
+    c.outputs.clear();
     c.lastEnd = r.endNs;
   };
   for (Core &c : cores) {
@@ -446,8 +499,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     double waitNs = std::max(0.0, start - c.freeAt[best]);
     if (inst.opcode == isa::Opcode::DmaCopy) {
       double dataStart = std::max(start + hw->dmaLatencyNs, c.dataFree[best]);
-      DmaShape shape = dmaShapeOf(*hw, inst);
-      double rate = hw->dmaBytesPerNsPerEngine * (shape.stridedSbuf ? 0.5 : 1.0);
+      double rate = t.rate;
       double queueBytes = t.ns * rate;
       double hbmBytes = t.hbmRead + t.hbmWrite;
       end = planTransfer(dataStart + hw->dmaIssueNs, queueBytes, rate,
@@ -507,10 +559,20 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     c.dirty[best] = true;
     if (inst.has(isa::kSignal)) {
       c.signals[best].push_back(done);
-      c.dirty.fill(true);
-    } else if (t.row != Timing::Other || t.sbuf || t.psum) {
-      // Shared TensorE rows and ports may hold other streams back.
-      c.dirty[static_cast<int>(isa::Engine::tensor)] = true;
+      // Only streams whose next instruction waits for this one may move.
+      for (int64_t s = 0; s < kStreams; ++s) {
+        const auto &stream = program.streams[s];
+        if (c.dirty[s] || c.cursor[s] + (s == best) >= stream.size())
+          continue;
+        for (const isa::Wait &w : stream[c.cursor[s] + (s == best)].waits)
+          if (w.stream == best) {
+            c.dirty[s] = true;
+            break;
+          }
+      }
+    }
+    // Shared ports may hold the other engines back.
+    if ((t.sbuf && hw->vectorGpsimdShareSbuf) || (t.psum && hw->vectorScalarSharePsum)) {
       c.dirty[static_cast<int>(isa::Engine::vector)] = true;
       c.dirty[static_cast<int>(isa::Engine::scalar)] = true;
       c.dirty[static_cast<int>(isa::Engine::gpsimd)] = true;

@@ -218,7 +218,11 @@ int runOnDevice(neuronc::neff::Executable exe, const std::string &name,
   for (size_t c = 0; c < perCore.size(); ++c) {
     std::vector<double> t = perCore[c];
     llvm::sort(t);
-    llvm::outs() << "@" << name << ": " << results.size() << " output(s), device time ";
+    llvm::outs() << "@" << name << ": ";
+    if (noData)
+      llvm::outs() << "timing only, device time ";
+    else
+      llvm::outs() << results.size() << " output(s), device time ";
     if (t.size() == 1)
       llvm::outs() << llvm::format("%.3f", t.front() / 1000.0) << " us";
     else
@@ -359,6 +363,8 @@ int main(int argc, char **argv) {
                 "give a .neff file or --sim");
   if (iterations == 0)
     return fail("--iterations must be at least 1");
+  if (noData && !outputFiles.empty())
+    return fail("--no-data computes no values to write to --output files");
 
   llvm::SmallVector<Tensor> args;
   for (auto [i, spec] : llvm::enumerate(specs)) {

@@ -48,7 +48,7 @@ struct NeuronConfig {
   unsigned traceModes = kTraceNone;
   /// Replay executables on this profile instead of their own target ("").
   std::string target;
-  /// false: timing only; outputs are zeros.
+  /// false: timing only; runs have no outputs.
   bool computeValues = true;
 };
 

@@ -29,7 +29,7 @@ namespace neuronc::sim {
 constexpr int64_t kStreams = mlir::nisa::kMaxStreams;
 
 struct Options {
-  /// Compute values (false: timing only, outputs left zero).
+  /// Compute values (false: timing only, and no outputs).
   bool data = true;
   /// Replay on another profile than the executable's target.
   const HardwareModel *target = nullptr;
