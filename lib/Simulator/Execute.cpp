@@ -95,6 +95,58 @@ inline float activate(isa::ActFunc f, float x) {
 
 bool isInt(isa::DType t) { return t == isa::DType::I32 || t == isa::DType::I1; }
 
+/// Calls `body(f)` with `f(a, b)` computing `op`: a lambda of its own for
+/// the common operations, so loops over it are not a switch per element.
+template <typename B> void withAlu(AluOp op, B &&body) {
+  switch (op) {
+  case AluOp::bypass: return body([](float a, float) { return a; });
+  case AluOp::add: return body([](float a, float b) { return a + b; });
+  case AluOp::subtract: return body([](float a, float b) { return a - b; });
+  case AluOp::multiply: return body([](float a, float b) { return a * b; });
+  case AluOp::divide: return body([](float a, float b) { return a / b; });
+  case AluOp::max: return body([](float a, float b) { return alu(AluOp::max, a, b); });
+  default: return body([op](float a, float b) { return alu(op, a, b); });
+  }
+}
+
+/// Calls `body(f)` with `f(x)` computing activation function `func`.
+template <typename B> void withActivation(isa::ActFunc func, B &&body) {
+  switch (func) {
+  case isa::ActFunc::copy: return body([](float x) { return x; });
+  case isa::ActFunc::square: return body([](float x) { return x * x; });
+  case isa::ActFunc::exp: return body([](float x) { return std::exp(x); });
+  case isa::ActFunc::rsqrt: return body([](float x) { return 1.0f / std::sqrt(x); });
+  default: return body([func](float x) { return activate(func, x); });
+  }
+}
+
+/// An f32 tile access that is one contiguous run per partition.
+bool flatF32(const isa::Operand &o) {
+  if (o.dtype != isa::DType::F32 || o.space == isa::Space::Hbm)
+    return false;
+  int64_t run = 1;
+  for (int d = o.rank - 1; d >= 0; --d) {
+    if (o.sizes[d] != 1 && o.strides[d] != run)
+      return false;
+    run *= o.sizes[d];
+  }
+  return true;
+}
+
+/// Two tile accesses that touch the same bytes at different positions (an
+/// in-place pass over them would read what it already wrote).
+bool overlapsShifted(const isa::Operand &a, const isa::Operand &b) {
+  if (a.space != b.space)
+    return false;
+  if (a.partStart == b.partStart && a.offset == b.offset)
+    return false;
+  bool parts = a.partStart < b.partStart + b.partCount && b.partStart < a.partStart + a.partCount;
+  int64_t ea = a.numElements() * isa::dtypeBytes(a.dtype),
+          eb = b.numElements() * isa::dtypeBytes(b.dtype);
+  return parts && a.offset < b.offset + eb && b.offset < a.offset + ea;
+}
+
+
 /// Calls `f(partition, indices...)` for every element of a tile pattern in
 /// order: the free-dim index of each dim.
 template <typename F> void forEachIndex(const isa::Operand &o, F &&f) {
@@ -120,32 +172,36 @@ template <typename F> void forEachIndex(const isa::Operand &o, F &&f) {
 llvm::Error Executor::dma(const isa::Instruction &inst) {
   const isa::Operand &dst = inst.operands[0], &src = inst.operands[1];
   int64_t esize = isa::dtypeBytes(src.dtype);
+  // Walks both patterns' runs side by side, copying the overlap of the
+  // current source and destination runs at a time.
   auto copy = [&](const isa::Operand &to, const isa::Operand &from) {
-    int64_t total = from.totalElements() * esize;
-    std::vector<float> &staging = buf[4];
-    if (static_cast<int64_t>(staging.size() * 4) < total)
-      staging.resize((total + 3) / 4);
-    uint8_t *bytes = reinterpret_cast<uint8_t *>(staging.data());
-    uint8_t *w = bytes;
-    dev.forEachRun(from, [&](uint32_t, uint8_t *p, int64_t n, int64_t s) {
-      if (s == 1) {
-        std::memcpy(w, p, n * esize);
+    std::vector<Run> &a = runsFrom, &b = runsTo;
+    a.clear();
+    b.clear();
+    dev.forEachRun(from, [&](uint32_t, uint8_t *p, int64_t n, int64_t st) { a.push_back({p, n, st}); });
+    dev.forEachRun(to, [&](uint32_t, uint8_t *p, int64_t n, int64_t st) { b.push_back({p, n, st}); });
+    size_t i = 0, j = 0;
+    int64_t ia = 0, jb = 0; // elements done in the current runs
+    while (i < a.size() && j < b.size()) {
+      int64_t n = std::min(a[i].n - ia, b[j].n - jb);
+      uint8_t *r = a[i].p + ia * a[i].s * esize, *w = b[j].p + jb * b[j].s * esize;
+      if (a[i].s == 1 && b[j].s == 1) {
+        std::memmove(w, r, n * esize);
       } else {
-        for (int64_t i = 0; i < n; ++i)
-          std::memcpy(w + i * esize, p + i * s * esize, esize);
+        for (int64_t k = 0; k < n; ++k)
+          std::memmove(w + k * b[j].s * esize, r + k * a[i].s * esize, esize);
       }
-      w += n * esize;
-    });
-    const uint8_t *r = bytes;
-    dev.forEachRun(to, [&](uint32_t, uint8_t *p, int64_t n, int64_t s) {
-      if (s == 1) {
-        std::memcpy(p, r, n * esize);
-      } else {
-        for (int64_t i = 0; i < n; ++i)
-          std::memcpy(p + i * s * esize, r + i * esize, esize);
+      ia += n;
+      jb += n;
+      if (ia == a[i].n) {
+        ++i;
+        ia = 0;
       }
-      r += n * esize;
-    });
+      if (jb == b[j].n) {
+        ++j;
+        jb = 0;
+      }
+    }
   };
   if (!inst.has(isa::kIndirect)) {
     copy(dst, src);
@@ -251,6 +307,32 @@ llvm::Error Executor::elementwise(const isa::Instruction &inst) {
   }
   case Opcode::Activation: {
     int64_t per = ops[1].numElements();
+    if (flatF32(dst) && flatF32(ops[1]) && !overlapsShifted(dst, ops[1])) {
+      // In place over the tiles' rows.
+      size_t next = 2;
+      const isa::Operand *scaleOp = inst.has(isa::kHasScale) ? &ops[next++] : nullptr;
+      const isa::Operand *biasOp = inst.has(isa::kHasBias) ? &ops[next++] : nullptr;
+      const isa::Operand *accOp = inst.has(isa::kHasAcc) ? &ops[next++] : nullptr;
+      float *scale = scalars(2, scaleOp, inst.imm0, parts);
+      float *bias = scalars(3, biasOp, inst.imm1, parts);
+      float *acc = fbuf(4, parts);
+      withActivation(static_cast<isa::ActFunc>(inst.func), [&](auto f) {
+        for (int64_t p = 0; p < parts; ++p) {
+          const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
+          float *y = reinterpret_cast<float *>(dev.base(dst, p));
+          float sum = 0.0f, sc = scale[p], bi = bias[p];
+          for (int64_t j = 0; j < per; ++j) {
+            float v = f(x[j] * sc + bi);
+            y[j] = v;
+            sum += v;
+          }
+          acc[p] = sum;
+        }
+      });
+      if (accOp)
+        dev.store(*accOp, acc);
+      return llvm::Error::success();
+    }
     float *x = fbuf(1, total);
     dev.load(ops[1], x);
     size_t next = 2;
@@ -284,6 +366,20 @@ llvm::Error Executor::elementwise(const isa::Instruction &inst) {
         if (!alu(op0, a[i], b[i], o[i]))
           return fail("integer division by zero");
       dev.store(dst, o);
+      return llvm::Error::success();
+    }
+    if (flatF32(dst) && flatF32(ops[1]) && flatF32(ops[2]) && !overlapsShifted(dst, ops[1]) &&
+        !overlapsShifted(dst, ops[2])) {
+      int64_t per = dst.numElements();
+      withAlu(op0, [&](auto f) {
+        for (int64_t p = 0; p < parts; ++p) {
+          const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
+          const float *y = reinterpret_cast<const float *>(dev.base(ops[2], p));
+          float *o = reinterpret_cast<float *>(dev.base(dst, p));
+          for (int64_t j = 0; j < per; ++j)
+            o[j] = f(x[j], y[j]);
+        }
+      });
       return llvm::Error::success();
     }
     float *a = fbuf(1, total), *b = fbuf(2, total);
@@ -333,6 +429,33 @@ llvm::Error Executor::elementwise(const isa::Instruction &inst) {
       dev.store(dst, o);
       return llvm::Error::success();
     }
+    bool rev0 = inst.has(isa::kReverse0), rev1 = inst.has(isa::kReverse1);
+    if (flatF32(dst) && flatF32(ops[1]) && !overlapsShifted(dst, ops[1]) &&
+        (!stt || (flatF32(ops.back()) && !overlapsShifted(dst, ops.back())))) {
+      float *a = scalars(2, s0, inst.imm0, parts);
+      float *c = scalars(3, s1, inst.imm1, parts);
+      AluOp second = hasOp1 ? op1 : AluOp::bypass;
+      withAlu(op0, [&](auto f0) {
+        withAlu(second, [&](auto f1) {
+          for (int64_t p = 0; p < parts; ++p) {
+            const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
+            const float *r =
+                stt ? reinterpret_cast<const float *>(dev.base(ops.back(), p)) : nullptr;
+            float *o = reinterpret_cast<float *>(dev.base(dst, p));
+            float ap = a[p], cp = c[p];
+            for (int64_t j = 0; j < per; ++j) {
+              float t = rev0 ? f0(ap, x[j]) : f0(x[j], ap);
+              if (stt)
+                t = f1(t, r[j]);
+              else
+                t = rev1 ? f1(cp, t) : f1(t, cp);
+              o[j] = t;
+            }
+          }
+        });
+      });
+      return llvm::Error::success();
+    }
     float *x = fbuf(1, total);
     dev.load(ops[1], x);
     float *a = scalars(2, s0, inst.imm0, parts);
@@ -342,7 +465,6 @@ llvm::Error Executor::elementwise(const isa::Instruction &inst) {
       rhs = fbuf(0, total);
       dev.load(ops.back(), rhs);
     }
-    bool rev0 = inst.has(isa::kReverse0), rev1 = inst.has(isa::kReverse1);
     for (int64_t p = 0; p < parts; ++p) {
       float *v = x + p * per;
       for (int64_t j = 0; j < per; ++j) {

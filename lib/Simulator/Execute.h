@@ -26,6 +26,12 @@ private:
   std::vector<float> stationary;
   int64_t stationaryK = 0, stationaryM = 0;
   std::vector<float> buf[5];
+  /// A run of one side of a DMA: first byte, elements, stride (elements).
+  struct Run {
+    uint8_t *p;
+    int64_t n, s;
+  };
+  std::vector<Run> runsFrom, runsTo;
   std::vector<int32_t> ibuf[5];
 
   float *fbuf(int i, int64_t n) {
