@@ -169,6 +169,7 @@ llvm::Error Runtime::synchronize() {
   options.data = config_.computeValues;
   options.target = config_.target.empty() ? nullptr : target_;
   options.trace = config_.traceModes & kTraceDevice;
+  options.cache = &timingCache;
   bool traceHost = config_.traceModes & kTraceRuntime;
   double start = hostNowNs();
   for (Run *r : pending) {

@@ -39,6 +39,7 @@
 
 #include <cmath>
 #include <deque>
+#include <map>
 #include <limits>
 #include <memory>
 
@@ -145,6 +146,9 @@ struct Timing {
   double latencyNs = 0;   ///< compute: until results are visible
   int64_t hbmRead = 0, hbmWrite = 0, bytes = 0;
   bool sbuf = false, psum = false; ///< touches SBUF / PSUM (port sharing)
+  bool dma = false, signal = false;
+  isa::Engine engine = isa::Engine::dma;
+  uint32_t waitFirst = 0, waitCount = 0; ///< its waits in ProgramTiming::waits
   enum Row : uint8_t { Other, Load, Multiply, Both } row = Other; ///< TensorE rows
 };
 
@@ -152,6 +156,7 @@ struct Timing {
 /// they cannot be bound to the caller's memory).
 struct ProgramTiming {
   std::array<std::vector<Timing>, kStreams> streams;
+  std::vector<isa::Wait> waits;
   bool writesInputs = false;
   const std::vector<Timing> &operator[](int64_t s) const { return streams[s]; }
 };
@@ -162,6 +167,12 @@ ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
     int64_t stationaryCols = 128;
     for (const isa::Instruction &inst : program.streams[s]) {
       Timing t;
+      t.dma = inst.opcode == isa::Opcode::DmaCopy;
+      t.signal = inst.has(isa::kSignal);
+      t.engine = inst.engine;
+      t.waitFirst = out.waits.size();
+      t.waitCount = inst.waits.size();
+      out.waits.insert(out.waits.end(), inst.waits.begin(), inst.waits.end());
       for (const isa::Operand &o : inst.operands) {
         t.sbuf |= o.space == isa::Space::Sbuf;
         t.psum |= o.space == isa::Space::Psum;
@@ -270,6 +281,14 @@ struct Core {
 
 } // namespace
 
+struct sim::TimingCache::Impl {
+  std::map<std::pair<const neff::Program *, const HardwareModel *>,
+           std::unique_ptr<ProgramTiming>>
+      programs;
+};
+sim::TimingCache::TimingCache() : impl(std::make_unique<Impl>()) {}
+sim::TimingCache::~TimingCache() = default;
+
 llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jobs,
                                                           const Options &options) {
   std::vector<Result> results(jobs.size());
@@ -281,7 +300,8 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     return fail("unknown target '" + jobs.front().program->target + "'");
   // Every program must fit the profile it is replayed on, and the chip has
   // so many cores.
-  llvm::DenseMap<const neff::Program *, std::unique_ptr<ProgramTiming>> timings;
+  llvm::DenseMap<const neff::Program *, const ProgramTiming *> timings;
+  std::vector<std::unique_ptr<ProgramTiming>> owned;
   unsigned numCores = 0;
   for (const Job &job : jobs) {
     const neff::Program &program = *job.program;
@@ -313,12 +333,19 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
       for (size_t i = 0; i < ins.size(); ++i)
         if (llvm::ArrayRef<int64_t>(ins[i]->shape) != job.inputs[i].shape())
           return fail("input #" + llvm::Twine(i) + " ('" + ins[i]->name + "') must be " +
-                      Tensor::empty(deviceToHost(ins[i]->dtype), ins[i]->shape).typeString() +
-                      ", got " + job.inputs[i].typeString());
+                      variableType(*ins[i]) + ", got " + job.inputs[i].typeString());
     }
-    auto &t = timings[&program];
-    if (!t)
-      t = std::make_unique<ProgramTiming>(analyze(*hw, program));
+    if (timings.count(&program))
+      continue;
+    if (options.cache) {
+      auto &cached = options.cache->impl->programs[{&program, hw}];
+      if (!cached)
+        cached = std::make_unique<ProgramTiming>(analyze(*hw, program));
+      timings[&program] = cached.get();
+    } else {
+      owned.push_back(std::make_unique<ProgramTiming>(analyze(*hw, program)));
+      timings[&program] = owned.back().get();
+    }
   }
 
   std::vector<Core> cores(numCores);
@@ -340,7 +367,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     const Job &job = jobs[j];
     const neff::Program &program = *job.program;
     c.job = static_cast<int64_t>(j);
-    c.timing = timings[&program].get();
+    c.timing = timings[&program];
     c.base = std::max(at, job.notBeforeNs);
     c.remaining = program.instructionCount();
     c.cursor.fill(0);
@@ -425,13 +452,12 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
   // The earliest time stream `s` of `c` can start its next instruction, or
   // infinity when it is blocked or done.
   auto candidateOf = [&](Core &c, int64_t s) -> double {
-    const auto &stream = jobs[c.job].program->streams[s];
+    const auto &stream = (*c.timing)[s];
     if (c.cursor[s] >= stream.size())
       return kInf;
-    const isa::Instruction &inst = stream[c.cursor[s]];
-    const Timing &t = (*c.timing)[s][c.cursor[s]];
+    const Timing &t = stream[c.cursor[s]];
     double at = c.freeAt[s];
-    for (const isa::Wait &w : inst.waits) {
+    for (const isa::Wait &w : llvm::ArrayRef(c.timing->waits).slice(t.waitFirst, t.waitCount)) {
       if (c.signals[w.stream].size() < w.count)
         return kInf;
       at = std::max(at, c.signals[w.stream][w.count - 1] + hw->semaphoreLatencyNs);
@@ -450,10 +476,10 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
       break;
     }
     if (t.sbuf && hw->vectorGpsimdShareSbuf &&
-        (inst.engine == isa::Engine::vector || inst.engine == isa::Engine::gpsimd))
+        (t.engine == isa::Engine::vector || t.engine == isa::Engine::gpsimd))
       at = std::max(at, c.sbufPortFree);
     if (t.psum && hw->vectorScalarSharePsum &&
-        (inst.engine == isa::Engine::vector || inst.engine == isa::Engine::scalar))
+        (t.engine == isa::Engine::vector || t.engine == isa::Engine::scalar))
       at = std::max(at, c.psumPortFree);
     return at;
   };
@@ -493,11 +519,10 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     const Job &job = jobs[c.job];
     const neff::Program &program = *job.program;
     Result &r = results[c.job];
-    const isa::Instruction &inst = program.streams[best][c.cursor[best]];
     const Timing &t = (*c.timing)[best][c.cursor[best]];
     double start = bestAt, end, done, issue = bestAt;
     double waitNs = std::max(0.0, start - c.freeAt[best]);
-    if (inst.opcode == isa::Opcode::DmaCopy) {
+    if (t.dma) {
       double dataStart = std::max(start + hw->dmaLatencyNs, c.dataFree[best]);
       double rate = t.rate;
       double queueBytes = t.ns * rate;
@@ -516,7 +541,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     } else {
       end = start + t.ns;
       // TensorE issues in order, but a load may overlap the multiply before.
-      c.freeAt[best] = inst.engine == isa::Engine::tensor ? start : end;
+      c.freeAt[best] = t.engine == isa::Engine::tensor ? start : end;
       switch (t.row) {
       case Timing::Load:
         c.loadFree = c.loadDone = end;
@@ -532,9 +557,9 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
       case Timing::Other:
         break;
       }
-      if (t.sbuf && (inst.engine == isa::Engine::vector || inst.engine == isa::Engine::gpsimd))
+      if (t.sbuf && (t.engine == isa::Engine::vector || t.engine == isa::Engine::gpsimd))
         c.sbufPortFree = std::max(c.sbufPortFree, end);
-      if (t.psum && (inst.engine == isa::Engine::vector || inst.engine == isa::Engine::scalar))
+      if (t.psum && (t.engine == isa::Engine::vector || t.engine == isa::Engine::scalar))
         c.psumPortFree = std::max(c.psumPortFree, end);
       done = end + t.latencyNs;
       r.busyNs[best] += t.ns;
@@ -544,7 +569,8 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
       r.trace.push_back({static_cast<uint8_t>(best), static_cast<uint32_t>(c.cursor[best]), issue,
                          start, end, done, waitNs});
     if (c.exec)
-      if (llvm::Error err = c.exec->execute(inst)) {
+      if (llvm::Error err = c.exec->execute(program.streams[best][c.cursor[best]])) {
+        const isa::Instruction &inst = program.streams[best][c.cursor[best]];
         std::string where;
         if (inst.debug < program.debug.size()) {
           const neff::DebugEntry &d = program.debug[inst.debug];
@@ -557,14 +583,16 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
                     "): " + llvm::toString(std::move(err)));
       }
     c.dirty[best] = true;
-    if (inst.has(isa::kSignal)) {
+    if (t.signal) {
       c.signals[best].push_back(done);
       // Only streams whose next instruction waits for this one may move.
       for (int64_t s = 0; s < kStreams; ++s) {
-        const auto &stream = program.streams[s];
+        const auto &stream = (*c.timing)[s];
         if (c.dirty[s] || c.cursor[s] + (s == best) >= stream.size())
           continue;
-        for (const isa::Wait &w : stream[c.cursor[s] + (s == best)].waits)
+        const Timing &next = stream[c.cursor[s] + (s == best)];
+        for (const isa::Wait &w :
+             llvm::ArrayRef(c.timing->waits).slice(next.waitFirst, next.waitCount))
           if (w.stream == best) {
             c.dirty[s] = true;
             break;

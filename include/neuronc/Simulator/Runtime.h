@@ -147,6 +147,7 @@ private:
   std::vector<HostEvent> host_;
   uint64_t nextId = 1;
   double chipClockNs = 0; ///< where the chip's clock stands after the last synchronize
+  sim::TimingCache timingCache; ///< programs prepared once, for every later run
   std::chrono::steady_clock::time_point origin;
 };
 

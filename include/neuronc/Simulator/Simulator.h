@@ -22,13 +22,28 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <memory>
 #include <vector>
 
 namespace neuronc::sim {
 
 constexpr int64_t kStreams = mlir::nisa::kMaxStreams;
 
+/// What the timing model derives from a program before running it (costs,
+/// waits, TensorE rows, ports), kept for later runs of the same program on
+/// the same profile, as a runtime prepares an executable once when it loads
+/// it. The programs must outlive the cache.
+class TimingCache {
+public:
+  TimingCache();
+  ~TimingCache();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 struct Options {
+  /// Reuse per-program timing inputs across calls (optional).
+  TimingCache *cache = nullptr;
   /// Compute values (false: timing only, and no outputs).
   bool data = true;
   /// Replay on another profile than the executable's target.
