@@ -16,6 +16,7 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "NeuronInterfaces.td"
 
 //===----------------------------------------------------------------------===//
@@ -460,6 +461,53 @@ def Neuron_KernelOp : Neuron_Op<"kernel", [IsolatedFromAbove]> {
     $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape buckets
+//===----------------------------------------------------------------------===//
+
+def Neuron_DispatchOp : Op<Neuron_Dialect, "dispatch",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "runs the smallest static bucket that holds the actual input sizes";
+  let description = [{
+    What `--neuron-bucket-shapes` leaves in place of a function with dynamic
+    dims. `symbols` names the dynamic dims; `input_dims` and `output_dims`
+    give every dim of every input and output as a static size (>= 0) or a
+    symbol (`-1 - k` for symbol k). `callees[i]` is the static function
+    compiled for `bucket_sizes[i]` (a size per symbol); it takes the inputs
+    padded with zeros to those sizes, then one `i1` mask per entry of
+    `masks` (a symbol index; the mask is true for the real elements), and its
+    results are sliced back to the true sizes. `work_coefficients` and
+    `work_exponents` model the FLOPs as a polynomial of the sizes: the
+    fraction of a bucket's work that is padding.
+    ```mlir
+    %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 64>],
+        output_dims = [array<i64: -1, 64>], masks = array<i64>,
+        callees = [@f.seq128, @f.seq256], bucket_sizes = [array<i64: 128>, array<i64: 256>],
+        work_coefficients = array<f64: 192.0>, work_exponents = [array<i64: 1>]}
+        : (tensor<?x64xf32>) -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Neuron_Tensor>:$inputs, StrArrayAttr:$symbols,
+                       TypedArrayAttrBase<DenseI64ArrayAttr, "dims">:$input_dims,
+                       TypedArrayAttrBase<DenseI64ArrayAttr, "dims">:$output_dims,
+                       DenseI64ArrayAttr:$masks, SymbolRefArrayAttr:$callees,
+                       TypedArrayAttrBase<DenseI64ArrayAttr, "sizes">:$bucket_sizes,
+                       DenseF64ArrayAttr:$work_coefficients,
+                       TypedArrayAttrBase<DenseI64ArrayAttr, "exponents">:$work_exponents);
+  let results = (outs Variadic<Neuron_Tensor>:$results);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The signature as the executable and the runners hold it.
+    ::neuronc::BucketSignature getSignature();
+    /// Sets every signature attribute from `sig` and the bucket callees.
+    void setSignature(const ::neuronc::BucketSignature &sig,
+                      ::llvm::ArrayRef<::mlir::StringRef> callees);
+  }];
 }
 
 def Neuron_YieldOp : Op<Neuron_Dialect, "yield",

@@ -158,6 +158,41 @@ def NeuronRefineShapesPass : Pass<"neuron-refine-shapes", "::mlir::func::FuncOp"
   }];
 }
 
+def NeuronBucketShapesPass : Pass<"neuron-bucket-shapes", "::mlir::ModuleOp"> {
+  let summary = "Turns dynamic dims into static buckets with padding, masks and a dispatcher";
+  let description = [{
+    For every function with dynamically shaped arguments: finds which
+    dynamic dims are the same size (tied through the ops: a `?` added to a
+    `?`, a matmul's contraction dims, ...) and names each class a symbol
+    (`neuron.dim_names` on an argument, e.g. `["seq", ""]`, else `argI.D`);
+    then, for every bucket of `buckets` (a size per symbol; a grid when
+    several symbols vary), clones the function with those static sizes as
+    `@f.seq_128`, and replaces the body of `@f` by a `neuron.dispatch` that
+    picks the smallest bucket holding the actual sizes, pads the inputs with
+    zeros and slices the results back.
+
+    Padding must not change the real elements. Along a padded dim, each
+    reduction (sum, max, min, product; the softmax's max and sum; a matmul's
+    contraction) gets its input masked to the reduction's identity unless
+    the padded elements are already known to be that identity (a pad-value
+    analysis follows zeros and infinities through the ops); a mean divides
+    by the true count. The masks are `i1` vectors the host passes after the
+    inputs. Norms over a padded dim, slices and concatenations along one,
+    and reshapes that merge a dynamic dim with others are refused with the
+    op and the dim named.
+
+    `buckets` syntax: `seq:128,256,512` (explicit sizes), `seq:auto:128:4096`
+    (powers of two from 128 up to 4096), entries separated by `;`.
+  }];
+  let options = [
+    Option<"buckets", "buckets", "std::string", /*default=*/"\"\"",
+           "The buckets per dynamic dim, e.g. 'seq:128,256;batch:auto:1:8'">,
+    Option<"maxBuckets", "max-buckets", "unsigned", /*default=*/"64",
+           "Refuse a bucket grid with more buckets than this">
+  ];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Passes over nisa programs
 //===----------------------------------------------------------------------===//

@@ -215,8 +215,10 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> fns;
+    // A bucketed function's dispatcher stays: the executable's entry point
+    // is assembled from it and its buckets' programs.
     for (auto fn : module.getOps<func::FuncOp>())
-      if (!fn.isExternal())
+      if (!fn.isExternal() && fn.getOps<DispatchOp>().empty())
         fns.push_back(fn);
     for (func::FuncOp fn : fns) {
       OpBuilder b(fn);

@@ -1,6 +1,8 @@
 //===- Interpreter.cpp - Reference interpreter of neuron functions -------===//
 
 #include "neuronc/Interpreter/Interpreter.h"
+#include "neuronc/Interpreter/Dispatch.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include "neuronc/Dialect/Neuron/Evaluate.h"
 #include "neuronc/Dialect/Neuron/HostTensor.h"
@@ -67,6 +69,27 @@ namespace {
 
 /// Runs the ops of `body` on `args` (bound to the block arguments) up to its
 /// terminator (func.return or neuron.yield) and returns what it returns.
+FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor> args);
+
+/// A bucketed call: pick the bucket for the actual sizes, pad, run it,
+/// slice the results back.
+FailureOr<llvm::SmallVector<Tensor>> runDispatch(neuron::DispatchOp op,
+                                                 llvm::ArrayRef<Tensor> inputs) {
+  auto fn = op->getParentOfType<func::FuncOp>();
+  BucketSignature sig = op.getSignature();
+  llvm::Expected<BucketCall> call = prepareBucketCall(sig, inputs, fn.getSymName());
+  if (!call)
+    return op.emitError() << llvm::toString(call.takeError());
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      op, cast<SymbolRefAttr>(op.getCallees()[call->bucket]));
+  if (!callee)
+    return op.emitError("bucket callee ") << op.getCallees()[call->bucket] << " is not a function";
+  FailureOr<llvm::SmallVector<Tensor>> out = interpret(callee, call->args);
+  if (failed(out))
+    return failure();
+  return sliceBucketOutputs(sig, *call, *out);
+}
+
 FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor> args) {
   // Drop every value after its last use so that peak memory stays at the
   // live set, not the whole program.
@@ -99,7 +122,12 @@ FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor
       return op.emitError("the interpreter cannot execute '")
              << op.getName() << "'; only neuron ops run (import the program to neuron first)";
     llvm::SmallVector<Tensor> results;
-    if (auto kernel = dyn_cast<neuron::KernelOp>(op)) {
+    if (auto dispatch = dyn_cast<neuron::DispatchOp>(op)) {
+      FailureOr<llvm::SmallVector<Tensor>> out = runDispatch(dispatch, operands);
+      if (failed(out))
+        return failure();
+      results = std::move(*out);
+    } else if (auto kernel = dyn_cast<neuron::KernelOp>(op)) {
       FailureOr<llvm::SmallVector<Tensor>> out = runBlock(kernel.getBody().front(), operands);
       if (failed(out))
         return failure();

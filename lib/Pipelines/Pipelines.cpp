@@ -11,6 +11,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/Regex.h"
@@ -46,6 +47,59 @@ llvm::ManagedStatic<ImportCLOptions> importCLOptions;
 } // namespace
 
 void neuronc::registerImportCLOptions() { (void)*importCLOptions; }
+
+namespace {
+/// The bucketing flags, registered once for every tool.
+struct BucketCLOptions {
+  llvm::cl::list<std::string> buckets{
+      "buckets",
+      llvm::cl::desc("Static buckets for a dynamic dim: NAME:SIZES (seq:128,256,512) or "
+                     "NAME:auto:MIN:MAX (powers of two); NAME is a neuron.dim_names name or "
+                     "argI.D; repeat the flag or separate with ';' for a grid"),
+      llvm::cl::value_desc("spec"), llvm::cl::cat(neuronc::importCLCategory())};
+  llvm::cl::opt<unsigned> maxBuckets{
+      "max-buckets", llvm::cl::desc("Refuse a bucket grid with more buckets than this"),
+      llvm::cl::init(64), llvm::cl::cat(neuronc::importCLCategory())};
+};
+llvm::ManagedStatic<BucketCLOptions> bucketCLOptions;
+} // namespace
+
+void neuronc::registerBucketCLOptions() { (void)*bucketCLOptions; }
+
+neuronc::BucketOptions neuronc::bucketOptionsFromCL() {
+  BucketOptions options;
+  if (!bucketCLOptions.isConstructed())
+    return options;
+  options.buckets = llvm::join(bucketCLOptions->buckets, ";");
+  options.maxBuckets = bucketCLOptions->maxBuckets;
+  return options;
+}
+
+void neuronc::buildBucketPipeline(OpPassManager &pm, const BucketOptions &options) {
+  neuron::NeuronBucketShapesPassOptions bucket;
+  bucket.buckets = options.buckets;
+  bucket.maxBuckets = options.maxBuckets;
+  pm.addPass(neuron::createNeuronBucketShapesPass(bucket));
+  buildNeuronCleanupPipeline(pm);
+}
+
+LogicalResult neuronc::bucketModule(ModuleOp module, const BucketOptions &options) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  buildBucketPipeline(pm, options);
+  return pm.run(module);
+}
+
+bool neuronc::hasDynamicFunctions(ModuleOp module) {
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (!fn.isExternal())
+      for (Type t : fn.getArgumentTypes())
+        if (auto rt = dyn_cast<RankedTensorType>(t); rt && !rt.hasStaticShape())
+          return true;
+  return false;
+}
 
 neuronc::ImportOptions neuronc::importOptionsFromCL() {
   ImportOptions options;

@@ -250,6 +250,12 @@ std::string neuronc::profile::htmlReport(const Profile &p) {
   row("dma_transfer_average_bytes", formatBytes(metric("dma_transfer_average_bytes")));
   os << "</table>\n";
 
+  if (std::string buckets = bucketSummaryText(p); !buckets.empty()) {
+    os << "<h2>Buckets</h2>\n<pre id=\"buckets\">";
+    for (char c : buckets)
+      os << (c == '<' ? std::string("&lt;") : c == '&' ? std::string("&amp;") : std::string(1, c));
+    os << "</pre>\n";
+  }
   os << "<h2>Engine timeline</h2>\n<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\">"
         "</svg>\n<script id=\"timeline-data\" type=\"application/json\">"
      << timelineJson(p) << "</script>\n";

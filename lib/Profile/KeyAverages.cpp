@@ -91,7 +91,8 @@ std::string neuronc::profile::keyAveragesTable(const Profile &p, size_t rowLimit
   os << "Self device time total: " << formatNs(p.deviceNs) << " (" << p.runs.size() << " run"
      << (p.runs.size() == 1 ? "" : "s") << " on " << p.hw->name << ", "
      << llvm::format("%.1f", p.deviceNs > 0 ? 100 * p.idleNs / p.deviceNs : 0.0)
-     << " % with no kernel active)\n\n";
+     << " % with no kernel active)\n";
+  os << bucketSummaryText(p) << "\n";
   out += tail;
 
   Table ks({{"Kernel", false},
@@ -111,5 +112,38 @@ std::string neuronc::profile::keyAveragesTable(const Profile &p, size_t rowLimit
             k.verdict.evidence});
   }
   out += ks.render();
+  return out;
+}
+
+std::vector<neuronc::profile::BucketUse> neuronc::profile::bucketUses(const Profile &p) {
+  std::vector<BucketUse> uses;
+  for (const rt::Run *r : p.runs) {
+    if (r->bucket < 0 || !r->signature)
+      continue;
+    const BucketSignature &sig = *r->signature;
+    std::string bucket = sig.formatSizes(sig.buckets[r->bucket]);
+    std::string sizes = sig.formatSizes(r->trueSizes);
+    auto it = llvm::find_if(uses, [&](const BucketUse &u) {
+      return u.entry == r->entry && u.bucket == bucket;
+    });
+    if (it == uses.end()) {
+      uses.push_back({r->entry, bucket, sizes, 0, 0});
+      it = std::prev(uses.end());
+    } else if (it->trueSizes != sizes) {
+      it->trueSizes = "several";
+    }
+    it->paddingFraction = (it->paddingFraction * it->runs + r->paddingFraction) / (it->runs + 1);
+    ++it->runs;
+  }
+  return uses;
+}
+
+std::string neuronc::profile::bucketSummaryText(const Profile &p) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  for (const BucketUse &u : bucketUses(p))
+    os << "@" << u.entry << " bucket " << u.bucket << " ran " << u.runs << " time(s) for "
+       << (u.trueSizes == "several" ? "several sizes" : u.trueSizes) << ": "
+       << llvm::format("%.1f", 100 * u.paddingFraction) << " % of its work was padding\n";
   return out;
 }

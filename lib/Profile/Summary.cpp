@@ -74,8 +74,16 @@ Value neuronc::profile::summaryJson(const Profile &p) {
                          {"hbm_read_bytes", o.hbmReadBytes},
                          {"hbm_write_bytes", o.hbmWriteBytes},
                          {"kernels", Array(o.kernels)}});
+  Array buckets;
+  for (const BucketUse &u : bucketUses(p))
+    buckets.push_back(Object{{"entry", u.entry},
+                             {"bucket", u.bucket},
+                             {"true_sizes", u.trueSizes},
+                             {"runs", u.runs},
+                             {"padding_fraction", u.paddingFraction}});
   return Object{{"target", p.hw->name},
                 {"runs", std::move(runs)},
+                {"buckets", std::move(buckets)},
                 {"summary", std::move(summary)},
                 {"kernels", std::move(kernels)},
                 {"ops", std::move(ops)}};

@@ -2,6 +2,9 @@
 
 #include "neuronc/Simulator/Runtime.h"
 
+#include "neuronc/Interpreter/Dispatch.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace neuronc;
@@ -38,10 +41,17 @@ std::unique_ptr<Model> Model::fromExecutable(neff::Executable exe, std::string n
 }
 
 llvm::Expected<const neff::Program *> Model::program(llvm::StringRef entry) const {
+  llvm::Expected<const neff::EntryPoint *> e = entryPoint(entry);
+  if (!e)
+    return e.takeError();
+  return &exe.programs[(*e)->buckets.front().program];
+}
+
+llvm::Expected<const neff::EntryPoint *> Model::entryPoint(llvm::StringRef entry) const {
   std::string names;
   for (const neff::EntryPoint &e : exe.entries) {
     if ((entry.empty() || e.name == entry) && !e.buckets.empty())
-      return &exe.programs[e.buckets.front().program];
+      return &e;
     names += (names.empty() ? "" : ", ") + e.name;
   }
   return fail(name_ + " has no entry point '" + entry + "' (it has: " +
@@ -103,12 +113,28 @@ llvm::Expected<uint64_t> Runtime::submit(const Model &model, llvm::StringRef ent
   if (!llvm::is_contained(config_.cores, core))
     return fail("NeuronCore " + llvm::Twine(core) + " is not one of this runtime's (" +
                 coreList(config_.cores) + ")");
-  llvm::Expected<const neff::Program *> program = model.program(entry);
-  if (!program)
-    return program.takeError();
-  const HardwareModel *hw = target_ ? target_ : lookupHardwareModel((*program)->target);
+  llvm::Expected<const neff::EntryPoint *> ep = model.entryPoint(entry);
+  if (!ep)
+    return ep.takeError();
+  // A bucketed entry: its inputs' shapes pick the bucket; they are padded
+  // and the masks follow them.
+  std::optional<BucketCall> call;
+  if ((*ep)->signature.dynamic()) {
+    if (inputs.empty())
+      return fail("@" + (*ep)->name + " is bucketed over " +
+                  llvm::join((*ep)->signature.symbols, ", ") +
+                  ": give its inputs (their shapes pick the bucket)");
+    llvm::Expected<BucketCall> c = prepareBucketCall((*ep)->signature, inputs, (*ep)->name);
+    if (!c)
+      return c.takeError();
+    call = std::move(*c);
+    inputs = call->args;
+  }
+  const neff::Program *selected =
+      &model.executable().programs[(*ep)->buckets[call ? call->bucket : 0].program];
+  const HardwareModel *hw = target_ ? target_ : lookupHardwareModel(selected->target);
   if (!hw)
-    return fail("unknown target '" + (*program)->target + "'");
+    return fail("unknown target '" + selected->target + "'");
   if (!target_) {
     for (unsigned c : config_.cores)
       if (c >= static_cast<unsigned>(hw->coresPerChip))
@@ -124,9 +150,15 @@ llvm::Expected<uint64_t> Runtime::submit(const Model &model, llvm::StringRef ent
   auto run = std::make_unique<Run>();
   run->id = nextId++;
   run->model = &model;
-  run->program = *program;
-  run->entry = entry.empty() ? model.executable().entries.front().name : entry.str();
+  run->program = selected;
+  run->entry = (*ep)->name;
   run->core = core;
+  if (call) {
+    run->bucket = static_cast<int>(call->bucket);
+    run->trueSizes = call->sizes;
+    run->paddingFraction = call->paddingFraction;
+    run->signature = &(*ep)->signature;
+  }
   // Copy-in: the inputs in the device's formats.
   double start = hostNowNs();
   std::vector<const neff::Variable *> ins = run->program->inputs();
@@ -194,6 +226,13 @@ llvm::Error Runtime::synchronize() {
     std::vector<const neff::Variable *> outs = r->program->outputs();
     for (size_t i = 0; i < result.outputBytes.size(); ++i) // none when timing only
       r->outputs.push_back(sim::decodeOutput(result.outputBytes[i].data(), *outs[i]));
+    if (r->bucket >= 0 && !r->outputs.empty()) {
+      // Back to the true sizes.
+      BucketCall call;
+      call.sizes = r->trueSizes;
+      llvm::SmallVector<Tensor> sliced = sliceBucketOutputs(*r->signature, call, r->outputs);
+      r->outputs.assign(sliced.begin(), sliced.end());
+    }
     result.outputBytes.clear();
     r->device = std::move(result);
     r->done = true;

@@ -2,7 +2,11 @@
 
 #include "neuronc/Target/Assemble.h"
 
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Dialect/Nisa/NisaOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
 #include "neuronc/Target/HardwareModel.h"
 #include "neuronc/Target/InstructionCost.h"
 
@@ -463,6 +467,7 @@ void neuronc::accumulateCost(const HardwareModel &hw, const isa::Instruction &in
 FailureOr<neff::Executable> neuronc::assemble(ModuleOp module, StringRef compilerVersion) {
   neff::Executable exe;
   exe.compiler = ("neuronc " + compilerVersion).str();
+  llvm::StringMap<uint32_t> programIndex;
   for (nisa::ProgramOp program : module.getOps<nisa::ProgramOp>()) {
     const HardwareModel *hw = lookupHardwareModel(program.getTarget());
     if (!hw)
@@ -479,12 +484,37 @@ FailureOr<neff::Executable> neuronc::assemble(ModuleOp module, StringRef compile
       for (const isa::Instruction &inst : s)
         if (inst.has(isa::kIndirect))
           exe.requiredFeatures |= neff::kFeatureIndirectDma;
-    neff::EntryPoint entry;
-    entry.name = pa.out.name;
-    entry.buckets.push_back({static_cast<uint32_t>(exe.programs.size()), {}});
-    exe.entries.push_back(std::move(entry));
+    programIndex[pa.out.name] = static_cast<uint32_t>(exe.programs.size());
     exe.programs.push_back(std::move(pa.out));
   }
+  // Bucketed entry points: a dispatcher function over bucket programs.
+  llvm::StringSet<> inBuckets;
+  for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
+    auto dispatches = llvm::to_vector(fn.getOps<neuron::DispatchOp>());
+    if (dispatches.empty())
+      continue;
+    neuron::DispatchOp d = dispatches.front();
+    neff::EntryPoint entry;
+    entry.name = fn.getSymName().str();
+    entry.signature = d.getSignature();
+    for (auto [ref, sizes] : llvm::zip(d.getCallees(), entry.signature.buckets)) {
+      StringRef callee = cast<FlatSymbolRefAttr>(ref).getValue();
+      auto it = programIndex.find(callee);
+      if (it == programIndex.end())
+        return d.emitOpError("bucket ") << callee << " was not lowered to a program";
+      entry.buckets.push_back({it->second, sizes});
+      inBuckets.insert(callee);
+    }
+    exe.requiredFeatures |= neff::kFeatureBuckets;
+    exe.entries.push_back(std::move(entry));
+  }
+  for (auto [i, p] : llvm::enumerate(exe.programs))
+    if (!inBuckets.contains(p.name)) {
+      neff::EntryPoint entry;
+      entry.name = p.name;
+      entry.buckets.push_back({static_cast<uint32_t>(i), {}});
+      exe.entries.push_back(std::move(entry));
+    }
   if (exe.programs.empty())
     return module.emitError("nothing to assemble: the module has no nisa.program (run "
                             "--neuron-lower and the backend passes first)");

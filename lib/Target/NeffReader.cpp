@@ -13,6 +13,7 @@
 #include "NeffFormat.h"
 
 #include "neuronc/Target/HardwareModel.h"
+#include "neuronc/Support/Shape.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -407,6 +408,45 @@ isa::Operand readOperand(Cursor &c) {
 
 } // namespace
 
+/// A bucket's program must take the entry's inputs at the bucket's sizes,
+/// then the masks, and return its outputs at those sizes.
+static llvm::Error checkBucketProgram(const EntryPoint &e, const Bucket &b, const Program &p) {
+  const BucketSignature &sig = e.signature;
+  if (!sig.dynamic()) {
+    if (!b.dims.empty())
+      return fail("entry point '" + e.name + "' has no dynamic dims but a bucket with " +
+                  llvm::Twine(b.dims.size()) + " sizes");
+    return llvm::Error::success();
+  }
+  std::vector<const Variable *> in = p.inputs(), out = p.outputs();
+  std::string where = "entry point '" + e.name + "' bucket " + sig.formatSizes(b.dims) +
+                      " (program '" + p.name + "')";
+  if (in.size() != sig.inputs.size() + sig.masks.size() || out.size() != sig.outputs.size())
+    return fail(where + " has " + llvm::Twine(in.size()) + " inputs and " +
+                llvm::Twine(out.size()) + " outputs; the signature needs " +
+                llvm::Twine(sig.inputs.size() + sig.masks.size()) + " and " +
+                llvm::Twine(sig.outputs.size()));
+  auto check = [&](const Variable *v, std::vector<int64_t> want) -> llvm::Error {
+    if (v->shape != want)
+      return fail(where + ": " + v->name + " has shape " + formatShape(v->shape) +
+                  " but the bucket needs " + formatShape(want));
+    return llvm::Error::success();
+  };
+  for (size_t i = 0; i < sig.inputs.size(); ++i)
+    if (llvm::Error err = check(in[i], BucketSignature::shapeAt(sig.inputs[i], b.dims)))
+      return err;
+  for (size_t k = 0; k < sig.masks.size(); ++k) {
+    if (in[sig.inputs.size() + k]->dtype != isa::DType::I1)
+      return fail(where + ": mask input " + in[sig.inputs.size() + k]->name + " is not i1");
+    if (llvm::Error err = check(in[sig.inputs.size() + k], {b.dims[sig.masks[k]]}))
+      return err;
+  }
+  for (size_t i = 0; i < sig.outputs.size(); ++i)
+    if (llvm::Error err = check(out[i], BucketSignature::shapeAt(sig.outputs[i], b.dims)))
+      return err;
+  return llvm::Error::success();
+}
+
 llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes,
                                                    std::vector<SectionInfo> *sectionsOut) {
   using llvm::support::endian::read;
@@ -498,6 +538,34 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
   for (uint32_t e = 0; e < entries && c.ok(); ++e) {
     EntryPoint ep;
     ep.name = strings.get(c.u32("entry name"), c, "entry point");
+    BucketSignature &sig = ep.signature;
+    if (exe.minor >= 1 || exe.major > 1) {
+      uint32_t symbols = c.count("symbol count", 4);
+      for (uint32_t k = 0; k < symbols && c.ok(); ++k)
+        sig.symbols.push_back(strings.get(c.u32("symbol name"), c, "symbol"));
+      for (auto *list : {&sig.inputs, &sig.outputs}) {
+        uint32_t n = c.count("signature value count", 4);
+        for (uint32_t k = 0; k < n && c.ok(); ++k) {
+          uint32_t rank = c.count("signature rank", 8);
+          std::vector<int64_t> dims;
+          for (uint32_t d = 0; d < rank && c.ok(); ++d)
+            dims.push_back(c.i64("signature dim"));
+          list->push_back(std::move(dims));
+        }
+      }
+      uint32_t masks = c.count("mask count", 4);
+      for (uint32_t k = 0; k < masks && c.ok(); ++k)
+        sig.masks.push_back(c.u32("mask symbol"));
+      uint32_t terms = c.count("work term count", 8 + 4ull * symbols);
+      for (uint32_t k = 0; k < terms && c.ok(); ++k) {
+        WorkTerm t;
+        uint64_t bits = c.get<uint64_t>("work coefficient");
+        std::memcpy(&t.coefficient, &bits, 8);
+        for (uint32_t x = 0; x < symbols && c.ok(); ++x)
+          t.exponents.push_back(c.u32("work exponent"));
+        sig.work.push_back(std::move(t));
+      }
+    }
     uint32_t buckets = c.count("bucket count", 8);
     for (uint32_t b = 0; b < buckets && c.ok(); ++b) {
       Bucket bk;
@@ -506,7 +574,12 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
       for (uint32_t d = 0; d < dims && c.ok(); ++d)
         bk.dims.push_back(c.i64("bucket dim"));
       ep.buckets.push_back(std::move(bk));
+      if (c.ok() && sig.dynamic())
+        sig.buckets.push_back(ep.buckets.back().dims);
     }
+    if (c.ok() && sig.dynamic())
+      if (llvm::Error err = sig.verify())
+        c.fail("entry point '" + ep.name + "': " + llvm::toString(std::move(err)));
     exe.entries.push_back(std::move(ep));
   }
   uint32_t programs = c.count("program count", 24);
@@ -763,10 +836,13 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
   if (!c.ok())
     return fail(c.error);
   for (const EntryPoint &e : exe.entries)
-    for (const Bucket &b : e.buckets)
+    for (const Bucket &b : e.buckets) {
       if (b.program >= exe.programs.size())
         return fail("entry point '" + e.name + "' names program " + llvm::Twine(b.program) +
                     " of " + llvm::Twine(exe.programs.size()));
+      if (llvm::Error err = checkBucketProgram(e, b, exe.programs[b.program]))
+        return err;
+    }
   return exe;
 }
 

@@ -212,6 +212,31 @@ std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
   meta.u32(exe.entries.size());
   for (const EntryPoint &e : exe.entries) {
     meta.u32(strings.add(e.name));
+    // The signature (format 1.1): symbols, dims of inputs and outputs, masks,
+    // the work model.
+    const BucketSignature &sig = e.signature;
+    meta.u32(sig.symbols.size());
+    for (const std::string &sym : sig.symbols)
+      meta.u32(strings.add(sym));
+    for (const auto *list : {&sig.inputs, &sig.outputs}) {
+      meta.u32(list->size());
+      for (const auto &dims : *list) {
+        meta.u32(dims.size());
+        for (int64_t d : dims)
+          meta.i64(d);
+      }
+    }
+    meta.u32(sig.masks.size());
+    for (uint32_t m : sig.masks)
+      meta.u32(m);
+    meta.u32(sig.work.size());
+    for (const WorkTerm &t : sig.work) {
+      uint64_t bits;
+      std::memcpy(&bits, &t.coefficient, 8);
+      meta.put(bits);
+      for (uint32_t x : t.exponents)
+        meta.u32(x);
+    }
     meta.u32(e.buckets.size());
     for (const Bucket &bk : e.buckets) {
       meta.u32(bk.program);

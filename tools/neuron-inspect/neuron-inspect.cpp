@@ -15,6 +15,7 @@
 #include "neuronc/Target/Neff.h"
 #include "neuronc/Target/Roofline.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -229,10 +230,36 @@ void printJSON(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
                                       {"crc32", static_cast<int64_t>(s.crc)}});
   for (const auto &e : exe.entries) {
     llvm::json::Array buckets;
-    for (const auto &b : e.buckets)
-      buckets.push_back(llvm::json::Object{{"program", static_cast<int64_t>(b.program)},
-                                           {"dims", llvm::json::Array(b.dims)}});
-    entries.push_back(llvm::json::Object{{"name", e.name}, {"buckets", std::move(buckets)}});
+    for (const auto &b : e.buckets) {
+      llvm::json::Object o{{"program", static_cast<int64_t>(b.program)},
+                           {"dims", llvm::json::Array(b.dims)}};
+      if (!b.dims.empty()) {
+        const neff::Program &p = exe.programs[b.program];
+        o["kernels"] = static_cast<int64_t>(p.kernels.size());
+        o["roofline"] = rooflineJSON(hw, programCost(p));
+      }
+      buckets.push_back(std::move(o));
+    }
+    llvm::json::Object entry{{"name", e.name}, {"buckets", std::move(buckets)}};
+    const BucketSignature &sig = e.signature;
+    if (sig.dynamic()) {
+      auto dims = [](const std::vector<std::vector<int64_t>> &list) {
+        llvm::json::Array a;
+        for (const auto &d : list)
+          a.push_back(llvm::json::Array(d));
+        return a;
+      };
+      llvm::json::Array work;
+      for (const WorkTerm &t : sig.work)
+        work.push_back(llvm::json::Object{{"coefficient", t.coefficient},
+                                          {"exponents", llvm::json::Array(t.exponents)}});
+      entry["signature"] = llvm::json::Object{{"symbols", llvm::json::Array(sig.symbols)},
+                                              {"inputs", dims(sig.inputs)},
+                                              {"outputs", dims(sig.outputs)},
+                                              {"masks", llvm::json::Array(sig.masks)},
+                                              {"work", std::move(work)}};
+    }
+    entries.push_back(std::move(entry));
   }
   for (const auto &p : exe.programs) {
     llvm::json::Array vars, kernels, streams;
@@ -311,15 +338,32 @@ void printText(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
                         s.size, s.crc);
   os << "\nentry points (" << exe.entries.size() << "):\n";
   for (const auto &e : exe.entries) {
-    os << "  @" << e.name << ": " << e.buckets.size() << " bucket(s)\n";
+    const BucketSignature &sig = e.signature;
+    os << "  @" << e.name << ": " << e.buckets.size() << " bucket(s)";
+    if (sig.dynamic()) {
+      os << " over " << llvm::join(sig.symbols, ", ") << "; inputs";
+      for (const auto &d : sig.inputs)
+        os << " " << sig.formatDims(d);
+      os << ", outputs";
+      for (const auto &d : sig.outputs)
+        os << " " << sig.formatDims(d);
+      if (!sig.masks.empty()) {
+        os << ", masks";
+        for (uint32_t m : sig.masks)
+          os << " " << sig.symbols[m];
+      }
+    }
+    os << "\n";
     for (const auto &b : e.buckets) {
-      os << "    program " << b.program << " (" << exe.programs[b.program].name << ")";
-      if (b.dims.empty())
-        os << " static shapes";
-      else
-        for (int64_t d : b.dims)
-          os << " " << d;
-      os << "\n";
+      const neff::Program &p = exe.programs[b.program];
+      if (b.dims.empty()) {
+        os << "    program " << b.program << " (" << p.name << ") static shapes\n";
+        continue;
+      }
+      RooflineEstimate r = kernelRoofline(hw, programCost(p));
+      os << llvm::formatv("    {0,-20} program {1,-3} {2,-28} {3,3} kernel(s)  {4,10}  {5}\n",
+                          sig.formatSizes(b.dims), b.program, "(" + p.name + ")",
+                          p.kernels.size(), formatNs(r.boundNs()), r.verdict());
     }
   }
   for (const auto &p : exe.programs) {

@@ -211,6 +211,12 @@ int runOnDevice(neuronc::neff::Executable exe, const std::string &name,
       perCore[c].push_back(runtime.find(last[c])->device.deviceNs);
   }
   const rt::Run &first = *runtime.find(last.front());
+  if (first.bucket >= 0)
+    llvm::outs() << "@" << name << ": bucket "
+                 << first.signature->formatSizes(first.signature->buckets[first.bucket])
+                 << " for " << first.signature->formatSizes(first.trueSizes) << ", "
+                 << llvm::format("%.1f", 100 * first.paddingFraction)
+                 << " % of its work is padding\n";
   llvm::ArrayRef<Tensor> outs = runtime.outputs(last.front());
   results.assign(outs.begin(), outs.end());
   int64_t instructions = first.program->instructionCount();
@@ -254,6 +260,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerMLIRContextCLOptions();
   neuronc::registerImportCLOptions();
+  neuronc::registerBucketCLOptions();
   // --help lists this tool's flags; MLIR's (--mlir-print-ir-after-all, ...)
   // still work and show with --help-hidden.
   cl::HideUnrelatedOptions({&category, &neuronc::importCLCategory()});
@@ -295,6 +302,10 @@ int main(int argc, char **argv) {
     neuronc::ImportOptions options = neuronc::importOptionsFromCL();
     if (failed(neuronc::importModule(module, name, options)))
       return 1;
+    neuronc::BucketOptions bucketOptions = neuronc::bucketOptionsFromCL();
+    if (!bucketOptions.buckets.empty() || (simulate && neuronc::hasDynamicFunctions(module)))
+      if (failed(neuronc::bucketModule(module, bucketOptions)))
+        return 1;
     if (fuse) {
       if (failed(neuronc::fuseModule(module)))
         return 1;
@@ -331,9 +342,22 @@ int main(int argc, char **argv) {
     }
     name = ep->name;
     device = &exe->programs[ep->buckets.front().program];
-    for (const auto *v : device->inputs())
-      specs.push_back({hostType(v->dtype), llvm::SmallVector<int64_t>(v->shape.begin(), v->shape.end())});
-    numResults = device->outputs().size();
+    const neuronc::BucketSignature &sig = ep->signature;
+    if (sig.dynamic()) {
+      // The inputs' shapes pick the bucket; the masks are the runtime's.
+      std::vector<const neuronc::neff::Variable *> ins = device->inputs();
+      for (auto [i, dims] : llvm::enumerate(sig.inputs)) {
+        llvm::SmallVector<int64_t> shape;
+        for (int64_t d : dims)
+          shape.push_back(neuronc::isSymbolDim(d) ? ShapedType::kDynamic : d);
+        specs.push_back({hostType(ins[i]->dtype), shape});
+      }
+      numResults = sig.outputs.size();
+    } else {
+      for (const auto *v : device->inputs())
+        specs.push_back({hostType(v->dtype), llvm::SmallVector<int64_t>(v->shape.begin(), v->shape.end())});
+      numResults = device->outputs().size();
+    }
   } else {
     for (Type type : fn.getFunctionType().getInputs()) {
       llvm::Expected<DType> dtype = neuronc::hostTypeOf(type);

@@ -11,6 +11,7 @@
 #include "neuronc/Target/Assemble.h"
 #include "neuronc/Target/HardwareModel.h"
 #include "neuronc/Target/Neff.h"
+#include "neuronc/Transforms/BucketReport.h"
 #include "neuronc/Transforms/FusionReport.h"
 
 #include "mlir/IR/AsmState.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -39,6 +41,8 @@ static cl::opt<neuronc::EmitStage> emit(
              "neuron)"),
     cl::values(clEnumValN(neuronc::EmitStage::Neuron, "neuron",
                           "imported, type-legalized and canonicalized neuron IR"),
+               clEnumValN(neuronc::EmitStage::Bucketed, "bucketed",
+                          "dynamic dims specialized into static buckets, and the dispatcher"),
                clEnumValN(neuronc::EmitStage::Fused, "fused",
                           "after fusion: named kernels recognized"),
                clEnumValN(neuronc::EmitStage::Nisa, "nisa",
@@ -62,6 +66,16 @@ static cl::opt<std::string> fusionReport(
     cl::desc("Write every fusion decision and its reason to FILE ('-' for stderr); JSON "
              "when FILE ends in .json"),
     cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> bucketReport(
+    "bucket-report",
+    cl::desc("Write each bucket's shape, kernels and padding waste to FILE ('-' for stderr); "
+             "JSON when FILE ends in .json"),
+    cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> bucketHistogram(
+    "bucket-histogram",
+    cl::desc("Sizes seen in real traffic for --bucket-report: per line a size per dynamic dim "
+             "and a count"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<std::string> entryName(
     "entry", cl::desc("Compile only this function (and what it calls)"),
     cl::value_desc("name"), cl::cat(category));
@@ -71,6 +85,7 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   neuronc::registerImportCLOptions();
+  neuronc::registerBucketCLOptions();
   // --help lists this tool's flags; MLIR's (--mlir-print-ir-after-all, ...)
   // still work and show with --help-hidden.
   cl::HideUnrelatedOptions({&category, &neuronc::importCLCategory()});
@@ -101,6 +116,40 @@ int main(int argc, char **argv) {
   neuronc::ImportOptions options = neuronc::importOptionsFromCL();
   if (failed(neuronc::importModule(module, entryName, options)))
     return 1;
+  // Bucketing when asked for, and whenever the device needs static shapes.
+  neuronc::BucketOptions bucketOptions = neuronc::bucketOptionsFromCL();
+  if (stage >= neuronc::EmitStage::Bucketed &&
+      (!bucketOptions.buckets.empty() ||
+       (stage >= neuronc::EmitStage::Nisa && neuronc::hasDynamicFunctions(module)))) {
+    if (failed(neuronc::bucketModule(module, bucketOptions)))
+      return 1;
+  }
+  std::optional<neuronc::SizeHistogram> histogram;
+  if (!bucketHistogram.empty()) {
+    if (bucketReport.empty()) {
+      llvm::errs() << "neuronc: error: --bucket-histogram is read by --bucket-report; give "
+                      "--bucket-report too\n";
+      return 1;
+    }
+    auto buf = llvm::MemoryBuffer::getFile(bucketHistogram);
+    if (!buf) {
+      llvm::errs() << "neuronc: error: cannot read " << bucketHistogram << ": "
+                   << buf.getError().message() << "\n";
+      return 1;
+    }
+    auto entries = neuronc::collectBucketedEntries(module);
+    size_t symbols = entries.empty() ? 0 : entries.front().signature.symbols.size();
+    if (entries.empty()) {
+      llvm::errs() << "neuronc: error: --bucket-histogram given but nothing is bucketed\n";
+      return 1;
+    }
+    auto h = neuronc::parseSizeHistogram((*buf)->getBuffer(), symbols, bucketHistogram);
+    if (!h) {
+      llvm::errs() << "neuronc: error: " << llvm::toString(h.takeError()) << "\n";
+      return 1;
+    }
+    histogram = std::move(*h);
+  }
   if (stage >= neuronc::EmitStage::Fused && optLevel > 0) {
     if (failed(neuronc::fuseModule(module)))
       return 1;
@@ -131,6 +180,24 @@ int main(int argc, char **argv) {
     backend.remarks = lowerRemarks;
     if (failed(neuronc::lowerModule(module, backend)))
       return 1;
+  }
+  if (!bucketReport.empty()) {
+    auto entries = neuronc::collectBucketedEntries(module);
+    const neuronc::SizeHistogram *h = histogram ? &*histogram : nullptr;
+    std::string text = llvm::StringRef(bucketReport).ends_with(".json")
+                           ? llvm::formatv("{0:2}\n", neuronc::formatBucketReportJSON(entries, h)).str()
+                           : neuronc::formatBucketReportText(entries, h);
+    if (bucketReport == "-") {
+      llvm::errs() << text;
+    } else {
+      std::unique_ptr<llvm::ToolOutputFile> report = openOutputFile(bucketReport, &error);
+      if (!report) {
+        llvm::errs() << "neuronc: error: " << error << "\n";
+        return 1;
+      }
+      report->os() << text;
+      report->keep();
+    }
   }
   if (stage == neuronc::EmitStage::Neff) {
     FailureOr<neuronc::neff::Executable> exe =

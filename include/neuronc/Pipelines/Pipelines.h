@@ -20,8 +20,9 @@ namespace neuronc {
 
 /// The stages `neuronc --emit=` can stop after, in pipeline order.
 enum class EmitStage {
-  Neuron, ///< imported, legalized, canonicalized neuron IR
-  Fused,  ///< after the fusion passes (named kernels recognized)
+  Neuron,   ///< imported, legalized, canonicalized neuron IR
+  Bucketed, ///< dynamic dims specialized into static buckets and a dispatcher
+  Fused,    ///< after the fusion passes (named kernels recognized)
   Nisa,   ///< engine instructions: tiled, allocated, synchronized, race-checked
   Neff,   ///< the executable
 };
@@ -39,6 +40,27 @@ struct ImportOptions {
   std::string autoCast = "none";    ///< none | matmult | all
   std::string autoCastType = "bf16"; ///< bf16 | f16
 };
+
+/// How dynamic dims become static buckets.
+struct BucketOptions {
+  std::string buckets;      ///< `seq:128,256;batch:auto:1:8`; empty: no bucketing asked
+  unsigned maxBuckets = 64; ///< refuse larger grids
+};
+
+/// Registers `--buckets` (repeatable, joined with ';') and `--max-buckets`.
+void registerBucketCLOptions();
+/// The bucket options as the command line set them.
+BucketOptions bucketOptionsFromCL();
+
+/// Shape bucketing, then cleanup.
+void buildBucketPipeline(mlir::OpPassManager &pm, const BucketOptions &options);
+
+/// The bucket pipeline on `module` (with the pass manager command-line
+/// options applied).
+mlir::LogicalResult bucketModule(mlir::ModuleOp module, const BucketOptions &options);
+
+/// True when some function of `module` has a dynamically shaped argument.
+bool hasDynamicFunctions(mlir::ModuleOp module);
 
 /// Registers the import flags every tool shares (--drop-host-calls,
 /// --auto-cast, --auto-cast-type); call before parsing the command line.

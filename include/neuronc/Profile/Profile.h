@@ -90,6 +90,20 @@ struct Profile {
   std::map<std::string, double> summary; ///< the summary metrics
 };
 
+/// Runs of one bucket of a bucketed entry point.
+struct BucketUse {
+  std::string entry;
+  std::string bucket;     ///< "seq=128"
+  std::string trueSizes;  ///< "seq=100" (the last run's; "several" when they differ)
+  int64_t runs = 0;
+  double paddingFraction = 0; ///< of the bucket's work, averaged over its runs
+};
+/// Which buckets the profiled runs used, in first-use order.
+std::vector<BucketUse> bucketUses(const Profile &profile);
+/// One line per bucket use ("bucket seq=128 ran 3 time(s) for seq=100:
+/// 21.9 % of its work was padding"), empty for static programs.
+std::string bucketSummaryText(const Profile &profile);
+
 /// Builds the profile of every finished run the runtime holds (it must have
 /// traced the device).
 llvm::Expected<Profile> analyze(const rt::Runtime &runtime);

@@ -3,11 +3,11 @@
 // The small runtime API that neuron-run is built on, for programs that embed
 // the simulator:
 //
-//   auto rt = rt::Runtime::create(config);            // cores, trace modes
-//   auto model = rt->load("model.neff");              // validated executable
-//   uint64_t id = *rt->submit(*model, "main", inputs, /*core=*/0);
-//   rt->synchronize();                                // runs everything queued
-//   std::vector<Tensor> outs = rt->outputs(id);
+//   std::unique_ptr<rt::Runtime> rt = cantFail(rt::Runtime::create(config));
+//   rt::Model *model = cantFail(rt->load("model.neff")); // validated executable
+//   uint64_t id = cantFail(rt->submit(*model, "main", inputs, /*core=*/0));
+//   cantFail(rt->synchronize());                       // runs everything queued
+//   llvm::ArrayRef<Tensor> outs = rt->outputs(id);
 //
 // Runs queued on different cores execute concurrently on the simulated chip
 // and share its HBM bandwidth; runs on one core execute in order. With
@@ -63,8 +63,11 @@ public:
   const neff::Executable &executable() const { return exe; }
   /// The file it came from (or the name it was given).
   llvm::StringRef name() const { return name_; }
-  /// The program of `entry` (the first entry when empty) for static inputs;
-  /// the error lists the entries.
+  /// The entry point `entry` (the first when empty); the error lists the
+  /// entries.
+  llvm::Expected<const neff::EntryPoint *> entryPoint(llvm::StringRef entry) const;
+  /// The program of `entry` (the first entry when empty) for static inputs,
+  /// or its first bucket's; the error lists the entries.
   llvm::Expected<const neff::Program *> program(llvm::StringRef entry) const;
 
 private:
@@ -93,6 +96,13 @@ struct Run {
   bool done = false;
   sim::Result device;          ///< the device's account (chip clock)
   std::vector<Tensor> outputs;
+  /// For a bucketed entry: the bucket that ran (-1: a static entry), the
+  /// true size of each symbol and the fraction of the bucket's work that was
+  /// padding. The outputs are sliced back to the true sizes.
+  int bucket = -1;
+  std::vector<int64_t> trueSizes;
+  double paddingFraction = 0;
+  const BucketSignature *signature = nullptr;
   double dispatchNs = 0;       ///< host time the run was dispatched
   double chipBaseNs = 0;       ///< where the chip's clock stood at that dispatch
 };
@@ -111,7 +121,9 @@ public:
   Model *adopt(neff::Executable exe, std::string name);
 
   /// Queues a run of `entry` on `core` (one of the config's cores) with
-  /// `inputs` copied in now. Returns the run's correlation id.
+  /// `inputs` copied in now. A bucketed entry picks its bucket from the
+  /// inputs' shapes and pads them (and passes the masks). Returns the run's
+  /// correlation id.
   llvm::Expected<uint64_t> submit(const Model &model, llvm::StringRef entry,
                                   llvm::ArrayRef<Tensor> inputs, unsigned core);
   /// Executes every queued run and copies their outputs out.

@@ -22,6 +22,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include "neuronc/Support/Buckets.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -31,7 +33,7 @@ namespace neuronc::neff {
 
 constexpr char kMagic[8] = {'N', 'C', 'X', 'N', 'E', 'F', 'F', '\0'};
 constexpr uint16_t kMajorVersion = 1;
-constexpr uint16_t kMinorVersion = 0;
+constexpr uint16_t kMinorVersion = 1;
 constexpr uint32_t kHeaderBytes = 128;
 
 /// Feature bits. A reader refuses a file whose required bits it does not
@@ -133,9 +135,11 @@ struct Bucket {
   bool operator==(const Bucket &) const = default;
 };
 
-/// A callable function: its buckets, smallest first.
+/// A callable function: its signature (dims that are symbols, masks, the
+/// work model) and its buckets, in the signature's bucket order.
 struct EntryPoint {
   std::string name;
+  BucketSignature signature;
   std::vector<Bucket> buckets;
   bool operator==(const EntryPoint &) const = default;
 };

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -284,6 +285,144 @@ LogicalResult KernelOp::verify() {
     return emitOpError("body must end with neuron.yield");
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types must match the kernel results");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DispatchOp
+//===----------------------------------------------------------------------===//
+
+neuronc::BucketSignature DispatchOp::getSignature() {
+  neuronc::BucketSignature sig;
+  for (Attribute a : getSymbols())
+    sig.symbols.push_back(cast<StringAttr>(a).str());
+  auto dims = [](ArrayAttr list) {
+    std::vector<std::vector<int64_t>> out;
+    for (Attribute a : list) {
+      ArrayRef<int64_t> d = cast<DenseI64ArrayAttr>(a).asArrayRef();
+      out.emplace_back(d.begin(), d.end());
+    }
+    return out;
+  };
+  sig.inputs = dims(getInputDims());
+  sig.outputs = dims(getOutputDims());
+  for (int64_t m : getMasks())
+    sig.masks.push_back(static_cast<uint32_t>(m));
+  sig.buckets = dims(getBucketSizes());
+  for (auto [c, e] : llvm::zip(getWorkCoefficients(), getWorkExponents())) {
+    neuronc::WorkTerm t;
+    t.coefficient = c;
+    for (int64_t x : cast<DenseI64ArrayAttr>(e).asArrayRef())
+      t.exponents.push_back(static_cast<uint32_t>(x));
+    sig.work.push_back(std::move(t));
+  }
+  return sig;
+}
+
+void DispatchOp::setSignature(const neuronc::BucketSignature &sig, ArrayRef<StringRef> callees) {
+  Builder b(getContext());
+  SmallVector<StringRef> names(sig.symbols.begin(), sig.symbols.end());
+  setSymbolsAttr(b.getStrArrayAttr(names));
+  auto dims = [&](const std::vector<std::vector<int64_t>> &list) {
+    SmallVector<Attribute> out;
+    for (const auto &d : list)
+      out.push_back(b.getDenseI64ArrayAttr(d));
+    return b.getArrayAttr(out);
+  };
+  setInputDimsAttr(dims(sig.inputs));
+  setOutputDimsAttr(dims(sig.outputs));
+  SmallVector<int64_t> masks(sig.masks.begin(), sig.masks.end());
+  setMasksAttr(b.getDenseI64ArrayAttr(masks));
+  SmallVector<Attribute> refs;
+  for (StringRef c : callees)
+    refs.push_back(FlatSymbolRefAttr::get(getContext(), c));
+  setCalleesAttr(b.getArrayAttr(refs));
+  setBucketSizesAttr(dims(sig.buckets));
+  SmallVector<double> coefficients;
+  std::vector<std::vector<int64_t>> exponents;
+  for (const neuronc::WorkTerm &t : sig.work) {
+    coefficients.push_back(t.coefficient);
+    exponents.emplace_back(t.exponents.begin(), t.exponents.end());
+  }
+  setWorkCoefficientsAttr(b.getDenseF64ArrayAttr(coefficients));
+  setWorkExponentsAttr(dims(exponents));
+}
+
+LogicalResult DispatchOp::verify() {
+  neuronc::BucketSignature sig = getSignature();
+  if (getWorkCoefficients().size() != getWorkExponents().size())
+    return emitOpError("has ") << getWorkCoefficients().size() << " work coefficients but "
+                               << getWorkExponents().size() << " exponent lists";
+  if (getCallees().size() != sig.buckets.size())
+    return emitOpError("has ") << getCallees().size() << " callees for " << sig.buckets.size()
+                               << " buckets";
+  if (sig.inputs.size() != getInputs().size() || sig.outputs.size() != getNumResults())
+    return emitOpError("input_dims/output_dims must give one entry per input and result");
+  if (llvm::Error e = sig.verify())
+    return emitOpError(llvm::toString(std::move(e)));
+  auto check = [&](TypeRange types, const std::vector<std::vector<int64_t>> &dims,
+                   StringRef what) -> LogicalResult {
+    for (auto [i, t, d] : llvm::enumerate(types, dims)) {
+      auto shape = cast<RankedTensorType>(t).getShape();
+      if (shape.size() != d.size())
+        return emitOpError() << what << " #" << i << " has rank " << shape.size()
+                             << " but its dims list has " << d.size();
+      for (auto [have, want] : llvm::zip(shape, d))
+        if (neuronc::isSymbolDim(want) ? !ShapedType::isDynamic(have)
+                                       : have != want && !ShapedType::isDynamic(have))
+          return emitOpError() << what << " #" << i << " type " << t
+                               << " does not match its dims " << sig.formatDims(d);
+    }
+    return success();
+  };
+  if (failed(check(getInputs().getTypes(), sig.inputs, "input")) ||
+      failed(check(getResultTypes(), sig.outputs, "result")))
+    return failure();
+  return success();
+}
+
+LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  neuronc::BucketSignature sig = getSignature();
+  for (auto [ref, sizes] : llvm::zip(getCallees(), sig.buckets)) {
+    Operation *callee =
+        symbolTable.lookupNearestSymbolFrom(*this, cast<SymbolRefAttr>(ref));
+    if (!callee)
+      return emitOpError("bucket callee ") << ref << " is not defined in this module";
+    // After lowering, a callee is a program of the backend: nothing to check.
+    auto fn = dyn_cast<FunctionOpInterface>(callee);
+    if (!fn)
+      continue;
+    ArrayRef<Type> args = fn.getArgumentTypes(), results = fn.getResultTypes();
+    if (args.size() != sig.inputs.size() + sig.masks.size() ||
+        results.size() != sig.outputs.size())
+      return emitOpError("bucket callee ")
+             << ref << " takes " << args.size() << " argument(s) and returns " << results.size()
+             << "; expected " << sig.inputs.size() + sig.masks.size() << " and "
+             << sig.outputs.size();
+    auto expect = [&](Type have, RankedTensorType like,
+                      ArrayRef<int64_t> shape) -> LogicalResult {
+      auto want = RankedTensorType::get(shape, like.getElementType());
+      if (have != want)
+        return emitOpError("bucket callee ")
+               << ref << " has type " << have << " where bucket " << sig.formatSizes(sizes)
+               << " needs " << want;
+      return success();
+    };
+    for (auto [i, in] : llvm::enumerate(getInputs()))
+      if (failed(expect(args[i], cast<RankedTensorType>(in.getType()),
+                        neuronc::BucketSignature::shapeAt(sig.inputs[i], sizes))))
+        return failure();
+    for (auto [k, s] : llvm::enumerate(sig.masks)) {
+      auto i1 = RankedTensorType::get({sizes[s]}, IntegerType::get(getContext(), 1));
+      if (args[sig.inputs.size() + k] != i1)
+        return emitOpError("bucket callee ") << ref << " mask argument #"
+                                             << sig.inputs.size() + k << " must be " << i1;
+    }
+    for (auto [i, r] : llvm::enumerate(getResults()))
+      if (failed(expect(results[i], cast<RankedTensorType>(r.getType()),
+                        neuronc::BucketSignature::shapeAt(sig.outputs[i], sizes))))
+        return failure();
+  }
   return success();
 }
 

@@ -10,7 +10,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "neuronc/Support/Buckets.h"
 
 #define GET_OP_CLASSES
 #include "neuronc/Dialect/Neuron/NeuronOps.h.inc"
