@@ -87,7 +87,7 @@ Executable sample() {
   p.streams[1].push_back(act);
   p.streams[7].push_back(store);
   exe.programs.push_back(p);
-  exe.entries.push_back({"f", {{0, {}}}});
+  exe.entries.push_back({"f", {}, {{0, {}}}});
   return exe;
 }
 
@@ -112,6 +112,39 @@ TEST(Neff, RoundTripsEveryField) {
   for (const char *n : {"meta", "strings", "p0.scalar", "p0.q2", "p0.q3", "p0.dma", "p0.debug",
                         "p0.cost", "const"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+}
+
+/// A bucketed entry point: seq is dim 0 of the input and the output.
+Executable bucketed(int64_t bucketSize) {
+  Executable exe = sample();
+  EntryPoint &e = exe.entries.front();
+  e.signature.symbols = {"seq"};
+  e.signature.inputs = {{neuronc::symbolDim(0), 64}};
+  e.signature.outputs = {{neuronc::symbolDim(0), 64}};
+  e.signature.work = {{2.5, {1}}};
+  e.signature.buckets = {{bucketSize}};
+  e.buckets = {{0, {bucketSize}}};
+  exe.requiredFeatures |= kFeatureBuckets;
+  return exe;
+}
+
+TEST(Neff, BucketSignatureRoundTrips) {
+  Executable exe = bucketed(128);
+  auto back = readNeff(writeNeff(exe));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->entries, exe.entries);
+  EXPECT_EQ(back->entries.front().signature.formatDims(back->entries.front().signature.inputs[0]),
+            "[seq, 64]");
+  EXPECT_DOUBLE_EQ(back->entries.front().signature.workAt({100}), 250.0);
+}
+
+TEST(Neff, BucketProgramMustMatchItsSizes) {
+  // The program takes 128x64 but the table says the bucket is seq=256.
+  auto back = readNeff(writeNeff(bucketed(256)));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "entry point 'f' bucket seq=256 (program 'f'): x has shape 128x64 but the bucket "
+            "needs 256x64");
 }
 
 TEST(Neff, EveryByteOfTheHeaderIsChecked) {

@@ -26,7 +26,7 @@
 
 // TARGET: neuronc: error: unknown target 'trn9'; known targets: trn1, trn2
 // OPT: neuronc: error: -O7 is not a level; use -O0 to -O3
-// DYNAMIC: dynamic.mlir:1:1: error: argument #0 has type 'tensor<?x4xf32>'; the device needs statically shaped tensors (bucket dynamic dims first)
+// DYNAMIC: dynamic.mlir:1:1: error: dynamic dim 'arg0.0' (argument #0 dim 0) has no buckets; give them with --buckets=arg0.0:128,256,... or --buckets=arg0.0:auto:MIN:MAX
 // WRITE: neuronc: error: cannot write {{.*}}x.neff: {{.*}}
 
 // PARSE: parse.mlir:2:22: error: expected SSA operand

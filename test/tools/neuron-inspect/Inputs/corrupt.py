@@ -138,8 +138,11 @@ def main():
     struct.pack_into('<I', b, section(b, 'strings')[1] + 32, zlib.crc32(bytes(b[off:off + size])))
     write('hash', b)
     # Damage under consistent checksums: the first variable's element type
-    # (meta: entry count u32, per entry name u32 + bucket count u32 + per
-    # bucket program u32 + dims u32 [+ dims]; program count u32; then name,
+    # (meta: entry count u32, per entry name u32, the signature (symbol count
+    # u32 + names u32, inputs and outputs: count u32 + per value rank u32 +
+    # dims i64, mask count u32 + symbols u32, work term count u32 + per term
+    # f64 + an exponent u32 per symbol), bucket count u32 + per bucket
+    # program u32 + dims u32 [+ dims]; program count u32; then name,
     # target u32, scratch i64, variable count u32, then name u32, kind u8,
     # dtype u8 ...).
     b = bytearray(data)
@@ -147,9 +150,24 @@ def main():
     at = off
     entries = struct.unpack_from('<I', b, at)[0]
     at += 4
+    def u32():
+        nonlocal at
+        v = struct.unpack_from('<I', b, at)[0]
+        at += 4
+        return v
     for _ in range(entries):
-        buckets = struct.unpack_from('<I', b, at + 4)[0]
-        at += 8
+        u32()  # name
+        symbols = u32()
+        at += 4 * symbols
+        for _ in range(2):  # inputs, outputs
+            for _ in range(u32()):
+                rank = u32()
+                at += 8 * rank
+        masks = u32()
+        at += 4 * masks
+        terms = u32()
+        at += (8 + 4 * symbols) * terms
+        buckets = u32()
         for _ in range(buckets):
             dims = struct.unpack_from('<I', b, at + 4)[0]
             at += 8 + 8 * dims
