@@ -29,6 +29,7 @@ config.environment["PATH"] = os.pathsep.join(
 
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%neuronc_src", config.neuronc_src_root))
+config.substitutions.append(("%neuronc_bin", config.neuronc_tools_dir))
 # Upstream MLIR's own tools: the independent reference for imported models.
 config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner")))

@@ -108,6 +108,13 @@ double neuronc::uniformPaddingWaste(const BucketSignature &sig, size_t b) {
 
 namespace {
 
+/// A count as an integer when it is one.
+std::string formatCount(double c) {
+  if (c == std::floor(c) && c < 1e15)
+    return std::to_string(static_cast<int64_t>(c));
+  return llvm::formatv("{0:F2}", c).str();
+}
+
 /// Per bucket: the histogram's requests, their work and the padded work.
 struct Observed {
   double requests = 0, work = 0, padded = 0;
@@ -192,7 +199,7 @@ std::string neuronc::formatBucketReportText(llvm::ArrayRef<BucketedEntry> entrie
                           e.kernels[b], 100 * f.uniform[b]);
       if (histogram) {
         const Observed &o = f.observed[b];
-        os << llvm::formatv(" {0,10}", o.requests);
+        os << llvm::formatv(" {0,10}", formatCount(o.requests));
         if (o.requests > 0)
           os << llvm::formatv(" {0,19:F1}%", 100 * (1 - o.work / o.padded));
         else
@@ -210,7 +217,7 @@ std::string neuronc::formatBucketReportText(llvm::ArrayRef<BucketedEntry> entrie
         os << llvm::formatv("  overall for the histogram: {0:F1}% of the work is padding\n",
                             100 * (1 - work / padded));
       if (f.oversize > 0)
-        os << "  " << f.oversize
+        os << "  " << formatCount(f.oversize)
            << " request(s) of the histogram are larger than the largest bucket and would be "
               "refused\n";
     }

@@ -1044,7 +1044,10 @@ Val RowKernelImpl::negate(int rowNode) {
   dst.sym = sym;
   dst.ap = kb->tileAP(0, np, 0, 1);
   dst.type = nodes[rowNode].type;
-  Engine e = kb->pick(Opcode::TensorScalar, {Engine::vector, Engine::gpsimd}, np, 1);
+  Engine e = kb->pick(Opcode::TensorScalar,
+                      src.inPsum ? ArrayRef<Engine>{Engine::vector}
+                                 : ArrayRef<Engine>{Engine::vector, Engine::gpsimd},
+                      np, 1);
   Builder &b = kb->builder();
   kb->emit<nisa::TensorScalarOp>(e, dst.sym, dst.ap, src.sym, src.ap, AluOp::multiply,
                                  b.getF32FloatAttr(-1.0f), FlatSymbolRefAttr(),
@@ -1189,8 +1192,10 @@ Val RowKernelImpl::emitUnary(int n, Val dst) {
   // Integers: VectorE/GpSimdE arithmetic.
   if (!isFloatType) {
     Val src = materialize(x);
-    Engine e = kb->pick(Opcode::TensorScalar, {Engine::vector, Engine::gpsimd}, np,
-                        dst.full ? nc : 1);
+    Engine e = kb->pick(Opcode::TensorScalar,
+                        src.inPsum ? ArrayRef<Engine>{Engine::vector}
+                                   : ArrayRef<Engine>{Engine::vector, Engine::gpsimd},
+                        np, dst.full ? nc : 1);
     auto ts = [&](Val to, Val from, AluOp op, float k) {
       kb->emit<nisa::TensorScalarOp>(e, to.sym, to.ap, from.sym, from.ap, op,
                                      b.getF32FloatAttr(k), FlatSymbolRefAttr(),
@@ -1419,7 +1424,11 @@ Val RowKernelImpl::emitBinary(int n, Val dst) {
   if (a.isImm || c.isImm) {
     bool rev = a.isImm;
     Val t = rev ? c : a, s = rev ? a : c;
-    Engine e = kb->pick(Opcode::TensorScalar, {Engine::vector, Engine::gpsimd}, np, elems);
+    // GpSimdE cannot read PSUM (a matmul epilogue's input).
+    Engine e = kb->pick(Opcode::TensorScalar,
+                        t.inPsum ? ArrayRef<Engine>{Engine::vector}
+                                 : ArrayRef<Engine>{Engine::vector, Engine::gpsimd},
+                        np, elems);
     kb->emit<nisa::TensorScalarOp>(e, dst.sym, dst.ap, t.sym, t.ap, op,
                                    b.getF32FloatAttr(static_cast<float>(s.imm)),
                                    FlatSymbolRefAttr(), nisa::AccessPatternAttr(),
