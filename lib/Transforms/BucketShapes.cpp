@@ -19,6 +19,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -689,9 +690,23 @@ struct BucketShapesPass : mlir::neuron::impl::NeuronBucketShapesPassBase<BucketS
             return rt && !rt.hasStaticShape();
           }))
         dynamicFns.push_back(fn);
-    for (func::FuncOp fn : dynamicFns)
-      if (failed(bucketFunction(fn, spec)))
+    // A name that is no dim of any function is a typo: say so first.
+    llvm::StringSet<> known;
+    for (func::FuncOp fn : dynamicFns) {
+      ShapeSymbols shapes;
+      if (failed(shapes.analyze(fn)))
         return signalPassFailure();
+      for (const ShapeSymbol &sym : shapes.symbols())
+        for (const std::string &alias : sym.aliases)
+          known.insert(alias);
+      for (BlockArgument a : fn.getArguments())
+        if (auto t = dyn_cast<RankedTensorType>(a.getType()))
+          for (unsigned d = 0; d < t.getRank(); ++d)
+            if (t.isDynamicDim(d))
+              known.insert("arg" + std::to_string(a.getArgNumber()) + "." + std::to_string(d));
+    }
+    for (SpecEntry &e : spec)
+      e.used = known.contains(e.name);
     for (const SpecEntry &e : spec)
       if (!e.used) {
         module.emitError("bucket spec names '")
@@ -700,6 +715,9 @@ struct BucketShapesPass : mlir::neuron::impl::NeuronBucketShapesPassBase<BucketS
                                    : "the dynamically shaped functions");
         return signalPassFailure();
       }
+    for (func::FuncOp fn : dynamicFns)
+      if (failed(bucketFunction(fn, spec)))
+        return signalPassFailure();
   }
 
   LogicalResult bucketFunction(func::FuncOp fn, std::vector<SpecEntry> &spec) {
@@ -749,7 +767,7 @@ struct BucketShapesPass : mlir::neuron::impl::NeuronBucketShapesPassBase<BucketS
       for (auto [s, list] : llvm::zip(symbols, sizes))
         dims += (dims.empty() ? "" : " x ") + s.name + ": " + std::to_string(list.size());
       return fn.emitError("the bucket grid has ")
-             << count << " buckets (" << dims << "), more than the limit of " << maxBuckets
+             << count << " buckets (" << dims << "), more than the limit of " << static_cast<unsigned>(maxBuckets)
              << "; give fewer sizes or raise max-buckets";
     }
     std::vector<std::vector<int64_t>> grid{{}};
