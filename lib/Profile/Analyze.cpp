@@ -164,6 +164,10 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   std::map<std::string, OpStats> ops;
   std::array<std::vector<std::pair<double, double>>, 4> engineIntervals;
   std::vector<std::pair<double, double>> dmaIntervals;
+  // Active time per engine, summed over runs: each run is on one core, so
+  // its own intervals are merged and runs are added.
+  std::array<double, 4> engineActive{};
+  double dmaActive = 0;
   std::array<int64_t, 5> engineInstructions{};
   int64_t hbmRead = 0, hbmWrite = 0, dmaTransfers = 0, dmaBytes = 0, sbufBytes = 0,
           psumBytes = 0, matmulFlops = 0, transposeFlops = 0;
@@ -218,6 +222,12 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
         ++engineInstructions[engine];
       }
     }
+    for (int e = 0; e < 4; ++e) {
+      engineActive[e] += unionLength(engineIntervals[e]);
+      engineIntervals[e].clear();
+    }
+    dmaActive += unionLength(dmaIntervals);
+    dmaIntervals.clear();
     // Attribute device time: pieces between span boundaries, shared by the
     // kernels active in them.
     std::vector<std::pair<double, int>> edges; // (time, +k+1 opens / -(k+1) closes)
@@ -315,10 +325,10 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   static const char *engineNames[] = {"tensor", "scalar", "vector", "gpsimd"};
   for (int e = 0; e < 4; ++e) {
     std::string name = engineNames[static_cast<int>(e)];
-    m[name + "_engine_active_time_percent"] = 100 * unionLength(engineIntervals[e]) / total;
+    m[name + "_engine_active_time_percent"] = 100 * engineActive[e] / total;
     m[name + "_instruction_count"] = static_cast<double>(engineInstructions[e]);
   }
-  m["dma_active_time_percent"] = 100 * unionLength(dmaIntervals) / total;
+  m["dma_active_time_percent"] = 100 * dmaActive / total;
   m["dma_instruction_count"] = static_cast<double>(engineInstructions[4]);
   m["total_time"] = prof.deviceNs / 1e9;
   m["iterations"] = static_cast<double>(prof.runs.size());

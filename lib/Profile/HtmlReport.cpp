@@ -228,7 +228,7 @@ std::string neuronc::profile::htmlReport(const Profile &p) {
   std::vector<double> sorted = p.runDeviceNs;
   llvm::sort(sorted);
   os << "<p id=\"overview\">" << p.runs.size() << " run(s); device time per run: min "
-     << esc(formatNs(sorted.front())) << ", median " << esc(formatNs(sorted[sorted.size() / 2]))
+     << esc(formatNs(sorted.front())) << ", median " << esc(formatNs(medianOf(sorted)))
      << ", max " << esc(formatNs(sorted.back())) << ".</p>\n";
 
   os << "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th class=\"l\">metric</th><th>value</th>"

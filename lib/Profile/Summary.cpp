@@ -27,9 +27,7 @@ Object utilizationJson(const Utilization &u) {
 Value neuronc::profile::summaryJson(const Profile &p) {
   std::vector<double> sorted = p.runDeviceNs;
   llvm::sort(sorted);
-  double median = sorted.empty() ? 0
-                  : sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                      : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  double median = medianOf(sorted);
   Object runs{{"count", static_cast<int64_t>(sorted.size())},
               {"device_time_ns", Array(p.runDeviceNs)},
               {"min_ns", sorted.empty() ? 0 : sorted.front()},
@@ -87,4 +85,11 @@ Value neuronc::profile::summaryJson(const Profile &p) {
                 {"summary", std::move(summary)},
                 {"kernels", std::move(kernels)},
                 {"ops", std::move(ops)}};
+}
+
+double neuronc::profile::medianOf(llvm::ArrayRef<double> sorted) {
+  if (sorted.empty())
+    return 0;
+  size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }

@@ -451,17 +451,10 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
 
   // The earliest time stream `s` of `c` can start its next instruction, or
   // infinity when it is blocked or done.
-  auto candidateOf = [&](Core &c, int64_t s) -> double {
-    const auto &stream = (*c.timing)[s];
-    if (c.cursor[s] >= stream.size())
-      return kInf;
-    const Timing &t = stream[c.cursor[s]];
+  // When the engine (and its TensorE row or shared port) is ready for `t`,
+  // semaphores aside.
+  auto readyAt = [&](Core &c, int64_t s, const Timing &t) -> double {
     double at = c.freeAt[s];
-    for (const isa::Wait &w : llvm::ArrayRef(c.timing->waits).slice(t.waitFirst, t.waitCount)) {
-      if (c.signals[w.stream].size() < w.count)
-        return kInf;
-      at = std::max(at, c.signals[w.stream][w.count - 1] + hw->semaphoreLatencyNs);
-    }
     switch (t.row) {
     case Timing::Load:
       at = std::max({at, c.loadFree, c.lastMultiplyStart});
@@ -481,6 +474,19 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     if (t.psum && hw->vectorScalarSharePsum &&
         (t.engine == isa::Engine::vector || t.engine == isa::Engine::scalar))
       at = std::max(at, c.psumPortFree);
+    return at;
+  };
+  auto candidateOf = [&](Core &c, int64_t s) -> double {
+    const auto &stream = (*c.timing)[s];
+    if (c.cursor[s] >= stream.size())
+      return kInf;
+    const Timing &t = stream[c.cursor[s]];
+    double at = readyAt(c, s, t);
+    for (const isa::Wait &w : llvm::ArrayRef(c.timing->waits).slice(t.waitFirst, t.waitCount)) {
+      if (c.signals[w.stream].size() < w.count)
+        return kInf;
+      at = std::max(at, c.signals[w.stream][w.count - 1] + hw->semaphoreLatencyNs);
+    }
     return at;
   };
 
@@ -521,7 +527,8 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     Result &r = results[c.job];
     const Timing &t = (*c.timing)[best][c.cursor[best]];
     double start = bestAt, end, done, issue = bestAt;
-    double waitNs = std::max(0.0, start - c.freeAt[best]);
+    // Only what the semaphores added: the engine was ready earlier.
+    double waitNs = std::max(0.0, start - readyAt(c, best, t));
     if (t.dma) {
       double dataStart = std::max(start + hw->dmaLatencyNs, c.dataFree[best]);
       double rate = t.rate;

@@ -233,7 +233,7 @@ int runOnDevice(neuronc::neff::Executable exe, const std::string &name,
       llvm::outs() << llvm::format("%.3f", t.front() / 1000.0) << " us";
     else
       llvm::outs() << "min " << llvm::format("%.3f", t.front() / 1000.0) << " / median "
-                   << llvm::format("%.3f", t[t.size() / 2] / 1000.0) << " / max "
+                   << llvm::format("%.3f", neuronc::profile::medianOf(t) / 1000.0) << " / max "
                    << llvm::format("%.3f", t.back() / 1000.0) << " us over " << t.size()
                    << " iterations";
     llvm::outs() << " on " << targetName;

@@ -146,6 +146,10 @@ private:
   unsigned savedModes = 0;
 };
 
+/// The median of sorted values (the mean of the middle two for an even
+/// count; 0 for none): what neuron-run, summary.json and the report print.
+double medianOf(llvm::ArrayRef<double> sorted);
+
 /// "1.234 ms", "56.7 us", "890 ns".
 std::string formatNs(double ns);
 /// "64.0 MiB".

@@ -59,7 +59,7 @@ struct TraceEvent {
   double issue;      ///< the instruction left its queue (engine free, waits satisfied)
   double start, end; ///< compute: busy on the engine; DMA: the data phase
   double done;       ///< results visible (signal sent)
-  double waitNs;     ///< how long semaphores held it after its engine was free
+  double waitNs;     ///< how long semaphores held it after its engine (row, port) was ready
 };
 
 /// What one program run did.
