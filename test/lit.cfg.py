@@ -27,6 +27,9 @@ llvm_config.with_environment("PATH", config.neuronc_tools_dir, append_path=True)
 config.environment["PATH"] = os.pathsep.join(
     [config.neuronc_tools_dir, config.llvm_tools_dir, config.environment["PATH"]])
 
+# neuronc's compile cache goes to the build tree, never the user's ~/.cache.
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "cache")
+
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%neuronc_src", config.neuronc_src_root))
 config.substitutions.append(("%neuronc_bin", config.neuronc_tools_dir))

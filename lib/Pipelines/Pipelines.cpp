@@ -13,6 +13,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/Regex.h"
 
@@ -118,7 +119,7 @@ void neuronc::buildNeuronCleanupPipeline(OpPassManager &pm) {
   fpm.addPass(createCSEPass());
 }
 
-void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &options) {
+void neuronc::buildConversionPipeline(OpPassManager &pm, const ImportOptions &options) {
   if (options.dropHostCalls || options.returnPrinted) {
     neuron::NeuronDropHostCallsPassOptions drop;
     drop.returnPrinted = options.returnPrinted;
@@ -138,6 +139,9 @@ void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &option
   fpm.addPass(createCanonicalizerPass());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(neuron::createNeuronCheckImportPass());
+}
+
+void neuronc::buildLegalizePipeline(OpPassManager &pm, const ImportOptions &options) {
   neuron::NeuronLegalizeTypesPassOptions legalize;
   legalize.autoCast = options.autoCast;
   legalize.autoCastType = options.autoCastType;
@@ -145,26 +149,122 @@ void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &option
   buildNeuronCleanupPipeline(pm);
 }
 
-void neuronc::buildFusionPipeline(OpPassManager &pm) {
+void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &options) {
+  buildConversionPipeline(pm, options);
+  buildLegalizePipeline(pm, options);
+}
+
+void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(neuron::createNeuronFuseActivationsPass());
   fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
   fpm.addPass(neuron::createNeuronFuseRmsNormPass());
   fpm.addPass(neuron::createNeuronFuseLayerNormPass());
   fpm.addPass(createCanonicalizerPass());
-  fpm.addPass(neuron::createNeuronFuseElementwisePass());
+  if (!namedOnly)
+    fpm.addPass(neuron::createNeuronFuseElementwisePass());
   buildNeuronCleanupPipeline(pm);
 }
 
-void neuronc::buildBackendPipeline(OpPassManager &pm, const BackendOptions &options) {
+void neuronc::buildLowerPipeline(OpPassManager &pm, const BackendOptions &options) {
   neuron::NeuronLowerPassOptions lower;
   lower.target = options.target;
   lower.remarks = options.remarks;
   pm.addPass(neuron::createNeuronLowerPass(lower));
+}
+
+void neuronc::buildProgramPipeline(OpPassManager &pm) {
   OpPassManager &ppm = pm.nest<nisa::ProgramOp>();
   ppm.addPass(neuron::createNeuronAllocateMemoryPass());
   ppm.addPass(neuron::createNeuronInsertSemaphoresPass());
   ppm.addPass(neuron::createNeuronCheckRacesPass());
+}
+
+void neuronc::buildBackendPipeline(OpPassManager &pm, const BackendOptions &options) {
+  buildLowerPipeline(pm, options);
+  buildProgramPipeline(pm);
+}
+
+llvm::StringRef neuronc::stageName(EmitStage stage) {
+  switch (stage) {
+  case EmitStage::Neuron: return "imported";
+  case EmitStage::Legalized: return "legalized";
+  case EmitStage::Bucketed: return "bucketed";
+  case EmitStage::Fused: return "fused";
+  case EmitStage::Lowered: return "lowered";
+  case EmitStage::Nisa: return "nisa";
+  case EmitStage::Neff: return "neff";
+  }
+  return "?";
+}
+
+std::string neuronc::CompileOptions::fingerprint() const {
+  return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
+                       "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10}",
+                       stageName(stage), optLevel, entry, import.dropHostCalls,
+                       import.returnPrinted, import.autoCast, import.autoCastType,
+                       bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks)
+      .str();
+}
+
+void neuronc::buildStagePipeline(OpPassManager &pm, EmitStage stage,
+                                 const CompileOptions &options) {
+  switch (stage) {
+  case EmitStage::Neuron:
+    buildConversionPipeline(pm, options.import);
+    return;
+  case EmitStage::Legalized:
+    buildLegalizePipeline(pm, options.import);
+    return;
+  case EmitStage::Bucketed:
+    if (!options.bucket.buckets.empty() || options.stage >= EmitStage::Lowered)
+      buildBucketPipeline(pm, options.bucket);
+    return;
+  case EmitStage::Fused:
+    if (options.optLevel > 0)
+      buildFusionPipeline(pm, /*namedOnly=*/options.optLevel == 1);
+    return;
+  case EmitStage::Lowered:
+    buildLowerPipeline(pm, options.backend);
+    return;
+  case EmitStage::Nisa:
+    buildProgramPipeline(pm);
+    return;
+  case EmitStage::Neff:
+    return;
+  }
+}
+
+void neuronc::buildCompilePipeline(OpPassManager &pm, const CompileOptions &options) {
+  for (int s = 0; s <= static_cast<int>(options.stage); ++s)
+    buildStagePipeline(pm, static_cast<EmitStage>(s), options);
+}
+
+LogicalResult neuronc::compileModule(ModuleOp module, const CompileOptions &options,
+                                     llvm::function_ref<LogicalResult(EmitStage)> afterStage) {
+  if (failed(restrictToEntry(module, options.entry)))
+    return failure();
+  // One timing report (--mlir-timing) with a scope per stage.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope root = timing.getRootScope();
+  // One pass manager per stage, so that each stage's result can be seen.
+  for (int s = 0; s <= static_cast<int>(options.stage); ++s) {
+    auto stage = static_cast<EmitStage>(s);
+    if (stage == EmitStage::Neff)
+      break;
+    PassManager pm(module.getContext());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    TimingScope scope = root.nest(stageName(stage));
+    pm.enableTiming(scope);
+    buildStagePipeline(pm, stage, options);
+    if (!pm.empty() && failed(pm.run(module)))
+      return failure();
+    if (afterStage && failed(afterStage(stage)))
+      return failure();
+  }
+  return success();
 }
 
 LogicalResult neuronc::lowerModule(ModuleOp module, const BackendOptions &options) {
@@ -288,9 +388,65 @@ struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions>
   Option<std::string> autoCastType{*this, "auto-cast-type", llvm::cl::desc("bf16 or f16"),
                                    llvm::cl::init("bf16")};
 };
+/// The whole compiler's options for `--neuron-pipeline`.
+struct CompilePipelineOptions : public PassPipelineOptions<CompilePipelineOptions> {
+  Option<neuronc::EmitStage> stage{
+      *this, "stage", llvm::cl::desc("The last stage"), llvm::cl::init(neuronc::EmitStage::Nisa),
+      llvm::cl::values(clEnumValN(neuronc::EmitStage::Neuron, "imported", "imported"),
+                       clEnumValN(neuronc::EmitStage::Legalized, "legalized", "types legalized"),
+                       clEnumValN(neuronc::EmitStage::Bucketed, "bucketed", "shapes bucketed"),
+                       clEnumValN(neuronc::EmitStage::Fused, "fused", "fused"),
+                       clEnumValN(neuronc::EmitStage::Lowered, "lowered", "lowered to nisa"),
+                       clEnumValN(neuronc::EmitStage::Nisa, "nisa",
+                                  "allocated, synchronized, race-checked"))};
+  Option<unsigned> optLevel{*this, "O", llvm::cl::desc("0: no fusion, 1: named kernels, 2-3: all"),
+                            llvm::cl::init(2)};
+  Option<std::string> target{*this, "target", llvm::cl::desc("trn1 or trn2"),
+                             llvm::cl::init("trn1")};
+  Option<std::string> buckets{*this, "buckets", llvm::cl::desc("Bucket spec (see --buckets)"),
+                              llvm::cl::init("")};
+  Option<unsigned> maxBuckets{*this, "max-buckets", llvm::cl::desc("Largest bucket grid"),
+                              llvm::cl::init(64)};
+  Option<bool> dropHostCalls{*this, "drop-host-calls",
+                             llvm::cl::desc("Remove host calls instead of rejecting them"),
+                             llvm::cl::init(false)};
+  Option<bool> returnPrinted{*this, "return-printed",
+                             llvm::cl::desc("Printed tensors become extra results"),
+                             llvm::cl::init(false)};
+  Option<std::string> autoCast{*this, "auto-cast", llvm::cl::desc("none, matmult or all"),
+                               llvm::cl::init("none")};
+  Option<std::string> autoCastType{*this, "auto-cast-type", llvm::cl::desc("bf16 or f16"),
+                                   llvm::cl::init("bf16")};
+};
+
 } // namespace
 
+std::optional<neuronc::EmitStage> neuronc::parseStage(llvm::StringRef name) {
+  for (int s = 0; s <= static_cast<int>(EmitStage::Neff); ++s)
+    if (stageName(static_cast<EmitStage>(s)) == name ||
+        (name == "neuron" && s == static_cast<int>(EmitStage::Neuron)))
+      return static_cast<EmitStage>(s);
+  return std::nullopt;
+}
+
 void neuronc::registerPipelines() {
+  PassPipelineRegistration<CompilePipelineOptions>(
+      "neuron-pipeline",
+      "The whole compiler as one pipeline: import, legalize, bucket, fuse, lower and the "
+      "program passes, up to `stage`",
+      [](OpPassManager &pm, const CompilePipelineOptions &o) {
+        CompileOptions options;
+        options.stage = o.stage;
+        options.optLevel = o.optLevel;
+        options.backend.target = o.target;
+        options.bucket.buckets = o.buckets;
+        options.bucket.maxBuckets = o.maxBuckets;
+        options.import.returnPrinted = o.returnPrinted;
+        options.import.dropHostCalls = o.dropHostCalls || o.returnPrinted;
+        options.import.autoCast = o.autoCast;
+        options.import.autoCastType = o.autoCastType;
+        buildCompilePipeline(pm, options);
+      });
   PassPipelineRegistration<BackendPipelineOptions>(
       "neuron-backend",
       "Lower neuron to nisa, allocate memory, insert semaphores and check for races",

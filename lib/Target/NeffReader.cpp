@@ -539,7 +539,7 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
     EntryPoint ep;
     ep.name = strings.get(c.u32("entry name"), c, "entry point");
     BucketSignature &sig = ep.signature;
-    if (exe.minor >= 1 || exe.major > 1) {
+    if (exe.minor >= 1) {
       uint32_t symbols = c.count("symbol count", 4);
       for (uint32_t k = 0; k < symbols && c.ok(); ++k)
         sig.symbols.push_back(strings.get(c.u32("symbol name"), c, "symbol"));
@@ -580,6 +580,15 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
     if (c.ok() && sig.dynamic())
       if (llvm::Error err = sig.verify())
         c.fail("entry point '" + ep.name + "': " + llvm::toString(std::move(err)));
+    if (c.ok() && ep.buckets.empty())
+      c.fail("entry point '" + ep.name + "' has no bucket (no program to run)");
+    if (c.ok() && !sig.dynamic() &&
+        (!sig.inputs.empty() || !sig.outputs.empty() || !sig.masks.empty() || !sig.work.empty()))
+      c.fail("entry point '" + ep.name +
+             "' has no dynamic dims but a signature (inputs, outputs, masks or work terms)");
+    if (c.ok() && sig.dynamic() && !(exe.requiredFeatures & kFeatureBuckets))
+      c.fail("entry point '" + ep.name +
+             "' is bucketed but the 'buckets' feature bit is not set");
     exe.entries.push_back(std::move(ep));
   }
   uint32_t programs = c.count("program count", 24);
@@ -833,6 +842,8 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
     }
     exe.programs.push_back(std::move(p));
   }
+  if (c.ok() && c.offset() != c.size())
+    c.fail(llvm::Twine(c.size() - c.offset()) + " byte(s) follow the last program record");
   if (!c.ok())
     return fail(c.error);
   for (const EntryPoint &e : exe.entries)

@@ -344,8 +344,9 @@ std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
     out.patch<uint32_t>(at + 32, llvm::crc32(sections[i].second.data));
   }
   std::memcpy(out.data.data() + kMagicAt, kMagic, 8);
-  out.patch<uint16_t>(kMajorAt, exe.major);
-  out.patch<uint16_t>(kMinorAt, exe.minor);
+  // The layout written is always this writer's, whatever version was read.
+  out.patch<uint16_t>(kMajorAt, kMajorVersion);
+  out.patch<uint16_t>(kMinorAt, kMinorVersion);
   out.patch<uint32_t>(kHeaderSizeAt, kHeaderBytes);
   out.patch<uint64_t>(kRequiredAt, exe.requiredFeatures);
   out.patch<uint64_t>(kOptionalAt, exe.optionalFeatures);

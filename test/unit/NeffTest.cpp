@@ -147,6 +147,39 @@ TEST(Neff, BucketProgramMustMatchItsSizes) {
             "needs 256x64");
 }
 
+TEST(Neff, BucketedEntryNeedsItsFeatureBit) {
+  Executable exe = bucketed(128);
+  exe.requiredFeatures &= ~kFeatureBuckets;
+  auto back = readNeff(writeNeff(exe));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "section 'meta': entry point 'f' is bucketed but the 'buckets' feature bit is not set");
+}
+
+TEST(Neff, StaticEntryHasNoSignatureAndAProgram) {
+  Executable exe = sample();
+  exe.entries.front().signature.inputs = {{128, 64}};
+  auto back = readNeff(writeNeff(exe));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "section 'meta': entry point 'f' has no dynamic dims but a signature (inputs, "
+            "outputs, masks or work terms)");
+  exe = sample();
+  exe.entries.front().buckets.clear();
+  back = readNeff(writeNeff(exe));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "section 'meta': entry point 'f' has no bucket (no program to run)");
+}
+
+TEST(Neff, WritesItsOwnVersionWhateverWasRead) {
+  Executable exe = sample();
+  exe.minor = 0;
+  auto back = readNeff(writeNeff(exe));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->minor, kMinorVersion);
+}
+
 TEST(Neff, EveryByteOfTheHeaderIsChecked) {
   std::vector<uint8_t> bytes = writeNeff(sample());
   for (size_t at = 0; at < kHeaderBytes; ++at) {

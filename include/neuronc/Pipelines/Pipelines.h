@@ -14,18 +14,26 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <optional>
 #include <string>
 
 namespace neuronc {
 
 /// The stages `neuronc --emit=` can stop after, in pipeline order.
 enum class EmitStage {
-  Neuron,   ///< imported, legalized, canonicalized neuron IR
-  Bucketed, ///< dynamic dims specialized into static buckets and a dispatcher
-  Fused,    ///< after the fusion passes (named kernels recognized)
-  Nisa,   ///< engine instructions: tiled, allocated, synchronized, race-checked
-  Neff,   ///< the executable
+  Neuron,    ///< imported into neuron ops and canonicalized
+  Legalized, ///< f64/i64 converted, optional 16-bit auto-cast
+  Bucketed,  ///< dynamic dims specialized into static buckets and a dispatcher
+  Fused,     ///< after the fusion passes (named kernels recognized)
+  Lowered,   ///< engine instructions, before allocation and synchronization
+  Nisa,      ///< engine instructions: allocated, synchronized, race-checked
+  Neff,      ///< the executable
 };
+
+/// The stage's name as `--emit=` and the phase dump files spell it.
+llvm::StringRef stageName(EmitStage stage);
+/// The stage of a name (`neuron` is also `imported`).
+std::optional<EmitStage> parseStage(llvm::StringRef name);
 
 /// How the backend lowers and encodes.
 struct BackendOptions {
@@ -46,6 +54,35 @@ struct BucketOptions {
   std::string buckets;      ///< `seq:128,256;batch:auto:1:8`; empty: no bucketing asked
   unsigned maxBuckets = 64; ///< refuse larger grids
 };
+
+/// Everything that decides what the compiler produces: the options of every
+/// stage, the level and the last stage. The compile cache hashes it.
+struct CompileOptions {
+  ImportOptions import;
+  BucketOptions bucket;
+  BackendOptions backend;
+  unsigned optLevel = 2;                ///< 0: no fusion; 1: named kernels; 2, 3: full fusion
+  EmitStage stage = EmitStage::Neff;    ///< the last stage to run
+  std::string entry;                    ///< compile only this function (and callees)
+  /// A stable text of every field, for cache keys and reproducers.
+  std::string fingerprint() const;
+};
+
+/// Adds the passes of one stage (import through nisa; neff is not a pass).
+/// Bucketing is added when a spec is given, or from the lowering on (the
+/// device needs static shapes); fusion is skipped at -O0.
+void buildStagePipeline(mlir::OpPassManager &pm, EmitStage stage,
+                        const CompileOptions &options);
+/// Every stage up to options.stage, in order: the whole compiler as one
+/// pass pipeline (`neuron-opt --neuron-pipeline`).
+void buildCompilePipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// Runs the stages up to options.stage on `module` (after restricting it
+/// to options.entry), with the pass manager command-line options applied;
+/// `afterStage` (if given) sees the module after each stage and may fail.
+mlir::LogicalResult
+compileModule(mlir::ModuleOp module, const CompileOptions &options,
+              llvm::function_ref<mlir::LogicalResult(EmitStage)> afterStage = {});
 
 /// Registers `--buckets` (repeatable, joined with ';') and `--max-buckets`.
 void registerBucketCLOptions();
@@ -73,11 +110,15 @@ llvm::cl::OptionCategory &importCLCategory();
 /// Import: (drop host calls,) inline, convert TOSA/linalg/tensor to neuron,
 /// canonicalize, check that nothing else is left, legalize types, clean up.
 void buildImportPipeline(mlir::OpPassManager &pm, const ImportOptions &options);
+/// The conversion part of import (everything before type legalization).
+void buildConversionPipeline(mlir::OpPassManager &pm, const ImportOptions &options);
+/// Type legalization (f64/i64, auto-cast) and cleanup.
+void buildLegalizePipeline(mlir::OpPassManager &pm, const ImportOptions &options);
 
-/// Fusion: recognize RMSNorm, softmax/log-softmax and activations, then fuse
-/// what is left producer→consumer into neuron.kernel regions. Decisions are
-/// recorded for the fusion report.
-void buildFusionPipeline(mlir::OpPassManager &pm);
+/// Fusion: recognize RMSNorm, softmax/log-softmax and activations, then
+/// (unless `namedOnly`, -O1) fuse what is left producer→consumer into
+/// neuron.kernel regions. Decisions are recorded for the fusion report.
+void buildFusionPipeline(mlir::OpPassManager &pm, bool namedOnly = false);
 
 /// Canonicalization and CSE over every function.
 void buildNeuronCleanupPipeline(mlir::OpPassManager &pm);
@@ -104,12 +145,17 @@ mlir::LogicalResult fuseModule(mlir::ModuleOp module);
 /// The backend: lower to nisa, allocate memory, insert semaphores, check
 /// for races.
 void buildBackendPipeline(mlir::OpPassManager &pm, const BackendOptions &options);
+/// The lowering alone (--neuron-lower).
+void buildLowerPipeline(mlir::OpPassManager &pm, const BackendOptions &options);
+/// Allocation, semaphores and the race check, per program.
+void buildProgramPipeline(mlir::OpPassManager &pm);
 
 /// The backend pipeline, run on `module` with the pass manager command-line
 /// options applied.
 mlir::LogicalResult lowerModule(mlir::ModuleOp module, const BackendOptions &options);
 
-/// Registers `--neuron-import` as a pass pipeline for neuron-opt.
+/// Registers `--neuron-import`, `--neuron-fuse`, `--neuron-backend` and the
+/// whole compiler `--neuron-pipeline` as pass pipelines for neuron-opt.
 void registerPipelines();
 
 } // namespace neuronc

@@ -25,6 +25,10 @@ public:
   static std::unique_ptr<Program> load(llvm::StringRef filename, llvm::StringRef tool);
 
   mlir::MLIRContext &context() { return context_; }
+  /// The text that was parsed.
+  llvm::StringRef source() const {
+    return sourceMgr_.getMemoryBuffer(sourceMgr_.getMainFileID())->getBuffer();
+  }
   mlir::ModuleOp module() { return *module_; }
 
 private:

@@ -42,7 +42,8 @@ struct BucketSignature {
   /// Symbols whose mask (an i1 vector of the bucket's size, true for real
   /// elements) follows the inputs, in this order, in every bucket's program.
   std::vector<uint32_t> masks;
-  /// Work (FLOPs) as a polynomial of the symbol sizes.
+  /// Work (FLOPs + transcendentals + bytes moved) as a polynomial of the
+  /// symbol sizes.
   std::vector<WorkTerm> work;
   /// Per bucket, a size per symbol; smallest work first.
   std::vector<std::vector<int64_t>> buckets;

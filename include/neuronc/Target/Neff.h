@@ -40,7 +40,7 @@ constexpr uint32_t kHeaderBytes = 128;
 /// know; optional bits may be ignored.
 enum Feature : uint64_t {
   kFeatureIndirectDma = 1ull << 0, ///< dma_copy with an index tile (gather)
-  kFeatureBuckets = 1ull << 1,     ///< entry points with several shape buckets
+  kFeatureBuckets = 1ull << 1,     ///< some entry point is bucketed (has dynamic dims)
 };
 constexpr uint64_t kKnownRequiredFeatures = kFeatureIndirectDma | kFeatureBuckets;
 
