@@ -14,6 +14,10 @@
 #include "neuronc/Dialect/Nisa/NisaOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
+
+#include <atomic>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONLOWERPASS
@@ -220,17 +224,32 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
     for (auto fn : module.getOps<func::FuncOp>())
       if (!fn.isExternal() && fn.getOps<DispatchOp>().empty())
         fns.push_back(fn);
+    // Programs are created in order (so the output does not depend on the
+    // thread count), then the functions are lowered in parallel, each into
+    // its own program (buckets of one entry, independent functions).
+    SmallVector<nisa::ProgramOp> programs;
     for (func::FuncOp fn : fns) {
       OpBuilder b(fn);
-      auto program = nisa::ProgramOp::create(b, fn.getLoc(), fn.getSymName(), hw->name);
+      programs.push_back(nisa::ProgramOp::create(b, fn.getLoc(), fn.getSymName(), hw->name));
       // The function's symbol moves to the program.
       fn.setSymName((fn.getSymName() + ".lowered").str());
-      if (failed(lowerFunction(fn, program, *hw, remarks))) {
-        program.erase();
-        return signalPassFailure();
-      }
-      fn.erase();
     }
+    MLIRContext *ctx = &getContext();
+    ParallelDiagnosticHandler diagnostics(ctx);
+    std::atomic<bool> ok{true};
+    parallelFor(ctx, 0, fns.size(), [&](size_t i) {
+      diagnostics.setOrderIDForThread(i);
+      if (failed(lowerFunction(fns[i], programs[i], *hw, remarks)))
+        ok = false;
+      diagnostics.eraseOrderIDForThread();
+    });
+    if (!ok) {
+      for (nisa::ProgramOp p : programs)
+        p.erase();
+      return signalPassFailure();
+    }
+    for (func::FuncOp fn : fns)
+      fn.erase();
   }
 };
 
