@@ -316,6 +316,15 @@ PadInfo &Specializer::info(Value v) {
 /// What a value is where some dim of a result it broadcasts into is padded:
 /// any of its elements.
 Fill Specializer::broadcastFill(Value v) {
+  // A splat constant is that constant everywhere.
+  if (auto c = v.getDefiningOp<ConstantOp>())
+    if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()); dense && dense.isSplat()) {
+      if (isa<FloatType>(dense.getElementType()))
+        return Fill::constant(dense.getSplatValue<APFloat>().convertToDouble());
+      if (dense.getElementType().isInteger(1))
+        return Fill::constant(dense.getSplatValue<bool>() ? 1 : 0);
+      return Fill::constant(static_cast<double>(dense.getSplatValue<APInt>().getSExtValue()));
+    }
   const PadInfo &p = info(v);
   for (auto [s, f] : llvm::zip(p.symbol, p.fill))
     if (s >= 0 && !f.isFinite())

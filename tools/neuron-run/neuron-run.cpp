@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Interpreter/Interpreter.h"
 #include "neuronc/Interpreter/Npy.h"
 #include "neuronc/Pipelines/Entry.h"
@@ -26,6 +27,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -51,6 +53,11 @@ static cl::list<std::string> outputFiles("output",
 static cl::opt<bool> randomInputs("random-inputs",
                                   cl::desc("Fill every argument with seeded random values"),
                                   cl::cat(category));
+static cl::opt<std::string> sizesOpt(
+    "sizes",
+    cl::desc("With --random-inputs on a bucketed program: the size of each dynamic dim, e.g. "
+             "seq=300 or batch=2,seq=100"),
+    cl::value_desc("name=N,..."), cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed for --random-inputs"), cl::init(0),
                               cl::cat(category));
 static cl::opt<bool> simulate("sim",
@@ -140,6 +147,7 @@ void printSummary(size_t i, const Tensor &t) {
 struct ArgSpec {
   DType dtype;
   llvm::SmallVector<int64_t> shape;
+  std::vector<int64_t> dims; ///< a bucketed input's signature dims (symbols < 0)
 };
 
 DType hostType(neuronc::isa::DType t) {
@@ -150,6 +158,30 @@ DType hostType(neuronc::isa::DType t) {
   case neuronc::isa::DType::I1: return DType::I1;
   default: return DType::F32;
   }
+}
+
+/// `seq=300,batch=2`: a size for every symbol of `sig`.
+llvm::Expected<std::vector<int64_t>> parseSizes(const neuronc::BucketSignature &sig,
+                                                llvm::StringRef text) {
+  std::vector<int64_t> sizes(sig.symbols.size(), -1);
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef part : parts) {
+    auto [name, value] = part.split('=');
+    auto it = llvm::find(sig.symbols, name.trim().str());
+    int64_t n = 0;
+    if (it == sig.symbols.end())
+      return llvm::createStringError("--sizes names '" + name.trim().str() +
+                                     "', which is not a dynamic dim (they are: " +
+                                     llvm::join(sig.symbols, ", ") + ")");
+    if (value.trim().getAsInteger(10, n) || n < 0)
+      return llvm::createStringError("--sizes: '" + part.str() + "' is not NAME=SIZE");
+    sizes[it - sig.symbols.begin()] = n;
+  }
+  for (auto [name, n] : llvm::zip(sig.symbols, sizes))
+    if (n < 0)
+      return llvm::createStringError("--sizes gives no size for '" + name + "'");
+  return sizes;
 }
 
 /// True when `path` is an executable (by name, or by its first bytes).
@@ -326,6 +358,7 @@ int main(int argc, char **argv) {
   }
   llvm::SmallVector<ArgSpec> specs;
   size_t numResults = 0;
+  std::optional<neuronc::BucketSignature> signature; // of a bucketed entry
   if (exe) {
     const neuronc::neff::EntryPoint *ep = nullptr;
     for (const auto &e : exe->entries)
@@ -350,8 +383,9 @@ int main(int argc, char **argv) {
         llvm::SmallVector<int64_t> shape;
         for (int64_t d : dims)
           shape.push_back(neuronc::isSymbolDim(d) ? ShapedType::kDynamic : d);
-        specs.push_back({hostType(ins[i]->dtype), shape});
+        specs.push_back({hostType(ins[i]->dtype), shape, dims});
       }
+      signature = sig;
       numResults = sig.outputs.size();
     } else {
       for (const auto *v : device->inputs())
@@ -365,9 +399,14 @@ int main(int argc, char **argv) {
         return fail("argument #" + llvm::Twine(specs.size()) + ": " +
                     llvm::toString(dtype.takeError()));
       auto shaped = cast<RankedTensorType>(type);
-      specs.push_back({*dtype, llvm::SmallVector<int64_t>(shaped.getShape())});
+      specs.push_back({*dtype, llvm::SmallVector<int64_t>(shaped.getShape()), {}});
     }
     numResults = fn.getFunctionType().getNumResults();
+    for (auto d : fn.getOps<neuron::DispatchOp>()) {
+      signature = d.getSignature();
+      for (auto [spec, dims] : llvm::zip(specs, signature->inputs))
+        spec.dims = dims;
+    }
   }
 
   if (randomInputs && !inputFiles.empty())
@@ -395,9 +434,18 @@ int main(int argc, char **argv) {
     if (noInputs)
       break;
     if (randomInputs) {
-      if (llvm::is_contained(spec.shape, ShapedType::kDynamic))
-        return fail("argument #" + llvm::Twine(i) +
-                    " has a dynamic shape; give it with --input instead of --random-inputs");
+      if (llvm::is_contained(spec.shape, ShapedType::kDynamic)) {
+        if (!signature || sizesOpt.empty())
+          return fail("argument #" + llvm::Twine(i) +
+                      " has a dynamic shape; give it with --input instead of --random-inputs" +
+                      (signature ? " or give --sizes=" + signature->symbols.front() + "=N"
+                                 : std::string("")));
+        llvm::Expected<std::vector<int64_t>> sizes = parseSizes(*signature, sizesOpt);
+        if (!sizes)
+          return fail(llvm::toString(sizes.takeError()));
+        std::vector<int64_t> shape = neuronc::BucketSignature::shapeAt(spec.dims, *sizes);
+        spec.shape.assign(shape.begin(), shape.end());
+      }
       uint64_t argSeed = seed ^ (0x9e3779b97f4a7c15ull * (i + 1));
       args.push_back(neuronc::randomTensor(spec.dtype, spec.shape, argSeed));
       continue;

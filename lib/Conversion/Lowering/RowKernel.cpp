@@ -1001,7 +1001,17 @@ void RowKernelImpl::loadInput(int n, Val dst) {
   const InputInfo &in = inputs[nodes[n].input];
   bool full = isFull(n);
   HbmView view = viewOf(in.buf, in.strides, full);
-  kb->setSource(spec.ops.front());
+  // The load is the work of the op that reads the input (not of a constant
+  // that happens to come first in the group).
+  Operation *reader = nullptr;
+  for (int u : nodes[n].users)
+    if ((reader = nodes[u].source))
+      break;
+  if (!reader)
+    for (Operation *op : spec.ops)
+      if (!isa<ConstantOp, ReshapeOp>(op) && (reader = op))
+        break;
+  kb->setSource(reader ? reader : spec.ops.front());
   kb->transfer(/*toTile=*/true, dst.sym, nodes[n].type, 0, 0, view, p0, np, full ? c0 : 0,
                full ? nc : 1);
 }
