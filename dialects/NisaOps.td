@@ -179,6 +179,7 @@ def Nisa_ProgramOp : Nisa_Op<"program", [SymbolTable, Symbol, NoTerminator,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `target` $target attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name, "::llvm::StringRef":$target)>];
   let extraClassDeclaration = [{
@@ -264,8 +265,7 @@ def Nisa_AllocOp : Nisa_Op<"alloc", [Symbol, HasParent<"KernelOp">]> {
 /// semaphore fields every instruction carries.
 class Nisa_Instruction<string mnemonic, list<Trait> traits = []>
     : Nisa_Op<mnemonic, !listconcat(traits, [HasParent<"KernelOp">,
-        DeclareOpInterfaceMethods<Nisa_InstructionInterface>,
-        DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+        DeclareOpInterfaceMethods<Nisa_InstructionInterface>])> {
   dag syncArgs = (ins OptionalAttr<DenseI64ArrayAttr>:$wait, UnitAttr:$signal);
   let hasVerifier = 1;
 }

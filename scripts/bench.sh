@@ -7,18 +7,28 @@
 #    (target >= 5 million);
 #  - the generated code on the simulated trn1: fused RMSNorm 4096x4096 f32 against the core's
 #    modeled peak memory bandwidth (target >= 85 %), naive (-O0) / fused device time (target
-#    >= 3x, with `mul` the largest share of the naive one), 4096^3 bf16 matmul MFU (>= 80 %).
+#    >= 3x, with `mul` the largest share of the naive one), 4096^3 bf16 matmul MFU (>= 80 %);
+#  - compile time of 1..32 stacked TOSA decoder layers (32 layers <= 4.6x 8 layers, 32 layers
+#    under 10 s and 1 GiB), against parsing and printing the same text (in process and with
+#    mlir-opt), executable bytes per layer, and a compile-cache hit (< 5 % of a cold compile).
 # Usage: scripts/bench.sh [build-dir]
 set -euo pipefail
 BUILD=${1:-build}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-for b in interpreter fusion simulator; do
+for b in interpreter fusion simulator compile; do
   [ -x "$BUILD/test/bench/neuronc-bench-$b" ] || { echo "bench.sh: build first" >&2; exit 1; }
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for b in interpreter fusion simulator; do
-  "$BUILD/test/bench/neuronc-bench-$b" --benchmark_repetitions=5 \
+# Stacked decoder layers for the compile benchmarks.
+export NEURONC_BENCH_INPUTS="$work/decoders"
+mkdir -p "$NEURONC_BENCH_INPUTS"
+for n in 1 2 4 8 16 32; do
+  /usr/bin/python3 "$SRC/test/bench/Inputs/gen_decoder.py" $n > "$NEURONC_BENCH_INPUTS/decoder_$n.mlir"
+done
+for b in interpreter fusion simulator compile; do
+  reps=5; [ $b = compile ] && reps=3
+  "$BUILD/test/bench/neuronc-bench-$b" --benchmark_repetitions=$reps \
       --benchmark_report_aggregates_only=true --benchmark_format=json > "$work/$b.json"
 done
 
@@ -31,11 +41,11 @@ for p in fused naive matmul; do
   "$RUN" "$work/$p.neff" --no-data --profile "$work/$p" > /dev/null
 done
 
-/usr/bin/python3 - "$work" <<'PY'
-import json, os, sys
-work = sys.argv[1]
+/usr/bin/python3 - "$work" "$BUILD" <<'PY'
+import json, os, resource, subprocess, sys, time
+work, build = sys.argv[1], sys.argv[2]
 rows = {}
-for b in ("interpreter", "fusion", "simulator"):
+for b in ("interpreter", "fusion", "simulator", "compile"):
     for r in json.load(open(os.path.join(work, b + ".json")))["benchmarks"]:
         if r.get("aggregate_name") == "median":
             rows[r["run_name"].replace("/real_time", "")] = r
@@ -82,4 +92,42 @@ print(f"  Naive (-O0) RMSNorm: {t_n:8.1f} us = {t_n / t_f:5.2f}x the fused one  
 mfu = mm["summary"]["mfu_estimated_percent"]
 print(f"  4096^3 bf16 matmul: {mm['summary']['total_time'] * 1e6:8.1f} us, MFU {mfu:5.1f} %  "
       f"(target >= 80 %: {ok(mfu >= 80)})")
+
+print("Compiler (in process, one thread, median of 3)")
+comp = {n: rows[f"BM_CompileDecoder/{n}"] for n in (1, 2, 4, 8, 16, 32)}
+for n, r in comp.items():
+    print(f"  {n:2d} layer(s): {r['real_time']:8.1f} ms, executable {r['neff_bytes'] / 1024:7.0f} KiB"
+          f" = {r['neff_bytes_per_layer'] / 1024:5.1f} KiB per layer")
+t8, t32 = comp[8]["real_time"], comp[32]["real_time"]
+pp8, pp32 = rows["BM_ParsePrint/8"]["real_time"], rows["BM_ParsePrint/32"]["real_time"]
+hit = rows["BM_CacheHit/32"]["real_time"]
+print(f"  32 layers / 8 layers: {t32 / t8:4.2f}x  (target <= 4.6x: {ok(t32 / t8 <= 4.6)})")
+print(f"  32 layers: {t32 / 1000:5.2f} s (target < 10 s: {ok(t32 < 10000)}); "
+      f"{t32 / pp32:5.1f}x parsing and printing the same text ({pp32:.1f} ms)")
+print(f"  cache hit, 32 layers: {hit:6.2f} ms = {100 * hit / t32:4.1f} % of the cold compile "
+      f"(target < 5 %: {ok(hit < 0.05 * t32)})")
+
+print("Compiler (processes: neuronc vs mlir-opt, best of 3)")
+decoders = os.environ["NEURONC_BENCH_INPUTS"]
+def best(args, n=3):
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ts.append(time.perf_counter() - t)
+    return min(ts)
+neuronc = os.path.join(build, "bin", "neuronc")
+mlir_opt = "/usr/lib/llvm-22/bin/mlir-opt"
+d32 = os.path.join(decoders, "decoder_32.mlir")
+cold = best([neuronc, d32, "--no-cache", "-o", os.path.join(work, "d32.neff")])
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+opt = best([mlir_opt, d32, "-o", os.devnull]) if os.path.exists(mlir_opt) else float("nan")
+cache = os.path.join(work, "cache")
+subprocess.run([neuronc, d32, "--cache-dir", cache, "-o", os.path.join(work, "c.neff")], check=True)
+warm = best([neuronc, d32, "--cache-dir", cache, "-o", os.path.join(work, "c.neff")])
+start = best([neuronc, "--version"])
+print(f"  neuronc 32 layers: {cold:5.2f} s cold, peak memory {rss:6.0f} MiB (target < 1024 MiB: "
+      f"{ok(rss < 1024)}); mlir-opt parse+print {opt:5.3f} s: ratio {cold / opt:5.1f}x")
+print(f"  cache hit: {warm:5.3f} s = {100 * warm / cold:4.1f} % of cold, of which "
+      f"{start:5.3f} s is starting the process (neuronc --version)")
 PY

@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/xxhash.h"
@@ -63,13 +64,21 @@ CompileCache::Lookup CompileCache::lookup(llvm::StringRef key) const {
   std::string path = pathOf(key);
   if (!llvm::sys::fs::exists(path))
     return out;
-  llvm::Expected<neff::Executable> exe = neff::readNeffFile(path);
-  if (!exe) {
-    out.corrupt = llvm::toString(exe.takeError());
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf) {
+    out.corrupt = "cannot read " + path + ": " + buf.getError().message();
     (void)llvm::sys::fs::remove(path);
     return out;
   }
-  out.exe = std::move(*exe);
+  llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
+                                (*buf)->getBufferSize());
+  if (llvm::Error err = neff::verifyNeffChecksums(bytes)) {
+    out.corrupt = path + ": " + llvm::toString(std::move(err));
+    (void)llvm::sys::fs::remove(path);
+    return out;
+  }
+  out.bytes.emplace(bytes.begin(), bytes.end());
   return out;
 }
 

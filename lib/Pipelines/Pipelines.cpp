@@ -244,6 +244,10 @@ LogicalResult neuronc::compileModule(ModuleOp module, const CompileOptions &opti
                                      llvm::function_ref<LogicalResult(EmitStage)> afterStage) {
   if (failed(restrictToEntry(module, options.entry)))
     return failure();
+  // Embedders that never parsed a command line get the defaults (both are
+  // idempotent).
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   // One timing report (--mlir-timing) with a scope per stage.
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);

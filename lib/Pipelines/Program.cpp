@@ -29,6 +29,11 @@ std::unique_ptr<neuronc::Program> neuronc::Program::load(StringRef filename, Str
     llvm::errs() << tool << ": error: " << error << "\n";
     return nullptr;
   }
+  return parse(std::move(buffer));
+}
+
+std::unique_ptr<neuronc::Program>
+neuronc::Program::parse(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   std::unique_ptr<Program> program(new Program());
   program->sourceMgr_.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   program->diagnostics_ =

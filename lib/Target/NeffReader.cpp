@@ -447,8 +447,21 @@ static llvm::Error checkBucketProgram(const EntryPoint &e, const Bucket &b, cons
   return llvm::Error::success();
 }
 
-llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes,
-                                                   std::vector<SectionInfo> *sectionsOut) {
+namespace {
+/// The container read and checked (header, section table, checksums,
+/// content hash), before any section is decoded.
+struct Container {
+  Executable exe;
+  llvm::StringMap<llvm::ArrayRef<uint8_t>> sections;
+  const HardwareModel *hw = nullptr;
+};
+} // namespace
+
+static llvm::Expected<Container> readContainer(llvm::ArrayRef<uint8_t> bytes,
+                                               std::vector<SectionInfo> *sectionsOut) {
+  Container out;
+  Executable &exe = out.exe;
+  llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections = out.sections;
   using llvm::support::endian::read;
   auto r16 = [&](size_t at) { return read<uint16_t, llvm::endianness::little>(&bytes[at]); };
   auto r32 = [&](size_t at) { return read<uint32_t, llvm::endianness::little>(&bytes[at]); };
@@ -458,7 +471,6 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
                 llvm::Twine(kHeaderBytes) + "-byte header: it is truncated or not an executable");
   if (std::memcmp(bytes.data(), kMagic, 8) != 0)
     return fail("not a neuronc executable (bad magic; expected NCXNEFF)");
-  Executable exe;
   exe.major = r16(kMajorAt);
   exe.minor = r16(kMinorAt);
   if (exe.major != kMajorVersion)
@@ -489,7 +501,7 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
   if (fileSize != bytes.size())
     return fail("the header records a file of " + llvm::Twine(fileSize) + " bytes but it has " +
                 llvm::Twine(bytes.size()) + (fileSize > bytes.size() ? ": it is truncated" : ""));
-  const HardwareModel *hw = lookupHardwareModel(exe.target);
+  const HardwareModel *hw = out.hw = lookupHardwareModel(exe.target);
   if (!hw)
     return fail("unknown target '" + exe.target + "'; known targets: " + hardwareModelNames());
   uint32_t sectionCount = r32(kSectionCountAt);
@@ -501,7 +513,6 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
                 llvm::Twine(bytes.size()));
 
   // Sections by name, each checked against the file and its CRC.
-  llvm::StringMap<llvm::ArrayRef<uint8_t>> sections;
   std::vector<uint8_t> hashed;
   for (uint32_t i = 0; i < sectionCount; ++i) {
     size_t at = tableAt + i * kSectionEntryBytes;
@@ -527,6 +538,25 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
   }
   if (llvm::xxHash64(hashed) != exe.contentHash)
     return fail("content hash mismatch: the sections are not those the header was written for");
+  return out;
+}
+
+llvm::Error neuronc::neff::verifyNeffChecksums(llvm::ArrayRef<uint8_t> bytes) {
+  llvm::Expected<Container> c = readContainer(bytes, nullptr);
+  if (!c)
+    return c.takeError();
+  return llvm::Error::success();
+}
+
+llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes,
+                                                   std::vector<SectionInfo> *sectionsOut) {
+  llvm::Expected<Container> container = readContainer(bytes, sectionsOut);
+  if (!container)
+    return container.takeError();
+  Executable exe = std::move(container->exe);
+  llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections = container->sections;
+  const HardwareModel *hw = container->hw;
+  (void)hw;
   for (const char *required : {"meta", "strings", "const"})
     if (!sections.count(required))
       return fail("section '" + llvm::Twine(required) + "' is missing");

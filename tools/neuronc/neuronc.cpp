@@ -161,10 +161,11 @@ int main(int argc, char **argv) {
   options.backend.target = target;
   options.backend.remarks = lowerRemarks;
 
-  std::unique_ptr<neuronc::Program> program = neuronc::Program::load(inputFilename, "neuronc");
-  if (!program)
-    return 1;
-  ModuleOp module = program->module();
+  // The input is read once: its bytes key the cache, then it is parsed.
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);
+  if (!input)
+    return fail(error);
 
   // The compile cache: executables only, and only when nothing else (a
   // report, the phases, remarks) needs the compilation itself.
@@ -174,21 +175,29 @@ int main(int argc, char **argv) {
   std::string key;
   if (options.stage == EmitStage::Neff && !noCache) {
     cache.emplace(cacheDir.empty() ? neuronc::CompileCache::defaultDir() : cacheDir.getValue());
-    key = neuronc::CompileCache::key(program->source(), options.fingerprint());
+    key = neuronc::CompileCache::key(input->getBuffer(), options.fingerprint());
     if (!sideOutputs) {
       neuronc::CompileCache::Lookup found = cache->lookup(key);
       if (!found.corrupt.empty())
         llvm::errs() << "neuronc: warning: discarded a corrupted cache entry ("
                      << found.corrupt << "); compiling again\n";
-      if (found.exe) {
-        if (llvm::Error err = neuronc::neff::writeNeffFile(outputFilename, *found.exe))
-          return fail("cannot write " + outputFilename + ": " + llvm::toString(std::move(err)));
+      if (found.bytes) {
+        if (llvm::Error err = llvm::writeToOutput(outputFilename, [&](llvm::raw_ostream &os) {
+              os.write(reinterpret_cast<const char *>(found.bytes->data()), found.bytes->size());
+              return llvm::Error::success();
+            }))
+          return fail("cannot write " + llvm::toString(std::move(err)));
         llvm::errs() << "neuronc: cache hit " << key << " in " << cache->pathOf(key)
                      << ": compilation skipped\n";
         return 0;
       }
     }
   }
+
+  std::unique_ptr<neuronc::Program> program = neuronc::Program::parse(std::move(input));
+  if (!program)
+    return 1;
+  ModuleOp module = program->module();
 
   // The bucket histogram is read before compiling: a bad file fails fast.
   std::optional<std::string> histogramText;
@@ -274,7 +283,6 @@ int main(int argc, char **argv) {
   }
 
   // Only now open the output: a failed compile leaves no file behind.
-  std::string error;
   std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &error);
   if (!output)
     return fail(error);

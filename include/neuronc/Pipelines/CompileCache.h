@@ -5,8 +5,8 @@
 // compiler's identity, so that an unchanged recompile (a cold start of a
 // service, a rerun of a script) reads the executable back instead of
 // compiling. Entries are whole `.neff` files, written atomically; a read
-// validates every checksum, and an entry that fails is reported, discarded
-// and rebuilt, never used.
+// verifies the header, every section's CRC and the content hash, and an
+// entry that fails is reported, discarded and rebuilt, never used.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,8 +42,8 @@ public:
 
   /// What a lookup found.
   struct Lookup {
-    std::optional<neff::Executable> exe; ///< a valid entry
-    std::string corrupt;                 ///< why an existing entry was refused (and removed)
+    std::optional<std::vector<uint8_t>> bytes; ///< a valid entry (checksums verified)
+    std::string corrupt; ///< why an existing entry was refused (and removed)
   };
   Lookup lookup(llvm::StringRef key) const;
 

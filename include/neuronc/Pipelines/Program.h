@@ -23,6 +23,9 @@ public:
   /// why: `<tool>: error: ...` for I/O, located diagnostics for the parser
   /// (with a note for pre-TOSA-1.0 syntax).
   static std::unique_ptr<Program> load(llvm::StringRef filename, llvm::StringRef tool);
+  /// Parses a buffer already read (the driver reads the input once, to key
+  /// the compile cache before parsing).
+  static std::unique_ptr<Program> parse(std::unique_ptr<llvm::MemoryBuffer> buffer);
 
   mlir::MLIRContext &context() { return context_; }
   /// The text that was parsed.

@@ -171,6 +171,9 @@ llvm::Error writeNeffFile(llvm::StringRef path, const Executable &exe);
 
 /// Decodes and validates. The error names the first problem, e.g. "section
 /// 'dma' offset 4096 + size 900 exceeds file size 4500".
+/// Checks the container only: header, section table, every section's CRC and
+/// the content hash (what a cache needs to trust a file it wrote).
+llvm::Error verifyNeffChecksums(llvm::ArrayRef<uint8_t> bytes);
 llvm::Expected<Executable> readNeff(llvm::ArrayRef<uint8_t> bytes,
                                     std::vector<SectionInfo> *sections = nullptr);
 llvm::Expected<Executable> readNeffFile(llvm::StringRef path,

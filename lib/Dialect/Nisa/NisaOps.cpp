@@ -177,6 +177,23 @@ static bool isDeviceElementType(Type t) {
   return t.isF32() || t.isBF16() || t.isF16() || t.isInteger(32) || t.isInteger(1);
 }
 
+namespace {
+LogicalResult verifyMemories(InstructionOpInterface inst, ProgramOp program, KernelOp kernel,
+                             MemoryResolver &memories);
+} // namespace
+
+/// Every instruction's memories, resolved with one table for the program
+/// (a symbol lookup per instruction would be quadratic in program size).
+LogicalResult ProgramOp::verifyRegions() {
+  MemoryResolver memories(*this);
+  for (KernelOp kernel : getBodyBlock().getOps<KernelOp>())
+    for (Operation &op : kernel.getBodyBlock())
+      if (auto inst = dyn_cast<InstructionOpInterface>(op))
+        if (failed(verifyMemories(inst, *this, kernel, memories)))
+          return failure();
+  return success();
+}
+
 LogicalResult ProgramOp::verify() {
   if (!neuronc::lookupHardwareModel(getTarget()))
     return emitOpError("unknown target '")
@@ -797,20 +814,15 @@ struct Resolved {
 
 /// Checks every access of `inst` against the memory it names, then the
 /// rules that depend on memory spaces and element types.
-LogicalResult verifyMemories(InstructionOpInterface inst, SymbolTableCollection &tables) {
+LogicalResult verifyMemories(InstructionOpInterface inst, ProgramOp program, KernelOp kernel,
+                             MemoryResolver &memories) {
   Operation *op = inst;
-  auto kernel = op->getParentOfType<KernelOp>();
-  auto program = op->getParentOfType<ProgramOp>();
-  if (!kernel || !program)
-    return success(); // HasParent already complained
   const neuronc::HardwareModel *hw = neuronc::lookupHardwareModel(program.getTarget());
   SmallVector<MemoryAccess> accesses;
   inst.getAccesses(accesses);
   llvm::DenseMap<Attribute, Resolved> resolved;
   for (const MemoryAccess &a : accesses) {
-    Operation *decl = tables.lookupSymbolIn(kernel, a.memory.getAttr());
-    if (!decl)
-      decl = tables.lookupSymbolIn(program, a.memory.getAttr());
+    Operation *decl = memories.lookup(kernel, a.memory);
     if (!decl || !isa<AllocOp, HbmOp>(decl))
       return op->emitOpError("names ") << a.memory << ", which is neither a tile of this kernel "
                                                       "nor an HBM tensor of the program";
@@ -925,26 +937,3 @@ LogicalResult verifyMemories(InstructionOpInterface inst, SymbolTableCollection 
 
 } // namespace
 
-#define NISA_VERIFY_SYMBOLS(Op)                                                                    \
-  LogicalResult Op::verifySymbolUses(SymbolTableCollection &tables) {                              \
-    return verifyMemories(cast<InstructionOpInterface>(getOperation()), tables);                   \
-  }
-NISA_VERIFY_SYMBOLS(DmaCopyOp)
-NISA_VERIFY_SYMBOLS(LoadStationaryOp)
-NISA_VERIFY_SYMBOLS(MultiplyMovingOp)
-NISA_VERIFY_SYMBOLS(TransposeOp)
-NISA_VERIFY_SYMBOLS(ActivationOp)
-NISA_VERIFY_SYMBOLS(TensorTensorOp)
-NISA_VERIFY_SYMBOLS(TensorScalarOp)
-NISA_VERIFY_SYMBOLS(ScalarTensorTensorOp)
-NISA_VERIFY_SYMBOLS(TensorReduceOp)
-NISA_VERIFY_SYMBOLS(TensorCopyOp)
-NISA_VERIFY_SYMBOLS(ReciprocalOp)
-NISA_VERIFY_SYMBOLS(SelectOp)
-NISA_VERIFY_SYMBOLS(BnStatsOp)
-NISA_VERIFY_SYMBOLS(BnAggrOp)
-NISA_VERIFY_SYMBOLS(IotaOp)
-NISA_VERIFY_SYMBOLS(AffineSelectOp)
-NISA_VERIFY_SYMBOLS(PartitionReduceOp)
-NISA_VERIFY_SYMBOLS(MemsetOp)
-#undef NISA_VERIFY_SYMBOLS
