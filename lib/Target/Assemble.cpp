@@ -44,8 +44,17 @@ std::string neuronc::formatSourceLocation(Location loc) {
 
 std::string neuronc::locationOpName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc)) {
-    // An exporter's name inside ours wins: loc("neuron.mul"(loc("aten::mul"(...)))).
+    // An exporter's name inside ours wins: loc("neuron.mul"(loc("aten::mul"(...)))),
+    // unless ours fused several of them (a fused rmsnorm of aten::pow, aten::mean, ...).
     std::string inner = locationOpName(name.getChildLoc());
+    if (auto fused = dyn_cast<FusedLoc>(name.getChildLoc())) {
+      llvm::StringSet<> names;
+      for (Location l : fused.getLocations())
+        if (std::string n = locationOpName(l); !n.empty())
+          names.insert(n);
+      if (names.size() > 1)
+        return name.getName().str();
+    }
     return inner.empty() ? name.getName().str() : inner;
   }
   if (auto fused = dyn_cast<FusedLoc>(loc))

@@ -221,6 +221,9 @@ void ConflictIndex::visit(int64_t index, const Step &step,
           if (by.covers(entry.region))
             entry.dead = true;
         }
+        // Keep the lists short: an index revisited kernel after kernel (reused
+        // scratch) would otherwise scan every access ever made to it.
+        compact(*list);
       }
     }
   };
