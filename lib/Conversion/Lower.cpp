@@ -16,6 +16,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Threading.h"
+#include "neuronc/Support/ByteSize.h"
+#include "neuronc/Support/Shape.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
 
@@ -134,9 +137,42 @@ LogicalResult lowerKernelOp(FunctionLowering &fl, KernelOp k) {
   return lowerRowGroup(fl, k, ops, outputs, k.getKind());
 }
 
+/// Refuses a function with a tensor that cannot fit one core's HBM, before
+/// anything is allocated for it.
+LogicalResult checkFitsHbm(func::FuncOp fn, const neuronc::HardwareModel &hw) {
+  int64_t limit = hw.hbmBytesPerCore();
+  auto check = [&](Type t, Operation *at, Location loc) -> LogicalResult {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || !rt.hasStaticShape())
+      return success();
+    int64_t n = neuronc::numElements(rt.getShape());
+    int64_t width = std::max<int64_t>(1, rt.getElementTypeBitWidth() / 8);
+    double bytes = static_cast<double>(n) * static_cast<double>(width); // no overflow
+    if (bytes <= static_cast<double>(limit))
+      return success();
+    return emitError(loc) << "tensor " << t << " needs "
+                          << neuronc::formatByteSize(bytes)
+                          << " but a " << hw.name << " NeuronCore has "
+                          << neuronc::formatByteSize(static_cast<double>(limit))
+                          << " of HBM; split the computation (or bucket the dynamic dim smaller)";
+  };
+  for (BlockArgument a : fn.getArguments())
+    if (failed(check(a.getType(), fn, a.getLoc())))
+      return failure();
+  WalkResult w = fn.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (failed(check(t, op, op->getLoc())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(w.wasInterrupted());
+}
+
 /// Lowers one function into `program`.
 LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
                             const neuronc::HardwareModel &hw, bool remarks) {
+  if (failed(checkFitsHbm(fn, hw)))
+    return failure();
   ProgramBuilder pb(program, hw);
   FunctionLowering fl(pb, remarks);
   for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {

@@ -3,6 +3,9 @@
 #include "neuronc/Interpreter/Interpreter.h"
 #include "neuronc/Interpreter/Dispatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "neuronc/Support/ByteSize.h"
+
+#include <cstdlib>
 
 #include "neuronc/Dialect/Neuron/Evaluate.h"
 #include "neuronc/Dialect/Neuron/HostTensor.h"
@@ -71,6 +74,38 @@ namespace {
 /// terminator (func.return or neuron.yield) and returns what it returns.
 FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor> args);
 
+} // namespace
+
+int64_t maxHostTensorBytes() {
+  static const int64_t limit = [] {
+    if (const char *env = std::getenv("NEURONC_MAX_TENSOR_BYTES"))
+      if (int64_t v = std::strtoll(env, nullptr, 10); v > 0)
+        return v;
+    return int64_t(8) << 30;
+  }();
+  return limit;
+}
+
+namespace {
+
+/// Refuses, before allocating, a result larger than maxHostTensorBytes().
+LogicalResult checkAllocation(Operation *op) {
+  for (Type t : op->getResultTypes()) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || !rt.hasStaticShape())
+      continue;
+    int64_t n = numElements(rt.getShape());
+    int64_t limit = maxHostTensorBytes();
+    if (n > limit / 4)
+      return op->emitError("result ")
+             << t << " would need " << formatByteSize(4.0 * static_cast<double>(n))
+             << " of host memory, more than the interpreter's limit of "
+             << formatByteSize(static_cast<double>(limit))
+             << " (NEURONC_MAX_TENSOR_BYTES raises it)";
+  }
+  return success();
+}
+
 /// A bucketed call: pick the bucket for the actual sizes, pad, run it,
 /// slice the results back.
 FailureOr<llvm::SmallVector<Tensor>> runDispatch(neuron::DispatchOp op,
@@ -135,6 +170,8 @@ FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor
     } else {
       if (op.getNumResults() != 1)
         return op.emitError("expected exactly one result");
+      if (failed(checkAllocation(&op)))
+        return failure();
       llvm::Expected<Tensor> result = neuron::evaluateOp(&op, operands);
       if (!result)
         return op.emitError() << llvm::toString(result.takeError());

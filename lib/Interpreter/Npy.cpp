@@ -9,6 +9,8 @@
 
 #include "neuronc/Interpreter/Npy.h"
 
+#include <limits>
+
 #include "neuronc/Support/Float.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -125,9 +127,14 @@ llvm::Expected<Tensor> decodeNpy(StringRef bytes, DType *fileDType) {
 
   int64_t n = numElements(shape);
   int64_t itemBytes = dtypeBytes(file);
-  if (static_cast<int64_t>(data.size()) < n * itemBytes)
+  // Divide instead of multiplying: a forged shape must not overflow into a
+  // size that passes, and nothing is allocated before this check.
+  if (n > static_cast<int64_t>(data.size()) / itemBytes)
     return fail("the .npy file holds " + llvm::Twine(data.size()) + " data bytes but shape (" +
-                formatShape(shape) + ") of " + descr + " needs " + llvm::Twine(n * itemBytes));
+                formatShape(shape) + ") of " + descr + " needs " +
+                (n > std::numeric_limits<int64_t>::max() / itemBytes
+                     ? std::string("more than 2^63")
+                     : std::to_string(n * itemBytes)));
   if (fileDType)
     *fileDType = file;
 

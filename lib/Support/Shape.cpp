@@ -2,6 +2,8 @@
 
 #include "neuronc/Support/Shape.h"
 
+#include <limits>
+
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -14,6 +16,9 @@ int64_t numElements(ArrayRef<int64_t> shape) {
   for (int64_t d : shape) {
     if (d == kDynamic)
       return -1;
+    // Saturate instead of overflowing: such a tensor is refused by size.
+    if (d && n > std::numeric_limits<int64_t>::max() / d)
+      return std::numeric_limits<int64_t>::max();
     n *= d;
   }
   return n;

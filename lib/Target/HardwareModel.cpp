@@ -26,7 +26,7 @@ const HardwareModel kModels[] = {
    /*hbmGBps=*/410.0, /*dmaEngines=*/16, /*dmaBytesPerNsPerEngine=*/17.0,
    /*dmaLatencyNs=*/1300.0, /*dmaEfficientBytes=*/32 * 1024, /*dmaIssueNs=*/100.0,
    /*dmaMinRunBytes=*/512, /*sbufStrideBytes=*/16,
-   /*coresPerChip=*/2, /*chipHbmGBps=*/820.0},
+   /*coresPerChip=*/2, /*chipHbmGBps=*/820.0, /*chipHbmBytes=*/32ll << 30},
   {/*name=*/"trn2", /*core=*/"NeuronCore-v3",
    /*partitions=*/128, /*sbufPartitionBytes=*/224 * 1024, /*psumPartitionBytes=*/16 * 1024,
    /*psumBanks=*/8,
@@ -39,7 +39,7 @@ const HardwareModel kModels[] = {
    /*hbmGBps=*/362.0, /*dmaEngines=*/16, /*dmaBytesPerNsPerEngine=*/23.0,
    /*dmaLatencyNs=*/1300.0, /*dmaEfficientBytes=*/32 * 1024, /*dmaIssueNs=*/600.0,
    /*dmaMinRunBytes=*/512, /*sbufStrideBytes=*/16,
-   /*coresPerChip=*/8, /*chipHbmGBps=*/2900.0},
+   /*coresPerChip=*/8, /*chipHbmGBps=*/2900.0, /*chipHbmBytes=*/96ll << 30},
 };
 // clang-format on
 } // namespace

@@ -13,6 +13,7 @@
 #include "NeffFormat.h"
 
 #include "neuronc/Target/HardwareModel.h"
+#include "neuronc/Support/ByteSize.h"
 #include "neuronc/Support/Shape.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/xxhash.h"
 
@@ -556,7 +558,8 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
   Executable exe = std::move(container->exe);
   llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections = container->sections;
   const HardwareModel *hw = container->hw;
-  (void)hw;
+  const int64_t hbmBytes = hw->hbmBytesPerCore();
+  auto gib = [](int64_t b) { return formatByteSize(static_cast<double>(b)); };
   for (const char *required : {"meta", "strings", "const"})
     if (!sections.count(required))
       return fail("section '" + llvm::Twine(required) + "' is missing");
@@ -668,7 +671,21 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
       if (v.kind == VarKind::Internal &&
           (v.offset < 0 || v.offset + v.bytes() > p.scratchBytes))
         c.fail("internal tensor '" + v.name + "' lies outside the scratch area");
+      if (c.ok() && v.bytes() > hbmBytes)
+        c.fail("variable '" + v.name + "' is " + llvm::Twine(v.bytes()) + " bytes, more than a " +
+               hw->name + " NeuronCore's " + gib(hbmBytes) + " of HBM");
       p.variables.push_back(std::move(v));
+    }
+    // What the device allocates for a run must fit one core's HBM.
+    if (c.ok()) {
+      int64_t total = p.scratchBytes;
+      for (const Variable &v : p.variables)
+        if (v.kind == VarKind::Input || v.kind == VarKind::Output)
+          total += v.bytes();
+      if (total > hbmBytes)
+        c.fail("program '" + p.name + "' needs " + llvm::Twine(total) +
+               " bytes of HBM (inputs, outputs and scratch), more than a " + hw->name +
+               " NeuronCore's " + gib(hbmBytes));
     }
     uint32_t kernels = c.count("kernel count", 16);
     for (uint32_t k = 0; k < kernels && c.ok(); ++k) {

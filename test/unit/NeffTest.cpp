@@ -180,6 +180,17 @@ TEST(Neff, WritesItsOwnVersionWhateverWasRead) {
   EXPECT_EQ(back->minor, kMinorVersion);
 }
 
+TEST(Neff, VariablesMustFitOneCoresHbm) {
+  // Refused before the simulator would allocate 32 GiB for it.
+  Executable exe = sample();
+  exe.programs[0].variables[0].shape = {int64_t(1) << 33, 1};
+  auto back = readNeff(writeNeff(exe));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "section 'meta': variable 'x' is 34359738368 bytes, more than a trn1 NeuronCore's "
+            "16.0 GiB of HBM");
+}
+
 TEST(Neff, EveryByteOfTheHeaderIsChecked) {
   std::vector<uint8_t> bytes = writeNeff(sample());
   for (size_t at = 0; at < kHeaderBytes; ++at) {

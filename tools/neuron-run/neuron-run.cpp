@@ -13,6 +13,7 @@
 
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Interpreter/Interpreter.h"
+#include "neuronc/Support/ByteSize.h"
 #include "neuronc/Interpreter/Npy.h"
 #include "neuronc/Pipelines/Entry.h"
 #include "neuronc/Pipelines/Pipelines.h"
@@ -446,6 +447,12 @@ int main(int argc, char **argv) {
         std::vector<int64_t> shape = neuronc::BucketSignature::shapeAt(spec.dims, *sizes);
         spec.shape.assign(shape.begin(), shape.end());
       }
+      if (int64_t n = neuronc::numElements(spec.shape);
+          n > neuronc::maxHostTensorBytes() / 4)
+        return fail("argument #" + llvm::Twine(i) + " (" + neuronc::formatShape(spec.shape) +
+                    ") is larger than the " +
+                    neuronc::formatByteSize(static_cast<double>(neuronc::maxHostTensorBytes())) +
+                    " a host tensor may take (NEURONC_MAX_TENSOR_BYTES raises it)");
       uint64_t argSeed = seed ^ (0x9e3779b97f4a7c15ull * (i + 1));
       args.push_back(neuronc::randomTensor(spec.dtype, spec.shape, argSeed));
       continue;

@@ -26,6 +26,11 @@ llvm::Error checkArguments(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args)
 mlir::FailureOr<llvm::SmallVector<Tensor>> interpret(mlir::func::FuncOp func,
                                                      llvm::ArrayRef<Tensor> args);
 
+/// The most bytes one host tensor may take ($NEURONC_MAX_TENSOR_BYTES, else
+/// 8 GiB): the interpreter and neuron-run refuse larger ones before
+/// allocating.
+int64_t maxHostTensorBytes();
+
 /// Element type of a tensor type as a host type, with a readable error for
 /// types the interpreter does not compute in (f64, i64, others).
 llvm::Expected<DType> hostTypeOf(mlir::Type type);

@@ -64,6 +64,11 @@ struct HardwareModel {
   // The chip.
   int64_t coresPerChip;
   double chipHbmGBps;          ///< HBM bandwidth all cores of the chip share
+  int64_t chipHbmBytes;        ///< HBM capacity of the chip
+
+  /// HBM capacity of one core: the chip's divided evenly (what one program
+  /// may use, inputs, outputs, constants and scratch together).
+  int64_t hbmBytesPerCore() const { return chipHbmBytes / coresPerChip; }
 
   /// Bytes per ns one core's DMA can move: the smaller of its HBM share and
   /// its DMA engines together.
