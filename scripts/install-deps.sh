@@ -10,6 +10,7 @@ PKGS=(
   python3 python3-numpy
   chromium
   fonts-dejavu-core
+  clang-22 libclang-rt-22-dev
 )
 
 missing=()

@@ -39,6 +39,15 @@ ct_pass=$((ct_total - ct_fail))
 if [ "$lit_rc" -ne 0 ] && [ "$lit_fail" -eq 0 ]; then lit_fail=1; fi
 if [ "$ctest_rc" -ne 0 ] && [ "$ct_fail" -eq 0 ]; then ct_fail=1; fi
 
-echo "lit: $lit_pass passed, $lit_fail failed, $lit_skip skipped; unit: $ct_pass passed, $ct_fail failed"
-echo "neuronc: $((lit_pass + ct_pass)) passed, $((lit_fail + ct_fail)) failed, $lit_skip skipped"
-[ "$lit_fail" -eq 0 ] && [ "$ct_fail" -eq 0 ]
+# The readers under libFuzzer with ASan/UBSan, a short fixed budget per
+# target on the seed corpus (NEURONC_FUZZ_SECONDS=0 skips it).
+fz_pass=0; fz_fail=0
+FUZZ_SECONDS=${NEURONC_FUZZ_SECONDS:-30}
+if [ "$FUZZ_SECONDS" -gt 0 ]; then
+  echo "== fuzzing (${FUZZ_SECONDS} s per reader) =="
+  if scripts/fuzz.sh "$FUZZ_SECONDS"; then fz_pass=2; else fz_fail=1; fi
+fi
+
+echo "lit: $lit_pass passed, $lit_fail failed, $lit_skip skipped; unit: $ct_pass passed, $ct_fail failed; fuzz: $fz_pass passed, $fz_fail failed"
+echo "neuronc: $((lit_pass + ct_pass + fz_pass)) passed, $((lit_fail + ct_fail + fz_fail)) failed, $lit_skip skipped"
+[ "$lit_fail" -eq 0 ] && [ "$ct_fail" -eq 0 ] && [ "$fz_fail" -eq 0 ]

@@ -92,7 +92,7 @@ void appendConstant(ElementsAttr value, std::vector<uint8_t> &out) {
         out.push_back(v ? 1 : 0);
       return;
     }
-    if (isa<FloatType>(et)) {
+    if (llvm::isa<FloatType>(et)) {
       for (APFloat v : dense.getValues<APFloat>()) {
         APInt bits = v.bitcastToAPInt();
         uint64_t raw = bits.getZExtValue();
@@ -107,7 +107,7 @@ void appendConstant(ElementsAttr value, std::vector<uint8_t> &out) {
     return;
   }
   // Other elements attributes (resources): go through APFloat/APInt values.
-  if (isa<FloatType>(et)) {
+  if (llvm::isa<FloatType>(et)) {
     for (APFloat v : value.getValues<APFloat>()) {
       APInt bits = v.bitcastToAPInt();
       uint64_t raw = bits.getZExtValue();
@@ -211,7 +211,7 @@ struct ProgramAssembler {
       k.location = formatSourceLocation(kernel.getLoc());
       out.kernels.push_back(std::move(k));
       for (Operation &op : kernel.getBodyBlock()) {
-        if (!isa<nisa::InstructionOpInterface>(op))
+        if (!llvm::isa<nisa::InstructionOpInterface>(op))
           continue;
         FailureOr<isa::Instruction> inst = encode(kernel, &op);
         if (failed(inst))

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Fuzzes the readers with libFuzzer (clang-22, AddressSanitizer and
+# UndefinedBehaviorSanitizer): the .neff reader and the .npy reader.
+# Seeds: executables the normal build compiles from the examples and tests,
+# and .npy files of every dtype written by numpy.
+#
+# usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [RUNS (default: no limit)]
+# Crashes, leaks and sanitizer reports stop the run with a non-zero exit;
+# the input that caused them is left in build-fuzz/<target>/ (crash-*).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET=${1:-60}
+RUNS=${2:--1}
+FUZZ=${NEURONC_FUZZ_BUILD_DIR:-build-fuzz}
+BUILD=${NEURONC_BUILD_DIR:-build}
+command -v clang++-22 >/dev/null || { echo "fuzz.sh: needs clang-22 and libclang-rt-22-dev (apt-get install clang-22 libclang-rt-22-dev)" >&2; exit 1; }
+[ -x "$BUILD/bin/neuronc" ] || scripts/build.sh
+if [ ! -f "$FUZZ/build.ninja" ]; then
+  CC=clang-22 CXX=clang++-22 cmake -G Ninja -S . -B "$FUZZ" -DNEURONC_FUZZ=ON >/dev/null
+fi
+ninja -C "$FUZZ" neuronc-fuzz-neff_reader neuronc-fuzz-npy_reader
+
+# Seed corpora.
+neff="$FUZZ/corpus/neff_reader"; npy="$FUZZ/corpus/npy_reader"
+mkdir -p "$neff" "$npy"
+"$BUILD/bin/neuronc" docs/examples/rmsnorm_naive.mlir --no-cache -O0 -o "$neff/naive.neff"
+"$BUILD/bin/neuronc" docs/examples/rmsnorm_fused.mlir --no-cache -o "$neff/fused.neff"
+"$BUILD/bin/neuronc" test/Pipelines/Inputs/bucketing/softmax.mlir --buckets=keys:4,8 --no-cache -o "$neff/buckets.neff"
+"$BUILD/bin/neuronc" test/Pipelines/Inputs/bucketing/attention.mlir --buckets=seq:4 --no-cache --target=trn2 -o "$neff/attention.neff"
+/usr/bin/python3 - "$npy" <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+for name, a in {"f32": np.arange(6, dtype=np.float32).reshape(2, 3),
+                "f64": np.ones((3,), np.float64), "f16": np.zeros((2, 2), np.float16),
+                "i32": np.arange(4, dtype=np.int32), "i64": np.arange(3, dtype=np.int64),
+                "bool": np.array([True, False]), "scalar": np.float32(1.5),
+                "fortran": np.asfortranarray(np.ones((2, 3), np.float32))}.items():
+    np.save(f"{d}/{name}.npy", a)
+PY
+
+status=0
+for t in neff_reader npy_reader; do
+  mkdir -p "$FUZZ/$t"
+  echo "== $t: ${SECONDS_PER_TARGET} s =="
+  ( cd "$FUZZ/$t" && ASAN_OPTIONS=detect_leaks=1 "../test/fuzz/neuronc-fuzz-$t" \
+      -max_total_time="$SECONDS_PER_TARGET" -runs="$RUNS" -max_len=65536 -rss_limit_mb=2048 \
+      -timeout=10 -print_final_stats=1 "../corpus/$t" ) 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|Done|ERROR|SUMMARY|crash-|leak" || true
+  if ls "$FUZZ/$t"/crash-* "$FUZZ/$t"/leak-* "$FUZZ/$t"/timeout-* >/dev/null 2>&1; then
+    echo "fuzz.sh: $t found a problem (see $FUZZ/$t)"; status=1
+  fi
+done
+exit $status

@@ -1,0 +1,25 @@
+//===- neff_reader_fuzz.cpp - libFuzzer target: the executable reader -----===//
+//
+// Any bytes: readNeff either returns an executable or an error, never
+// crashes, hangs or leaks. What it accepts must write back to bytes that it
+// accepts again and that decode to the same executable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Target/Neff.h"
+
+#include <cstdlib>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  llvm::ArrayRef<uint8_t> bytes(data, size);
+  llvm::Expected<neuronc::neff::Executable> exe = neuronc::neff::readNeff(bytes);
+  if (!exe) {
+    llvm::consumeError(exe.takeError());
+    return 0;
+  }
+  std::vector<uint8_t> again = neuronc::neff::writeNeff(*exe);
+  llvm::Expected<neuronc::neff::Executable> back = neuronc::neff::readNeff(again);
+  if (!back || !(*back == *exe))
+    std::abort(); // accepted once, refused or changed when written back
+  return 0;
+}
