@@ -20,7 +20,10 @@
 // NISA: nisa.program @rmsnorm.seq_8
 // NISA: wait(
 
-// -O1 recognizes the named kernel; -O0 keeps every op.
+// -O1 recognizes the named kernel; -O0 keeps every op; -O3 is -O2.
+// RUN: neuronc %s --emit=fused -O3 --buckets=seq:8 | FileCheck %s --check-prefix=O1
+// RUN: neuronc %s --emit=legalized --auto-cast=all | FileCheck %s --check-prefix=AUTOCAST
+// AUTOCAST: neuron.cast %arg0 : tensor<?x64xf32> -> tensor<?x64xbf16>
 // RUN: neuronc %s --emit=fused -O1 --buckets=seq:8 | FileCheck %s --check-prefix=O1
 // O1: neuron.rmsnorm
 // RUN: neuronc %s --emit=fused -O0 --buckets=seq:8 | FileCheck %s --check-prefix=O0
