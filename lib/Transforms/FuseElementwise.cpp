@@ -163,7 +163,7 @@ struct FuseElementwisePass
       }
       for (Operation *op : group)
         taken.insert(op);
-      outline(group, hero);
+      outline(group, hero, taken);
     }
   }
 
@@ -214,7 +214,7 @@ struct FuseElementwisePass
         continue;
       taken.insert(add);
       taken.insert(norm);
-      outline(group, norm, "residual-rmsnorm");
+      outline(group, norm, taken, "residual-rmsnorm");
     }
   }
 
@@ -241,8 +241,10 @@ struct FuseElementwisePass
   }
 
   /// Replaces the group by one neuron.kernel placed at its root.
+  /// `taken` gets every op this erases (the group and the constants only it
+  /// used), so that callers walking a list of ops skip them.
   void outline(const llvm::SetVector<Operation *> &groupSet, Operation *hero,
-               StringRef kindOverride = {}) {
+               llvm::SmallPtrSetImpl<Operation *> &taken, StringRef kindOverride = {}) {
     SmallVector<Operation *> group(groupSet.begin(), groupSet.end());
     llvm::sort(group, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     llvm::SmallPtrSet<Operation *, 16> inGroup(group.begin(), group.end());
@@ -299,10 +301,13 @@ struct FuseElementwisePass
     recordFused(kernel, "kernel (" + kind + ")", group, bytesSaved(group, kernel));
     for (auto [r, k] : llvm::zip(results, kernel.getResults()))
       r.replaceAllUsesWith(k);
-    eraseDeadChain(group);
+    // Also erases the constants only the group used (erasing them here too
+    // would touch freed operations: AddressSanitizer found it).
     for (Operation *c : constants)
-      if (c->use_empty())
-        c->erase();
+      taken.insert(c);
+    for (Operation *op : group)
+      taken.insert(op);
+    eraseDeadChain(group);
   }
 };
 
