@@ -140,11 +140,15 @@ struct AllocateMemoryPass
         ++index;
       }
     }
-    // Tiles nobody touches are dropped.
+    // Tiles nobody touches are dropped: out of the map first, then erased
+    // (the other order read freed ops; AddressSanitizer found it).
+    SmallVector<Operation *> unused;
     for (auto &[op, item] : items)
       if (item.first < 0 && isa<AllocOp>(op))
-        op->erase();
+        unused.push_back(op);
     items.remove_if([](auto &kv) { return kv.second.first < 0 && isa<AllocOp>(kv.first); });
+    for (Operation *op : unused)
+      op->erase();
 
     SmallVector<Item *> order;
     for (auto &kv : items)
