@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# Fuzzes the readers with libFuzzer (clang-22, AddressSanitizer and
-# UndefinedBehaviorSanitizer): the .neff reader and the .npy reader.
+# Fuzzes neuronc with libFuzzer (clang-22, AddressSanitizer and
+# UndefinedBehaviorSanitizer). Targets (test/fuzz/, docs/testing.md#fuzzing):
+#   neff_reader        the .neff reader on any bytes
+#   neff_sealed        the .neff reader on bytes resealed (checksums made good)
+#   npy_reader         the .npy reader
+#   instruction_times  the profile reader of neuron-inspect --profile
+#   compile            the whole compiler on generated TOSA/neuron graphs
+#                      (needs all of the compiler built with the sanitizers)
 # Seeds: executables the normal build compiles from the examples and tests,
-# and .npy files of every dtype written by numpy.
+# .npy files of every dtype written by numpy, and a real profile.
 #
-# usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [RUNS (default: no limit)]
-# Crashes, leaks and sanitizer reports stop the run with a non-zero exit;
-# the input that caused them is left in build-fuzz/<target>/ (crash-*).
+# usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
+#        (default targets: the four readers)
+# NEURONC_FUZZ_RUNS=N stops each target after N inputs instead.
+# Crashes, leaks, timeouts and sanitizer reports stop the run with a
+# non-zero exit; the input that caused them is left in build-fuzz/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
-RUNS=${2:--1}
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(neff_reader neff_sealed npy_reader instruction_times)
+RUNS=${NEURONC_FUZZ_RUNS:--1}
 FUZZ=${NEURONC_FUZZ_BUILD_DIR:-build-fuzz}
 BUILD=${NEURONC_BUILD_DIR:-build}
 command -v clang++-22 >/dev/null || { echo "fuzz.sh: needs clang-22 and libclang-rt-22-dev (apt-get install clang-22 libclang-rt-22-dev)" >&2; exit 1; }
@@ -18,16 +29,22 @@ command -v clang++-22 >/dev/null || { echo "fuzz.sh: needs clang-22 and libclang
 if [ ! -f "$FUZZ/build.ninja" ]; then
   CC=clang-22 CXX=clang++-22 cmake -G Ninja -S . -B "$FUZZ" -DNEURONC_FUZZ=ON >/dev/null
 fi
-ninja -C "$FUZZ" neuronc-fuzz-neff_reader neuronc-fuzz-npy_reader
+ninja -C "$FUZZ" "${TARGETS[@]/#/neuronc-fuzz-}"
 
 # Seed corpora.
-neff="$FUZZ/corpus/neff_reader"; npy="$FUZZ/corpus/npy_reader"
-mkdir -p "$neff" "$npy"
+corpus="$FUZZ/corpus"
+mkdir -p "$corpus"/{neff_reader,neff_sealed,npy_reader,instruction_times,compile}
+neff="$corpus/neff_reader"
 "$BUILD/bin/neuronc" docs/examples/rmsnorm_naive.mlir --no-cache -O0 -o "$neff/naive.neff"
 "$BUILD/bin/neuronc" docs/examples/rmsnorm_fused.mlir --no-cache -o "$neff/fused.neff"
 "$BUILD/bin/neuronc" test/Pipelines/Inputs/bucketing/softmax.mlir --buckets=keys:4,8 --no-cache -o "$neff/buckets.neff"
 "$BUILD/bin/neuronc" test/Pipelines/Inputs/bucketing/attention.mlir --buckets=seq:4 --no-cache --target=trn2 -o "$neff/attention.neff"
-/usr/bin/python3 - "$npy" <<'PY'
+cp "$neff"/*.neff "$corpus/neff_sealed/"
+# The profile reader fuzzes against the naive RMSNorm and its real profile.
+"$BUILD/bin/neuron-run" "$neff/naive.neff" --no-data --profile "$FUZZ/profile" >/dev/null
+cp "$FUZZ/profile/instructions.json" "$corpus/instruction_times/naive.json"
+export NEURONC_FUZZ_NEFF="$(realpath "$neff/naive.neff")"
+/usr/bin/python3 - "$corpus/npy_reader" <<'PY'
 import sys, numpy as np
 d = sys.argv[1]
 for name, a in {"f32": np.arange(6, dtype=np.float32).reshape(2, 3),
@@ -37,14 +54,16 @@ for name, a in {"f32": np.arange(6, dtype=np.float32).reshape(2, 3),
                 "fortran": np.asfortranarray(np.ones((2, 3), np.float32))}.items():
     np.save(f"{d}/{name}.npy", a)
 PY
+# The compile target's seeds are byte strings: any bytes are a program.
+for i in 1 2 3 4; do head -c $((64 * i)) /dev/urandom > "$corpus/compile/random$i"; done
 
 status=0
-for t in neff_reader npy_reader; do
+for t in "${TARGETS[@]}"; do
   mkdir -p "$FUZZ/$t"
   echo "== $t: ${SECONDS_PER_TARGET} s =="
-  ( cd "$FUZZ/$t" && ASAN_OPTIONS=detect_leaks=1 "../test/fuzz/neuronc-fuzz-$t" \
+  ( cd "$FUZZ/$t" && ASAN_OPTIONS=detect_leaks=1 "../bin/neuronc-fuzz-$t" \
       -max_total_time="$SECONDS_PER_TARGET" -runs="$RUNS" -max_len=65536 -rss_limit_mb=2048 \
-      -timeout=10 -print_final_stats=1 "../corpus/$t" ) 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|Done|ERROR|SUMMARY|crash-|leak" || true
+      -timeout=10 -print_final_stats=1 "../corpus/$t" ) 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|Done|ERROR|SUMMARY|crash-|leak|compile_fuzz:" || true
   if ls "$FUZZ/$t"/crash-* "$FUZZ/$t"/leak-* "$FUZZ/$t"/timeout-* >/dev/null 2>&1; then
     echo "fuzz.sh: $t found a problem (see $FUZZ/$t)"; status=1
   fi

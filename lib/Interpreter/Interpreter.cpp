@@ -155,7 +155,10 @@ FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor
       return llvm::SmallVector<Tensor>(operands.begin(), operands.end());
     if (!isa_and_present<neuron::NeuronDialect>(op.getDialect()))
       return op.emitError("the interpreter cannot execute '")
-             << op.getName() << "'; only neuron ops run (import the program to neuron first)";
+             << op.getName() << "'; only neuron ops run"
+             << (op.getParentOfType<neuron::KernelOp>()
+                     ? " (a neuron.kernel body may hold only neuron ops)"
+                     : " (import the program to neuron first)");
     llvm::SmallVector<Tensor> results;
     if (auto dispatch = dyn_cast<neuron::DispatchOp>(op)) {
       FailureOr<llvm::SmallVector<Tensor>> out = runDispatch(dispatch, operands);

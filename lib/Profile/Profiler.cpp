@@ -3,6 +3,7 @@
 #include "neuronc/Profile/Profile.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -31,31 +32,42 @@ llvm::Expected<Profile> Profiler::exportTo(llvm::StringRef dir) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create the profile directory " + dir + ": " +
                                            ec.message());
-  auto write = [&](llvm::StringRef name, llvm::function_ref<void(llvm::raw_ostream &)> body) {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, name);
-    // writeToOutput writes a temporary file and renames it into place.
-    return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-      body(os);
-      return llvm::Error::success();
-    });
+  // All five files or none: each is rendered, written to a temporary file
+  // in `dir`, and only when every one is complete are they renamed into
+  // place. A failure removes the temporaries and leaves an earlier profile
+  // in `dir` as it was.
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"key_averages.txt", keyAveragesTable(*prof)},
+      {"summary.json", llvm::formatv("{0:2}", summaryJson(*prof)).str() + "\n"},
+      {"trace.json", llvm::formatv("{0}", chromeTrace(*prof)).str() + "\n"},
+      {"report.html", htmlReport(*prof)},
+      {"instructions.json", llvm::formatv("{0}", instructionTimes(*prof)).str() + "\n"}};
+  std::vector<std::pair<std::string, std::string>> written; // temporary, final
+  auto cleanup = [&] {
+    for (auto &[tmp, final] : written)
+      llvm::sys::fs::remove(tmp);
   };
-  if (llvm::Error err = write("key_averages.txt",
-                              [&](llvm::raw_ostream &os) { os << keyAveragesTable(*prof); }))
-    return std::move(err);
-  if (llvm::Error err = write("summary.json", [&](llvm::raw_ostream &os) {
-        os << llvm::formatv("{0:2}", summaryJson(*prof)) << "\n";
-      }))
-    return std::move(err);
-  if (llvm::Error err =
-          write("trace.json", [&](llvm::raw_ostream &os) { os << chromeTrace(*prof) << "\n"; }))
-    return std::move(err);
-  if (llvm::Error err =
-          write("report.html", [&](llvm::raw_ostream &os) { os << htmlReport(*prof); }))
-    return std::move(err);
-  if (llvm::Error err = write("instructions.json", [&](llvm::raw_ostream &os) {
-        os << instructionTimes(*prof) << "\n";
-      }))
-    return std::move(err);
+  for (auto &[name, text] : files) {
+    llvm::SmallString<256> path(dir), tmp;
+    llvm::sys::path::append(path, name);
+    int fd;
+    std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, tmp);
+    if (!ec) {
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      os << text;
+      os.close();
+      ec = os.error();
+      written.push_back({tmp.str().str(), path.str().str()});
+    }
+    if (ec) {
+      cleanup();
+      return llvm::createStringError(ec, "cannot write " + path + ": " + ec.message());
+    }
+  }
+  for (auto &[tmp, final] : written)
+    if (std::error_code ec = llvm::sys::fs::rename(tmp, final)) {
+      cleanup();
+      return llvm::createStringError(ec, "cannot write " + final + ": " + ec.message());
+    }
   return prof;
 }

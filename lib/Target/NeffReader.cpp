@@ -234,7 +234,7 @@ struct ProgramChecker {
     }
     for (const isa::Wait &w : inst.waits)
       if (w.stream >= mlir::nisa::kMaxStreams || w.count < 1) {
-        c.fail("waits on stream " + llvm::Twine(w.stream) + " for count " +
+        c.fail("waits on stream " + llvm::Twine(unsigned(w.stream)) + " for count " +
                llvm::Twine(w.count));
         return false;
       }
@@ -255,7 +255,7 @@ struct ProgramChecker {
     const auto &ops = inst.operands;
     auto funcMax = [&](int max) {
       if (inst.func > max) {
-        c.fail("function/operation " + llvm::Twine(inst.func) + " is out of range");
+        c.fail("function/operation " + llvm::Twine(unsigned(inst.func)) + " is out of range");
         return false;
       }
       return true;
@@ -398,7 +398,7 @@ isa::Operand readOperand(Cursor &c) {
   o.partCount = c.u32("operand partition count");
   o.offset = c.i64("operand offset");
   if (o.rank > isa::kMaxDims) {
-    c.fail("operand rank " + llvm::Twine(o.rank) + " exceeds " + llvm::Twine(isa::kMaxDims));
+    c.fail("operand rank " + llvm::Twine(unsigned(o.rank)) + " exceeds " + llvm::Twine(isa::kMaxDims));
     return o;
   }
   for (int d = 0; d < o.rank; ++d) {
@@ -502,7 +502,8 @@ static llvm::Expected<Container> readContainer(llvm::ArrayRef<uint8_t> bytes,
   uint64_t fileSize = r64(kFileSizeAt);
   if (fileSize != bytes.size())
     return fail("the header records a file of " + llvm::Twine(fileSize) + " bytes but it has " +
-                llvm::Twine(bytes.size()) + (fileSize > bytes.size() ? ": it is truncated" : ""));
+                llvm::Twine(bytes.size()) + (fileSize > bytes.size() ? ": it is truncated"
+                                         : ": bytes follow the recorded end"));
   const HardwareModel *hw = out.hw = lookupHardwareModel(exe.target);
   if (!hw)
     return fail("unknown target '" + exe.target + "'; known targets: " + hardwareModelNames());
@@ -782,7 +783,7 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
         if (!d.ok())
           break;
         if (flags > 1)
-          d.fail("unknown descriptor flags " + llvm::Twine(flags));
+          d.fail("unknown descriptor flags " + llvm::Twine(unsigned(flags)));
         p.dma.push_back(desc);
       }
       if (!d.ok())
@@ -819,12 +820,12 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
         if (!d.ok())
           break;
         if (opcode < 1 || opcode > isa::kLastOpcode) {
-          d.fail("unknown opcode " + llvm::Twine(opcode));
+          d.fail("unknown opcode " + llvm::Twine(unsigned(opcode)));
           break;
         }
         inst.opcode = static_cast<isa::Opcode>(opcode);
         if (engine > static_cast<uint8_t>(isa::Engine::dma)) {
-          d.fail("unknown engine " + llvm::Twine(engine));
+          d.fail("unknown engine " + llvm::Twine(unsigned(engine)));
           break;
         }
         inst.engine = static_cast<isa::Engine>(engine);
@@ -834,12 +835,12 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
           break;
         }
         if (params > inst.params.size()) {
-          d.fail("has " + llvm::Twine(params) + " parameters; at most " +
+          d.fail("has " + llvm::Twine(unsigned(params)) + " parameters; at most " +
                  llvm::Twine(inst.params.size()));
           break;
         }
         if (operands != format::expectedOperands(inst.opcode, inst.flags)) {
-          d.fail(isa::opcodeName(inst.opcode) + " has " + llvm::Twine(operands) +
+          d.fail(isa::opcodeName(inst.opcode) + " has " + llvm::Twine(unsigned(operands)) +
                  " operands; its flags call for " +
                  llvm::Twine(format::expectedOperands(inst.opcode, inst.flags)));
           break;

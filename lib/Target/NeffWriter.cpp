@@ -363,6 +363,37 @@ std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
   return out.data;
 }
 
+void neuronc::neff::resealNeff(std::vector<uint8_t> &bytes) {
+  if (bytes.size() < kHeaderBytes)
+    return;
+  auto get = [&](size_t at, auto zero) {
+    decltype(zero) v;
+    std::memcpy(&v, bytes.data() + at, sizeof(v));
+    return llvm::support::endian::byte_swap(v, llvm::endianness::little);
+  };
+  auto put = [&](size_t at, auto v) {
+    v = llvm::support::endian::byte_swap(v, llvm::endianness::little);
+    std::memcpy(bytes.data() + at, &v, sizeof(v));
+  };
+  uint64_t count = get(kSectionCountAt, uint32_t());
+  uint64_t tableAt = get(kSectionTableAt, uint64_t());
+  std::vector<uint8_t> all;
+  for (uint64_t i = 0; i < count && i < kMaxSections; ++i) {
+    uint64_t at = tableAt + i * kSectionEntryBytes;
+    if (tableAt > bytes.size() || at + kSectionEntryBytes > bytes.size() || at < tableAt)
+      break;
+    uint64_t off = get(at + 16, uint64_t()), size = get(at + 24, uint64_t());
+    if (off > bytes.size() || size > bytes.size() - off)
+      continue;
+    llvm::ArrayRef<uint8_t> data(bytes.data() + off, size);
+    put(at + 32, llvm::crc32(data));
+    all.insert(all.end(), data.begin(), data.end());
+  }
+  put(kHashAt, llvm::xxHash64(all));
+  put(kFileSizeAt, uint64_t(bytes.size()));
+  put(kHeaderCrcAt, llvm::crc32(llvm::ArrayRef<uint8_t>(bytes.data(), kHeaderCrcAt)));
+}
+
 llvm::Error neuronc::neff::writeNeffFile(llvm::StringRef path, const Executable &exe) {
   std::vector<uint8_t> bytes = writeNeff(exe);
   // NEURONC_INJECT_WRITE_FAILURE=1 fails the write half way, for the test

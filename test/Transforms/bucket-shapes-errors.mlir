@@ -76,3 +76,62 @@ func.func @twice(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 func.func @twice.seq_4(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   return %x : tensor<4x4xf32>
 }
+
+// -----
+
+// Only single-block functions are bucketed.
+// expected-error @+1 {{shape bucketing needs a function with a single block}}
+func.func @multi_block(%x: tensor<?x4xf32> {neuron.dim_names = ["seq", ""]}) -> tensor<?x4xf32> {
+  cf.br ^bb1
+^bb1:
+  return %x : tensor<?x4xf32>
+}
+
+// -----
+
+// Bucketing runs before fusion.
+func.func @fused(%x: tensor<?x4xf32> {neuron.dim_names = ["seq", ""]}) -> tensor<?x4xf32> {
+  // expected-error @+1 {{is a fused kernel; shape bucketing runs before fusion (bucket the unfused program)}}
+  %r = neuron.kernel "elementwise" (%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%a: tensor<?x4xf32>):
+    %0 = neuron.tanh %a : tensor<?x4xf32>
+    neuron.yield %0 : tensor<?x4xf32>
+  }
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// A layernorm over the padded dim, as the rmsnorm above.
+func.func @layernorm_over_seq(%x: tensor<4x?xf32> {neuron.dim_names = ["", "seq"]}) -> tensor<4x?xf32> {
+  // expected-error @+1 {{normalizes over dim 1, the bucketed dim 'seq': the padding would change its mean; bucket another dim, or write the norm as separate ops so that the mean can be masked}}
+  %y = neuron.layernorm %x axes = [1] epsilon = 1.0e-05 : (tensor<4x?xf32>) -> tensor<4x?xf32>
+  return %y : tensor<4x?xf32>
+}
+
+// -----
+
+// An op the shape analysis does not know, on a dynamic tensor.
+func.func @unknown_op(%x: tensor<?x4xf32> {neuron.dim_names = ["seq", ""]}) -> tensor<?x4xf32> {
+  // expected-error @+1 {{shape bucketing does not know how 'math.sin' relates the dynamic dims of its operands and results}}
+  %y = math.sin %x : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// One dim name per dim.
+// expected-error @+1 {{argument #0 has 1 neuron.dim_names for rank 2 (give one name per dim, "" for none)}}
+func.func @dim_names_rank(%x: tensor<?x4xf32> {neuron.dim_names = ["seq"]}) -> tensor<?x4xf32> {
+  %y = neuron.exp %x : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// A dynamic dim that no argument gives.
+func.func @free_dim(%x: tensor<?x4xf32> {neuron.dim_names = ["seq", ""]}, %c: tensor<1x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{result dim 0 of type 'tensor<?x4xf32>' is dynamic but follows from no argument's dim; shape bucketing needs every dynamic dim to be an input's (give it a static size)}}
+  %b = neuron.broadcast_to %c : tensor<1x4xf32> -> tensor<?x4xf32>
+  return %b : tensor<?x4xf32>
+}

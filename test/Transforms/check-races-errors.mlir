@@ -79,3 +79,43 @@ nisa.program @unallocated target "trn1" {
     nisa.memset vector @a[0:128, 0, [1,64]] = 0.0
   }
 }
+
+// -----
+
+// TensorE: the moving matrix's K must be the stationary matrix's.
+nisa.program @k_mismatch target "trn1" {
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @s sbuf 128x128xbf16 offset = 0
+    nisa.alloc @m sbuf 128x64xbf16 offset = 256
+    nisa.alloc @acc psum 128x64xf32 offset = 0
+    nisa.load_stationary @s[0:128, 0, [1,128]]
+    // expected-error@+1 {{moving matrix has K = 64 partitions but the stationary one has 128}}
+    nisa.multiply_moving @acc[0:128, 0, [1,64]] = @m[0:64, 0, [1,64]] start
+  }
+}
+
+// -----
+
+// TensorE: the accumulator has one row per column of the stationary matrix.
+nisa.program @m_mismatch target "trn1" {
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @s sbuf 128x128xbf16 offset = 0
+    nisa.alloc @m sbuf 128x64xbf16 offset = 256
+    nisa.alloc @acc psum 128x64xf32 offset = 0
+    nisa.load_stationary @s[0:128, 0, [1,64]]
+    // expected-error@+1 {{accumulator has 128 rows but the stationary matrix has M = 64}}
+    nisa.multiply_moving @acc[0:128, 0, [1,64]] = @m[0:128, 0, [1,64]] start
+  }
+}
+
+// -----
+
+// An internal HBM tensor without its scratch offset.
+nisa.program @unallocated_hbm target "trn1" {
+  // expected-error@+1 {{has no offset: run --neuron-allocate-memory first}}
+  nisa.hbm @t internal : tensor<128x64xf32>
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @a sbuf 128x64xf32 offset = 0
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @t[0, [64,128], [1,64]]
+  }
+}

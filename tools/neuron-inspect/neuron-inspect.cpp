@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Pipelines/Registration.h"
+#include "neuronc/Profile/Profile.h"
 #include "neuronc/Target/HardwareModel.h"
 #include "neuronc/Target/Neff.h"
 #include "neuronc/Target/Roofline.h"
@@ -49,65 +50,8 @@ static cl::opt<std::string> profilePath(
 
 namespace {
 
-/// Measured [start, duration, wait] (ns) per program and stream instruction.
-using Measured = std::map<std::string, std::array<std::vector<std::array<double, 3>>,
-                                                  mlir::nisa::kMaxStreams>>;
-Measured measured;
-
-llvm::Error fail(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
-/// Reads the instruction times of a profile and checks they are of `exe`.
-llvm::Error loadProfile(llvm::StringRef path, const neff::Executable &exe) {
-  llvm::SmallString<256> file(path);
-  if (llvm::sys::fs::is_directory(path))
-    llvm::sys::path::append(file, "instructions.json");
-  auto buf = llvm::MemoryBuffer::getFile(file);
-  if (!buf)
-    return fail("cannot read the profile " + file + ": " + buf.getError().message());
-  llvm::Expected<llvm::json::Value> doc = llvm::json::parse((*buf)->getBuffer());
-  if (!doc)
-    return fail(file + " is not JSON: " + llvm::toString(doc.takeError()));
-  const llvm::json::Object *root = doc->getAsObject();
-  if (!root || root->getString("format") != "neuronc-instruction-times-1")
-    return fail(file + " is not a neuronc instruction-times file (neuron-run --profile writes "
-                       "one)");
-  std::string hash = llvm::formatv("{0:x16}", exe.contentHash).str();
-  if (root->getString("content_hash") != hash)
-    return fail("the profile " + file + " measured executable " +
-                root->getString("content_hash").value_or("?") + ", not this one (" + hash +
-                "): profile this .neff again");
-  const llvm::json::Array *programs = root->getArray("programs");
-  for (const llvm::json::Value &pv : programs ? *programs : llvm::json::Array()) {
-    const llvm::json::Object *po = pv.getAsObject();
-    std::string name = po && po->getString("name") ? po->getString("name")->str() : "";
-    const neff::Program *prog = nullptr;
-    for (const neff::Program &p : exe.programs)
-      if (p.name == name)
-        prog = &p;
-    if (!prog)
-      return fail("the profile names program '" + name + "', which this executable lacks");
-    auto &times = measured[name];
-    const llvm::json::Object *streams = po->getObject("streams");
-    for (const auto &[key, value] : streams ? *streams : llvm::json::Object()) {
-      std::optional<int64_t> s = mlir::nisa::parseStreamName(key.str());
-      const llvm::json::Array *rows = value.getAsArray();
-      if (!s || !rows || rows->size() != prog->streams[*s].size())
-        return fail("the profile's stream '" + key.str() + "' of @" + name +
-                    " does not match the executable's");
-      for (const llvm::json::Value &r : *rows) {
-        const llvm::json::Array *t = r.getAsArray();
-        if (!t || t->size() != 3)
-          return fail("malformed instruction time in stream '" + key.str() + "'");
-        times[*s].push_back({(*t)[0].getAsNumber().value_or(0),
-                             (*t)[1].getAsNumber().value_or(0),
-                             (*t)[2].getAsNumber().value_or(0)});
-      }
-    }
-  }
-  return llvm::Error::success();
-}
+/// The measured times of the profile given with --profile, if any.
+profile::MeasuredTimes measured;
 
 /// The measured times of instruction `i` of stream `s`, if profiled.
 const std::array<double, 3> *measuredOf(const neff::Program &p, size_t s, size_t i) {
@@ -459,10 +403,12 @@ int main(int argc, char **argv) {
   }
   const HardwareModel *hw = lookupHardwareModel(exe->target);
   if (!profilePath.empty()) {
-    if (llvm::Error err = loadProfile(profilePath, *exe)) {
-      llvm::errs() << "neuron-inspect: error: " << llvm::toString(std::move(err)) << "\n";
+    auto times = profile::readInstructionTimes(profilePath, *exe);
+    if (!times) {
+      llvm::errs() << "neuron-inspect: error: " << llvm::toString(times.takeError()) << "\n";
       return 1;
     }
+    measured = std::move(*times);
     disassemble = true;
   }
   if (json)

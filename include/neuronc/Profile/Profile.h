@@ -125,6 +125,20 @@ std::string htmlReport(const Profile &profile);
 /// content hash, for `neuron-inspect --profile`.
 llvm::json::Value instructionTimes(const Profile &profile);
 
+/// Measured [start, duration, wait] (ns) of each instruction, per program
+/// name and stream: what an instructions.json holds.
+using MeasuredTimes =
+    std::map<std::string, std::array<std::vector<std::array<double, 3>>, sim::kStreams>>;
+/// Parses the text of an instructions.json (`name` is its path, for the
+/// messages) and checks it measured `exe`: the content hash, program names,
+/// and one finite, non-negative triple per instruction of each stream.
+llvm::Expected<MeasuredTimes> parseInstructionTimes(llvm::StringRef text, llvm::StringRef name,
+                                                    const neff::Executable &exe);
+/// Reads `path` (a profile directory or its instructions.json) with
+/// parseInstructionTimes.
+llvm::Expected<MeasuredTimes> readInstructionTimes(llvm::StringRef path,
+                                                   const neff::Executable &exe);
+
 /// Collects a runtime's runs between start() and stop() and exports them.
 class Profiler {
 public:

@@ -168,6 +168,12 @@ std::vector<uint8_t> writeNeff(const Executable &exe);
 /// Writes `exe` to `path` atomically (a temporary file renamed into place),
 /// so that a failure never leaves a partial executable.
 llvm::Error writeNeffFile(llvm::StringRef path, const Executable &exe);
+/// Recomputes what the writer derives from the bytes: every section's CRC-32
+/// (where the table entry lies inside the file), the content hash, the file
+/// size and the header CRC. Damage made between writeNeff and this reaches
+/// the reader's record checks instead of its checksums (fuzzing, tests).
+/// Bytes too short for a header are left alone.
+void resealNeff(std::vector<uint8_t> &bytes);
 
 /// Decodes and validates. The error names the first problem, e.g. "section
 /// 'dma' offset 4096 + size 900 exceeds file size 4500".

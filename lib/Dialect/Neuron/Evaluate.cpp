@@ -45,6 +45,9 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
   return llvm::TypeSwitch<Operation *, llvm::Expected<Tensor>>(op)
       .Case([&](ConstantOp c) -> llvm::Expected<Tensor> {
         std::optional<Tensor> t = toHostTensor(c.getValue());
+        if (!t && isa<DenseResourceElementsAttr>(c.getValue()))
+          return fail("cannot read the constant's values: they are a dense_resource blob "
+                      "(write them inline as dense<...>)");
         if (!t)
           return fail("cannot read the constant's values (f64/i64 constants must be "
                       "converted to f32/i32 first)");

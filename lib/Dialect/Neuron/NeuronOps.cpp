@@ -280,7 +280,8 @@ LogicalResult KernelOp::verify() {
   Block &body = getBody().front();
   if (body.getArgumentTypes() != getInputs().getTypes())
     return emitOpError("body arguments must match the kernel inputs one to one");
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  // The body's terminator is not verified yet: an empty block has none.
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)
     return emitOpError("body must end with neuron.yield");
   if (yield.getValues().getTypes() != getResultTypes())

@@ -40,7 +40,8 @@ std::string mlir::nisa::streamName(int64_t stream) {
 std::optional<int64_t> mlir::nisa::parseStreamName(StringRef name) {
   if (name.consume_front("q")) {
     int64_t q;
-    if (name.getAsInteger(10, q) || q < 0 || q >= kMaxQueues)
+    // Canonical spellings only ("q9", not "q09"): one name per stream.
+    if (name.getAsInteger(10, q) || q < 0 || q >= kMaxQueues || name != std::to_string(q))
       return std::nullopt;
     return kFirstQueueStream + q;
   }

@@ -202,6 +202,8 @@ LogicalResult ProgramOp::verify() {
   for (HbmOp t : getBodyBlock().getOps<HbmOp>()) {
     if (t.getKind() != HbmKind::input && t.getKind() != HbmKind::output)
       continue;
+    if (!t.getIndex())
+      continue; // the tensor's own verifier says it needs one
     auto &seen = t.getKind() == HbmKind::input ? inputs : outputs;
     int64_t index = *t.getIndex();
     if (!seen.try_emplace(index, t).second)
@@ -235,8 +237,9 @@ LogicalResult HbmOp::verify() {
     return emitOpError("value of type ") << getValue()->getType() << " does not match " << type;
   if (getOffset() && getKind() != HbmKind::internal)
     return emitOpError("only internal tensors have a scratch offset");
-  if (getOffset() && *getOffset() < 0)
-    return emitOpError("offset ") << *getOffset() << " is negative";
+  // Read the attribute signed: the accessor is unsigned and -8 would pass.
+  if (getOffsetAttr() && getOffsetAttr().getValue().isNegative())
+    return emitOpError("offset ") << getOffsetAttr().getInt() << " is negative";
   return success();
 }
 
@@ -248,10 +251,13 @@ LogicalResult AllocOp::verify() {
   if (getSpace() == MemorySpace::hbm)
     return emitOpError("allocates tiles in sbuf or psum; HBM tensors are nisa.hbm");
   if (!isDeviceElementType(getElementType()))
-    return emitOpError("element type ") << getElementType() << " is not a device type";
+    return emitOpError("element type ")
+           << getElementType() << " is not a device type (f32, bf16, f16, i32, i1)";
   if (getPartitions() < 1 || getElements() < 1)
     return emitOpError("needs at least one partition and one element, got ")
            << getPartitions() << "x" << getElements();
+  if (getOffsetAttr() && getOffsetAttr().getValue().isNegative())
+    return emitOpError("offset ") << getOffsetAttr().getInt() << " is negative";
   const neuronc::HardwareModel *hw = targetOf(*this);
   if (!hw)
     return success();
@@ -397,8 +403,9 @@ LogicalResult checkPaired(Operation *op, StringRef role, Attribute memory, Attri
 // dma_copy ------------------------------------------------------------------
 
 LogicalResult DmaCopyOp::verify() {
-  if (getQueue() < 0 || getQueue() >= kMaxQueues)
-    return emitOpError("queue ") << getQueue() << " is not in 0.." << kMaxQueues - 1;
+  int64_t queue = getQueueAttr().getInt(); // signed: -1 is not 2^64 - 1
+  if (queue < 0 || queue >= kMaxQueues)
+    return emitOpError("queue ") << queue << " is not in 0.." << kMaxQueues - 1;
   for (auto [role, ap] : {std::pair{"destination", getDstAp()}, {"source", getSrcAp()}}) {
     int64_t dims = ap.getSizes().size() + (ap.isTile() ? 1 : 0);
     if (dims > 4)

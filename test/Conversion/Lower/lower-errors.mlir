@@ -18,3 +18,30 @@ func.func @too_big(%a: tensor<128x2097152xf32>, %b: tensor<2097152x1xf32>) -> te
   %0 = neuron.matmul %a, %b : tensor<128x2097152xf32>, tensor<2097152x1xf32> -> tensor<128x1xf32>
   return %0 : tensor<128x1xf32>
 }
+
+// -----
+
+// A dynamic result of a function with static arguments.
+// expected-error @+1 {{result #0 has type 'tensor<?xf32>'; the device needs statically shaped tensors}}
+func.func @dynamic_result(%x: tensor<1xf32>) -> tensor<?xf32> {
+  %d = neuron.broadcast_to %x : tensor<1xf32> -> tensor<?xf32>
+  return %d : tensor<?xf32>
+}
+
+// -----
+
+// A dynamic value inside the function.
+func.func @dynamic_value(%x: tensor<1xf32>) -> tensor<1xf32> {
+  // expected-error @+1 {{has type 'tensor<?xf32>'; the device needs statically shaped tensors (bucket dynamic dims first)}}
+  %d = neuron.broadcast_to %x : tensor<1xf32> -> tensor<?xf32>
+  return %x : tensor<1xf32>
+}
+
+// -----
+
+// An op that is not a neuron op.
+func.func @foreign(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{neuron-lower has no lowering for 'math.sin'}}
+  %d = math.sin %x : tensor<4xf32>
+  return %d : tensor<4xf32>
+}

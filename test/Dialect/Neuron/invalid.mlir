@@ -341,3 +341,276 @@ func.func @kernel_yield(%a: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @matmul_result_type(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) {
+  // expected-error @+1 {{'neuron.matmul' op result element type 'bf16' must equal the operand element type 'f32' (or be f32 for bf16/f16 operands)}}
+  %0 = neuron.matmul %a, %b : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+// The custom syntax needs an input; the generic form does not.
+func.func @concat_no_inputs() {
+  // expected-error @+1 {{'neuron.concat' op needs at least one input}}
+  %0 = "neuron.concat"() {axis = 0 : i64} : () -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<6xf32>) {
+  // expected-error @+1 {{'neuron.concat' op input 1 has rank 1, expected 2}}
+  %0 = neuron.concat %a, %b axis = 0 : tensor<2x3xf32>, tensor<6xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%t: tensor<100x16xf32>, %i: tensor<7xi32>) {
+  // expected-error @+1 {{'neuron.gather' op axis 2 is out of range for a table of rank 2}}
+  %0 = neuron.gather %t[%i] axis = 2 : tensor<100x16xf32>, tensor<7xi32> -> tensor<7x16xf32>
+  return
+}
+
+// -----
+
+func.func @layernorm_result(%x: tensor<4x64xf32>) {
+  // expected-error @+1 {{'neuron.layernorm' op result type must equal the input type}}
+  %0 = neuron.layernorm %x axes = [1] epsilon = 1.0e-05 : (tensor<4x64xf32>) -> tensor<4x32xf32>
+  return
+}
+
+// -----
+
+func.func @kernel_terminator(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'neuron.kernel' op body must end with neuron.yield}}
+  %r = neuron.kernel "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    func.return %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// neuron.dispatch: the op, then its signature, then the callees.
+func.func @dispatch_work(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op has 2 work coefficients but 1 exponent lists}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_work.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0, 2.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_work.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_callees(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op has 2 callees for 1 buckets}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_callees.seq_4, @dispatch_callees.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_callees.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_dims_count(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op input_dims/output_dims must give one entry per input and result}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>, array<i64: 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_dims_count.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_dims_count.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_input_symbol(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op input #0 names symbol 1 of 1}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -2, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_input_symbol.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_input_symbol.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_output_symbol(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op output #0 names symbol 1 of 1}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -2, 4>], masks = array<i64>, callees = [@dispatch_output_symbol.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_output_symbol.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_mask_symbol(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op mask names symbol 1 of 1}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64: 1>, callees = [@dispatch_mask_symbol.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_mask_symbol.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_work_exponents(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op work term has 2 exponents for 1 symbols}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_work_exponents.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1, 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_work_exponents.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_work_exponent(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op work term exponent 17 is out of range (at most 16)}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_work_exponent.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 17>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_work_exponent.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_work_coefficient(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op work term coefficient is not a finite non-negative number}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_work_coefficient.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: -1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_work_coefficient.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_bucket_sizes(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op bucket #0 has 2 sizes for 1 symbols}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_bucket_sizes.seq_4], bucket_sizes = [array<i64: 4, 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_bucket_sizes.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_bucket_size(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op bucket #0 has size 0 (sizes are at least 1)}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_bucket_size.seq_4], bucket_sizes = [array<i64: 0>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_bucket_size.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_no_buckets(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op a signature with dynamic dims has no buckets}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [], bucket_sizes = [], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_no_buckets.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_rank(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op input #0 has rank 2 but its dims list has 1}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_rank.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_rank.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_dims(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op input #0 type 'tensor<?x4xf32>' does not match its dims [seq, 8]}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 8>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_dims.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_dims.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_result_dims(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op result #0 type 'tensor<?x4xf32>' does not match its dims [seq, 8]}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 8>], masks = array<i64>, callees = [@dispatch_result_dims.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_result_dims.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_callee_missing(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op bucket callee @nope is not defined in this module}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@nope], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_callee_missing.seq_4(%c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_callee_arity(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op bucket callee @dispatch_callee_arity.seq_4 takes 2 argument(s) and returns 1; expected 1 and 1}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_callee_arity.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_callee_arity.seq_4(%c: tensor<4x4xf32>, %e: tensor<4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dispatch_callee_type(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op bucket callee @dispatch_callee_type.seq_4 has type 'tensor<8x4xf32>' where bucket seq=4 needs 'tensor<4x4xf32>'}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@dispatch_callee_type.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_callee_type.seq_4(%c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  return %c : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @dispatch_mask_type(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'neuron.dispatch' op bucket callee @dispatch_mask_type.seq_4 mask argument #1 must be 'tensor<4xi1>'}}
+  %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64: 0>, callees = [@dispatch_mask_type.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dispatch_mask_type.seq_4(%c: tensor<4x4xf32>, %m: tensor<4xf32>) -> tensor<4x4xf32> {
+  return %c : tensor<4x4xf32>
+}
+
+// -----
+
+// An empty body has no terminator yet: the kernel says so instead of crashing.
+func.func @kernel_empty(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'neuron.kernel' op body must end with neuron.yield}}
+  %r = neuron.kernel "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+  }
+  return %r : tensor<4xf32>
+}

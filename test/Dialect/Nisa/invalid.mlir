@@ -240,3 +240,519 @@ nisa.program @p target "trn1" {
     nisa.transpose vector @a[0:64, 0, [1,128]] = @a[0:128, 0, [1,64]]
   }
 }
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<4xf32>
+  // expected-error@+1 {{'nisa.hbm' op is input 0 like x}}
+  nisa.hbm @y input 0 : tensor<4xf32>
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{'nisa.hbm' op needs a static shape, got 'tensor<?x4xf32>'}}
+  nisa.hbm @x input 0 : tensor<?x4xf32>
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{'nisa.hbm' op element type 'i8' is not a device type (f32, bf16, f16, i32, i1)}}
+  nisa.hbm @x input 0 : tensor<4xi8>
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{'nisa.hbm' op has an index but is not an input or output}}
+  nisa.hbm @x internal 0 : tensor<4xf32>
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{'nisa.hbm' op has a value but is not a const}}
+  nisa.hbm @x internal : tensor<4xf32> = dense<1.0> : tensor<4xf32>
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{'nisa.hbm' op const needs a value}}
+  nisa.hbm @x const : tensor<4xf32>
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{'nisa.hbm' op value of type 'tensor<8xf32>' does not match 'tensor<4xf32>'}}
+  nisa.hbm @x const : tensor<4xf32> = dense<1.0> : tensor<8xf32>
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{'nisa.hbm' op only internal tensors have a scratch offset}}
+  nisa.hbm @x input 0 : tensor<4xf32> offset = 0
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    // expected-error@+1 {{'nisa.alloc' op allocates tiles in sbuf or psum; HBM tensors are nisa.hbm}}
+    nisa.alloc @t hbm 128x64xf32
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    // expected-error@+1 {{'nisa.alloc' op element type 'i8' is not a device type}}
+    nisa.alloc @t sbuf 128x64xi8
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    // expected-error@+1 {{'nisa.alloc' op needs at least one partition and one element, got 0x64}}
+    nisa.alloc @t sbuf 0x64xf32
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.tensor_copy' op destination has 4 free dims; engine accesses have at most 3}}
+    nisa.tensor_copy vector @a[0:128, 0, [1,2], [1,2], [1,2], [1,8]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.tensor_copy' op destination covers 128 partitions x 64 elements but source covers 128 x 32}}
+    nisa.tensor_copy vector @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,32]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.activation' op scale is given both as an immediate and as an access}}
+    nisa.activation exp @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] scale @a[0:128, 0, [1,1]] {scale_imm = 2.0 : f32}
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.tensor_scalar' op first scalar is missing}}
+    "nisa.tensor_scalar"() <{dst = @a, dst_ap = #nisa.ap<0:128, 0, [1,64]>, engine = 2 : i32, op0 = 1 : i32, src = @a, src_ap = #nisa.ap<0:128, 0, [1,64]>}> : () -> ()
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.tensor_scalar' op second scalar is missing}}
+    "nisa.tensor_scalar"() <{dst = @a, dst_ap = #nisa.ap<0:128, 0, [1,64]>, engine = 2 : i32, imm0 = 1.0 : f32, op0 = 1 : i32, op1 = 3 : i32, src = @a, src_ap = #nisa.ap<0:128, 0, [1,64]>}> : () -> ()
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.activation' op bias needs both a memory and an access pattern}}
+    nisa.activation exp @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] {bias = @a}
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.dma_copy' op accesses tile @a without a partition range (write [start:end, offset, ...])}}
+    nisa.dma_copy q0 @a[0, [1,64]] = @x[0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 64x64xf32
+    nisa.alloc @b sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.tensor_copy' op accesses partitions 0:128 of @a, which has 64}}
+    nisa.tensor_copy vector @b[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.tensor_copy' op accesses elements 32..96 of @a, which has 64 per partition}}
+    nisa.tensor_copy vector @a[0:128, 32, [1,64]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.dma_copy' op gives HBM tensor @x a partition range}}
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @x[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.dma_copy' op queue 16 is not in 0..15}}
+    "nisa.dma_copy"() <{dst = @a, dst_ap = #nisa.ap<0:128, 0, [1,64]>, queue = 16 : i64, src = @x, src_ap = #nisa.ap<0, [64,128], [1,64]>}> : () -> ()
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @idx sbuf 128x1xi32
+    // expected-error@+1 {{'nisa.dma_copy' op indirect needs a stride and a bound}}
+    "nisa.dma_copy"() <{dst = @a, dst_ap = #nisa.ap<0:128, 0, [1,64]>, indirect = @idx, indirect_ap = #nisa.ap<0:128, 0, [1,1]>, queue = 0 : i64, src = @x, src_ap = #nisa.ap<0, [0,128], [1,64]>}> : () -> ()
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @b sbuf 128x64xf32
+    nisa.alloc @idx sbuf 128x1xi32
+    // expected-error@+1 {{'nisa.dma_copy' op indirect copies between HBM and a tile}}
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @b[0:128, 0, [1,64]] indirect @idx[0:128, 0, [1,1]] stride 64 bound 128
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @idx sbuf 128x2xi32
+    // expected-error@+1 {{'nisa.dma_copy' op indirect index access must be one element on each of the 128 partitions}}
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @x[0, [0,128], [1,64]] indirect @idx[0:128, 0, [1,2]] stride 64 bound 128
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @y output 0 : tensor<128x64xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @acc psum 128x64xf32
+    // expected-error@+1 {{'nisa.dma_copy' op cannot copy psum to hbm (DMA copies HBM<->SBUF, SBUF->SBUF, PSUM->SBUF and HBM->HBM)}}
+    nisa.dma_copy q0 @y[0, [64,128], [1,64]] = @acc[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @idx sbuf 128x1xf32
+    // expected-error@+1 {{'nisa.dma_copy' op indirect indices must be an i32 SBUF tile}}
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @x[0, [0,128], [1,64]] indirect @idx[0:128, 0, [1,1]] stride 64 bound 128
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @m sbuf 128x512xbf16
+    nisa.alloc @acc psum 128x512xf32
+    // expected-error@+1 {{'nisa.multiply_moving' op accumulator has 256 columns but the moving matrix has 512}}
+    nisa.multiply_moving @acc[0:128, 0, [1,256]] = @m[0:128, 0, [1,512]] start
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @m sbuf 128x512xbf16
+    nisa.alloc @acc psum 128x512xbf16
+    // expected-error@+1 {{'nisa.multiply_moving' op accumulates into an f32 PSUM tile}}
+    nisa.multiply_moving @acc[0:128, 0, [1,512]] = @m[0:128, 0, [1,512]] start
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @m sbuf 128x512xi32
+    nisa.alloc @acc psum 128x512xf32
+    // expected-error@+1 {{'nisa.multiply_moving' op moving matrix must be f32, bf16 or f16}}
+    nisa.multiply_moving @acc[0:128, 0, [1,512]] = @m[0:128, 0, [1,512]] start
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @s sbuf 128x128xi32
+    // expected-error@+1 {{'nisa.load_stationary' op stationary matrix must be f32, bf16 or f16}}
+    nisa.load_stationary @s[0:128, 0, [1,128]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xbf16
+    nisa.alloc @t psum 128x128xbf16
+    // expected-error@+1 {{'nisa.transpose' op destination must be 64x128 (the source transposed), got 128x64}}
+    nisa.transpose tensor @t[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 32x32xf32
+    nisa.alloc @t psum 32x32xf32
+    // expected-error@+1 {{'nisa.transpose' op on VectorE transposes SBUF to SBUF}}
+    nisa.transpose vector @a[0:32, 0, [1,32]] = @t[0:32, 0, [1,32]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x128xbf16
+    nisa.alloc @t psum 128x128xf16
+    // expected-error@+1 {{'nisa.transpose' op on TensorE writes f32 or the source's type into PSUM}}
+    nisa.transpose tensor @t[0:128, 0, [1,128]] = @a[0:128, 0, [1,128]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.tensor_tensor' op needs an operation, not bypass}}
+    nisa.tensor_tensor vector bypass @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]], @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.tensor_scalar' op has a second scalar but no second operation}}
+    nisa.tensor_scalar vector @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] add 1.0 {imm1 = 2.0 : f32}
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.scalar_tensor_tensor' op needs a second operation, not bypass}}
+    nisa.scalar_tensor_tensor vector @a[0:128, 0, [1,64]] = (@a[0:128, 0, [1,64]] multiply 2.0) bypass @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @r sbuf 128x1xf32
+    // expected-error@+1 {{'nisa.tensor_reduce' op reduces with add, max, min or multiply, not subtract}}
+    nisa.tensor_reduce vector subtract @r[0:128, 0, [1,1]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @r sbuf 1x64xf32
+    // expected-error@+1 {{'nisa.partition_reduce' op reduces with add, max, min or multiply, not divide}}
+    nisa.partition_reduce divide @r[0:1, 0, [1,64]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x1024xf32
+    nisa.alloc @st sbuf 128x3xf32
+    // expected-error@+1 {{'nisa.bn_stats' op takes at most 512 elements per partition, got 1024}}
+    nisa.bn_stats @st[0:128, 0, [1,3]] = @a[0:128, 0, [1,1024]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @st sbuf 128x4xf32
+    // expected-error@+1 {{'nisa.bn_stats' op writes 3 values (count, mean, M2) on each source partition}}
+    nisa.bn_stats @st[0:128, 0, [1,4]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @st sbuf 128x6xf32
+    nisa.alloc @mv sbuf 128x2xf32
+    // expected-error@+1 {{'nisa.bn_aggr' op reads bn_stats triples, got 4 elements per partition}}
+    nisa.bn_aggr @mv[0:128, 0, [1,2]] = @st[0:128, 0, [1,4]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @st sbuf 128x6xf32
+    nisa.alloc @mv sbuf 128x3xf32
+    // expected-error@+1 {{'nisa.bn_aggr' op writes 2 values (mean, variance) on each source partition}}
+    nisa.bn_aggr @mv[0:128, 0, [1,3]] = @st[0:128, 0, [1,6]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @idx sbuf 128x4xi32
+    // expected-error@+1 {{'nisa.iota' op has 2 steps for 1 free dims}}
+    nisa.iota @idx[0:128, 0, [1,4]] = 0 + 1 * p + [0, 1]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.affine_select' op has 2 coefficients for 1 free dims}}
+    nisa.affine_select @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] if 0 + 1 * p + [-1, 1] ge else 0.0
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @r sbuf 2x64xf32
+    // expected-error@+1 {{'nisa.partition_reduce' op destination must be one partition of 64 elements}}
+    nisa.partition_reduce max @r[0:2, 0, [1,64]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xi32
+    // expected-error@+1 {{'nisa.activation' op computes on float tiles}}
+    nisa.activation exp @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]]
+  }
+}
+
+// -----
+
+// Offsets are read signed: -8 is not 2^64 - 8.
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{'nisa.hbm' op offset -8 is negative}}
+  nisa.hbm @x internal : tensor<4xf32> offset = -8
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    // expected-error@+1 {{'nisa.alloc' op offset -8 is negative}}
+    nisa.alloc @a sbuf 128x64xf32 offset = -8
+  }
+}
+
+// -----
+
+// The program's index check leaves a missing index to the tensor's verifier.
+nisa.program @p target "trn1" {
+  nisa.hbm @y input 0 : tensor<4xf32>
+  // expected-error@+1 {{'nisa.hbm' op of kind input/output needs an index}}
+  nisa.hbm @x input : tensor<4xf32>
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @a sbuf 128x64xf32
+    // expected-error@+1 {{'nisa.dma_copy' op queue -1 is not in 0..15}}
+    "nisa.dma_copy"() <{dst = @a, dst_ap = #nisa.ap<0:128, 0, [1,64]>, queue = -1 : i64, src = @x, src_ap = #nisa.ap<0, [64,128], [1,64]>}> : () -> ()
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.kernel @k "x" from "y" {
+    // expected-error@+1 {{'nisa.alloc' op element type 'i8' is not a device type (f32, bf16, f16, i32, i1)}}
+    nisa.alloc @a sbuf 128x64xi8
+  }
+}
