@@ -2,6 +2,10 @@
 
 #include "neuronc/Pipelines/Entry.h"
 
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
+
+#include "llvm/ADT/DenseSet.h"
+
 using namespace mlir;
 
 namespace {
@@ -14,13 +18,19 @@ std::string listNames(ArrayRef<func::FuncOp> funcs) {
 } // namespace
 
 FailureOr<func::FuncOp> neuronc::selectEntry(ModuleOp module, StringRef name) {
+  // A dispatcher's bucket functions are its parts, not entry points.
+  llvm::DenseSet<StringAttr> buckets;
+  module.walk([&](neuron::DispatchOp d) {
+    for (Attribute callee : d.getCallees())
+      buckets.insert(cast<FlatSymbolRefAttr>(callee).getAttr());
+  });
   SmallVector<func::FuncOp> all, candidates;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isExternal())
       continue;
     all.push_back(f);
     bool hostMain = f.getSymName() == "main" && f.getNumArguments() == 0;
-    if (f.isPublic() && !hostMain)
+    if (f.isPublic() && !hostMain && !buckets.contains(f.getSymNameAttr()))
       candidates.push_back(f);
   }
   if (!name.empty()) {

@@ -290,17 +290,20 @@ LogicalResult neuronc::restrictToEntry(ModuleOp module, StringRef entry) {
     FailureOr<func::FuncOp> fn = selectEntry(module, entry);
     if (failed(fn))
       return failure();
-    // Keep the entry and everything it (transitively) calls.
+    // Keep the entry and every function it (transitively) names: callees
+    // and a dispatcher's bucket functions. The entry is compiled even when
+    // it is private.
+    fn->setPublic();
     llvm::SmallPtrSet<Operation *, 8> keep = {fn->getOperation()};
     SmallVector<func::FuncOp> work = {*fn};
     SymbolTable symbols(module);
     while (!work.empty()) {
       func::FuncOp f = work.pop_back_val();
-      f.walk([&](func::CallOp call) {
-        if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-          if (keep.insert(callee).second)
-            work.push_back(callee);
-      });
+      if (std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(f))
+        for (const SymbolTable::SymbolUse &use : *uses)
+          if (auto callee = symbols.lookup<func::FuncOp>(use.getSymbolRef().getRootReference()))
+            if (keep.insert(callee).second)
+              work.push_back(callee);
     }
     for (auto f : module.getOps<func::FuncOp>())
       if (!keep.contains(f) && !f.isExternal())

@@ -1,6 +1,7 @@
 //===- Profiler.cpp - Collecting and exporting a runtime's profile --------===//
 
 #include "neuronc/Profile/Profile.h"
+#include "neuronc/Support/AtomicWrite.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -32,42 +33,21 @@ llvm::Expected<Profile> Profiler::exportTo(llvm::StringRef dir) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create the profile directory " + dir + ": " +
                                            ec.message());
-  // All five files or none: each is rendered, written to a temporary file
-  // in `dir`, and only when every one is complete are they renamed into
-  // place. A failure removes the temporaries and leaves an earlier profile
-  // in `dir` as it was.
-  std::vector<std::pair<std::string, std::string>> files = {
-      {"key_averages.txt", keyAveragesTable(*prof)},
-      {"summary.json", llvm::formatv("{0:2}", summaryJson(*prof)).str() + "\n"},
-      {"trace.json", llvm::formatv("{0}", chromeTrace(*prof)).str() + "\n"},
-      {"report.html", htmlReport(*prof)},
-      {"instructions.json", llvm::formatv("{0}", instructionTimes(*prof)).str() + "\n"}};
-  std::vector<std::pair<std::string, std::string>> written; // temporary, final
-  auto cleanup = [&] {
-    for (auto &[tmp, final] : written)
-      llvm::sys::fs::remove(tmp);
-  };
-  for (auto &[name, text] : files) {
-    llvm::SmallString<256> path(dir), tmp;
+  // All five files or none: a failure leaves an earlier profile in `dir`
+  // as it was.
+  llvm::SmallString<256> base(dir);
+  auto in = [&](llvm::StringRef name) {
+    llvm::SmallString<256> path(base);
     llvm::sys::path::append(path, name);
-    int fd;
-    std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, tmp);
-    if (!ec) {
-      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-      os << text;
-      os.close();
-      ec = os.error();
-      written.push_back({tmp.str().str(), path.str().str()});
-    }
-    if (ec) {
-      cleanup();
-      return llvm::createStringError(ec, "cannot write " + path + ": " + ec.message());
-    }
-  }
-  for (auto &[tmp, final] : written)
-    if (std::error_code ec = llvm::sys::fs::rename(tmp, final)) {
-      cleanup();
-      return llvm::createStringError(ec, "cannot write " + final + ": " + ec.message());
-    }
+    return path.str().str();
+  };
+  if (llvm::Error err = writeFilesAtomically(
+          {{in("key_averages.txt"), keyAveragesTable(*prof)},
+           {in("summary.json"), llvm::formatv("{0:2}", summaryJson(*prof)).str() + "\n"},
+           {in("trace.json"), llvm::formatv("{0}", chromeTrace(*prof)).str() + "\n"},
+           {in("report.html"), htmlReport(*prof)},
+           {in("instructions.json"),
+            llvm::formatv("{0}", instructionTimes(*prof)).str() + "\n"}}))
+    return std::move(err);
   return prof;
 }

@@ -2,6 +2,8 @@
 
 #include "NeffFormat.h"
 
+#include "neuronc/Support/AtomicWrite.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/Endian.h"
@@ -396,22 +398,5 @@ void neuronc::neff::resealNeff(std::vector<uint8_t> &bytes) {
 
 llvm::Error neuronc::neff::writeNeffFile(llvm::StringRef path, const Executable &exe) {
   std::vector<uint8_t> bytes = writeNeff(exe);
-  // NEURONC_INJECT_WRITE_FAILURE=1 fails the write half way, for the test
-  // that a failed write leaves no partial file and keeps the previous one.
-  static const bool inject = [] {
-    const char *env = std::getenv("NEURONC_INJECT_WRITE_FAILURE");
-    return env && *env == '1';
-  }();
-  // llvm::writeToOutput writes a temporary file next to `path` and renames
-  // it only when the callback succeeds.
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) -> llvm::Error {
-    size_t n = inject ? bytes.size() / 2 : bytes.size();
-    os.write(reinterpret_cast<const char *>(bytes.data()), n);
-    if (inject) {
-      os.flush(); // the temporary file is discarded with nothing left to write
-      return llvm::createStringError("injected write failure after " + std::to_string(n) +
-                                     " bytes");
-    }
-    return llvm::Error::success();
-  });
+  return writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
 }

@@ -693,12 +693,18 @@ struct BucketShapesPass : mlir::neuron::impl::NeuronBucketShapesPassBase<BucketS
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> dynamicFns;
-    for (auto fn : module.getOps<func::FuncOp>())
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      // A dispatcher (this pass's output, e.g. `neuronc --emit=bucketed`)
+      // is left as it is when no buckets are asked for: its buckets are
+      // fixed and its bucket functions are static.
+      if (spec.empty() && !fn.isExternal() && !fn.getOps<DispatchOp>().empty())
+        continue;
       if (!fn.isExternal() && llvm::any_of(fn.getArgumentTypes(), [](Type t) {
             auto rt = dyn_cast<RankedTensorType>(t);
             return rt && !rt.hasStaticShape();
           }))
         dynamicFns.push_back(fn);
+    }
     // A name that is no dim of any function is a typo: say so first.
     llvm::StringSet<> known;
     for (func::FuncOp fn : dynamicFns) {

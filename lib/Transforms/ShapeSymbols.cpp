@@ -255,7 +255,8 @@ LogicalResult ShapeSymbols::visit(Operation *op) {
         return success();
       })
       .Case([&](DispatchOp d) {
-        return d.emitError("is already bucketed; run --neuron-bucket-shapes once");
+        return d.emitError("is already bucketed: its buckets are fixed (compile it without "
+                           "--buckets, or bucket the unbucketed program)");
       })
       .Default([&](Operation *o) -> LogicalResult {
         if (isa<func::ReturnOp>(o))

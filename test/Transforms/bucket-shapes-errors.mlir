@@ -67,9 +67,9 @@ func.func @bad_name(%x: tensor<?x4xf32> {neuron.dim_names = ["my seq", ""]}) -> 
 
 // -----
 
-// Already bucketed: the pass runs once.
+// Already bucketed: new buckets for a dispatcher are refused.
 func.func @twice(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{is already bucketed; run --neuron-bucket-shapes once}}
+  // expected-error @+1 {{is already bucketed: its buckets are fixed (compile it without --buckets, or bucket the unbucketed program)}}
   %y = neuron.dispatch(%x) {symbols = ["seq"], input_dims = [array<i64: -1, 4>], output_dims = [array<i64: -1, 4>], masks = array<i64>, callees = [@twice.seq_4], bucket_sizes = [array<i64: 4>], work_coefficients = array<f64: 1.0>, work_exponents = [array<i64: 1>]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
 }

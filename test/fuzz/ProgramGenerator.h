@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,12 @@ public:
     int ops = fdp.ConsumeIntegralInRange<int>(1, kMaxOps);
     for (int i = 0; i < ops && fdp.remaining_bytes(); ++i)
       step();
-    // Return the last value, and sometimes a second one (several results).
+    // Return the last value and up to three other values nothing consumed,
+    // so that little of the graph is dead code the compiler just deletes.
     std::vector<const Value *> results = {&pool.back()};
-    if (pool.size() > 2 && fdp.ConsumeBool())
-      results.push_back(&pool[fdp.ConsumeIntegralInRange<size_t>(0, pool.size() - 2)]);
+    for (size_t i = pool.size() - 1; i-- > 0 && results.size() < 4;)
+      if (!used.count(pool[i].name) && pool[i].name[1] == 'v')
+        results.push_back(&pool[i]);
     std::string sig, types, names;
     for (size_t i = 0; i < args.size(); ++i)
       sig += (i ? ", " : "") + args[i].name + ": " + type(args[i].shape);
@@ -60,6 +63,7 @@ private:
   };
   FuzzedDataProvider &fdp;
   std::vector<Value> pool, args;
+  std::set<std::string> used; ///< values some op reads
   std::string body;
   int next = 0;
 
@@ -118,8 +122,10 @@ private:
   /// splat constant.
   Value operandOf(const std::vector<int64_t> &shape) {
     for (const Value &v : pool)
-      if (v.shape == shape && fdp.ConsumeBool())
+      if (v.shape == shape && fdp.ConsumeBool()) {
+        used.insert(v.name);
         return v;
+      }
     if (fdp.ConsumeBool())
       return argument(shape);
     return {constant(shape, "f32", fdp.ConsumeBool() ? "0.5" : "-2.0"), shape};
@@ -131,6 +137,7 @@ private:
 
   void step() {
     Value a = pick();
+    used.insert(a.name);
     int rank = static_cast<int>(a.shape.size());
     switch (fdp.ConsumeIntegralInRange<int>(0, 11)) {
     case 0:

@@ -83,6 +83,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module)
     finding("the generator wrote an invalid program", program, diagnostics);
   if (mlir::failed(neuronc::compileModule(*module, options))) {
+    if (print)
+      llvm::errs() << "refused:\n" << diagnostics;
     if (!sawError)
       finding("the compiler failed without an error", program, diagnostics);
     return 0;

@@ -13,6 +13,7 @@
 
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Interpreter/Interpreter.h"
+#include "neuronc/Support/AtomicWrite.h"
 #include "neuronc/Support/ByteSize.h"
 #include "neuronc/Interpreter/Npy.h"
 #include "neuronc/Pipelines/Entry.h"
@@ -34,7 +35,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 using neuronc::DType;
@@ -480,19 +480,11 @@ int main(int argc, char **argv) {
   for (auto [i, t] : llvm::enumerate(results))
     printSummary(i, t);
 
-  // Write every file, and keep them only when all were written.
-  std::vector<std::unique_ptr<llvm::ToolOutputFile>> files;
-  for (auto [i, path] : llvm::enumerate(outputFiles)) {
-    std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(path, &error);
-    if (!out)
-      return fail("cannot write " + path + ": " + error);
-    out->os() << neuronc::encodeNpy(results[i]);
-    out->os().flush();
-    if (out->os().has_error())
-      return fail("cannot write " + path);
-    files.push_back(std::move(out));
-  }
-  for (auto &f : files)
-    f->keep();
+  // Every file or none (an earlier result file stays as it was).
+  std::vector<neuronc::OutputFile> files;
+  for (auto [i, path] : llvm::enumerate(outputFiles))
+    files.push_back({path, neuronc::encodeNpy(results[i])});
+  if (llvm::Error err = neuronc::writeFilesAtomically(files))
+    return fail(llvm::toString(std::move(err)));
   return 0;
 }

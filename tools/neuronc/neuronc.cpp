@@ -6,7 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "neuronc/Dialect/Nisa/NisaOps.h"
 #include "neuronc/Pipelines/CompileCache.h"
+#include "neuronc/Support/AtomicWrite.h"
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Program.h"
 #include "neuronc/Pipelines/Registration.h"
@@ -28,7 +30,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -113,11 +114,8 @@ static int writeReport(llvm::StringRef path, llvm::StringRef text) {
     llvm::errs() << text;
     return 0;
   }
-  if (llvm::Error err = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << text;
-        return llvm::Error::success();
-      }))
-    return fail("cannot write " + llvm::toString(std::move(err))); // names the path
+  if (llvm::Error err = neuronc::writeFileAtomically(path, text.str()))
+    return fail(llvm::toString(std::move(err))); // "cannot write <path>: <why>"
   return 0;
 }
 
@@ -182,11 +180,9 @@ int main(int argc, char **argv) {
         llvm::errs() << "neuronc: warning: discarded a corrupted cache entry ("
                      << found.corrupt << "); compiling again\n";
       if (found.bytes) {
-        if (llvm::Error err = llvm::writeToOutput(outputFilename, [&](llvm::raw_ostream &os) {
-              os.write(reinterpret_cast<const char *>(found.bytes->data()), found.bytes->size());
-              return llvm::Error::success();
-            }))
-          return fail("cannot write " + llvm::toString(std::move(err)));
+        if (llvm::Error err = neuronc::writeFileAtomically(
+                outputFilename, std::string(found.bytes->begin(), found.bytes->end())))
+          return fail(llvm::toString(std::move(err)));
         llvm::errs() << "neuronc: cache hit " << key << " in " << cache->pathOf(key)
                      << ": compilation skipped\n";
         return 0;
@@ -198,6 +194,25 @@ int main(int argc, char **argv) {
   if (!program)
     return 1;
   ModuleOp module = program->module();
+  // Without --entry every public function with a body is compiled (a
+  // host-side `main` with no arguments is dropped): say so when there is
+  // none, instead of failing later with nothing to assemble. A module of
+  // hand-written nisa.programs has no functions and is fine.
+  auto device = [](func::FuncOp f) {
+    return f.isPublic() && !f.isExternal() &&
+           !(f.getSymName() == "main" && f.getNumArguments() == 0);
+  };
+  if (entryName.empty() && options.stage == EmitStage::Neff &&
+      llvm::none_of(module.getOps<func::FuncOp>(), device) &&
+      module.getOps<mlir::nisa::ProgramOp>().empty()) {
+    std::string names;
+    for (func::FuncOp f : module.getOps<func::FuncOp>())
+      names += (names.empty() ? "@" : ", @") + f.getSymName().str();
+    module.emitError("nothing to compile: no public func.func with a body other than a "
+                     "host-side `main` with no arguments (functions: ")
+        << (names.empty() ? "none" : names) << "); make one public or name it with --entry";
+    return 1;
+  }
 
   // The bucket histogram is read before compiling: a bad file fails fast.
   std::optional<std::string> histogramText;
@@ -274,7 +289,7 @@ int main(int argc, char **argv) {
       return 1;
     // Written to a temporary file and renamed: never a partial executable.
     if (llvm::Error err = neuronc::neff::writeNeffFile(outputFilename, *exe))
-      return fail("cannot write " + outputFilename + ": " + llvm::toString(std::move(err)));
+      return fail(llvm::toString(std::move(err)));
     if (cache)
       if (llvm::Error err = cache->store(key, *exe))
         llvm::errs() << "neuronc: warning: the compile cache was not updated: "
@@ -282,11 +297,12 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  // Only now open the output: a failed compile leaves no file behind.
-  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &error);
-  if (!output)
-    return fail(error);
-  module.print(output->os());
-  output->keep();
+  // Only now write the output: a failed compile leaves no file behind, and
+  // a failed write (a full disk) leaves none either.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  if (llvm::Error err = neuronc::writeFileAtomically(outputFilename, std::move(text)))
+    return fail(llvm::toString(std::move(err)));
   return 0;
 }
