@@ -5,6 +5,7 @@
 #include "neuronc/Support/AtomicWrite.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"
@@ -77,7 +78,10 @@ bool neuronc::neff::operator==(const DmaDescriptor &a, const DmaDescriptor &b) {
 
 bool neuronc::isa::operator==(const isa::Instruction &a, const isa::Instruction &b) {
   if (a.opcode != b.opcode || a.engine != b.engine || a.queue != b.queue || a.flags != b.flags ||
-      a.func != b.func || a.op1 != b.op1 || a.imm0 != b.imm0 || a.imm1 != b.imm1 ||
+      a.func != b.func || a.op1 != b.op1 ||
+      // Bit for bit, as encoded: a NaN immediate equals itself.
+      llvm::bit_cast<uint32_t>(a.imm0) != llvm::bit_cast<uint32_t>(b.imm0) ||
+      llvm::bit_cast<uint32_t>(a.imm1) != llvm::bit_cast<uint32_t>(b.imm1) ||
       a.params != b.params || a.debug != b.debug || a.waits.size() != b.waits.size() ||
       a.operands.size() != b.operands.size())
     return false;

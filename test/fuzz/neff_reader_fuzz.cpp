@@ -8,6 +8,8 @@
 
 #include "neuronc/Target/Neff.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <cstdlib>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -19,7 +21,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   std::vector<uint8_t> again = neuronc::neff::writeNeff(*exe);
   llvm::Expected<neuronc::neff::Executable> back = neuronc::neff::readNeff(again);
-  if (!back || !(*back == *exe))
-    std::abort(); // accepted once, refused or changed when written back
+  if (!back) { // accepted once, refused when written back
+    llvm::errs() << "written back, the executable is refused: " << llvm::toString(back.takeError())
+                 << "\n";
+    std::abort();
+  }
+  if (!(*back == *exe)) { // accepted once, changed when written back
+    llvm::errs() << "written back, the executable reads differently\n";
+    std::abort();
+  }
   return 0;
 }

@@ -12,6 +12,8 @@
 
 #include "neuronc/Target/Neff.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <cstdlib>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -24,7 +26,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   llvm::Expected<neuronc::neff::Executable> back =
       neuronc::neff::readNeff(neuronc::neff::writeNeff(*exe));
-  if (!back || !(*back == *exe))
-    std::abort(); // accepted once, refused or changed when written back
+  if (!back) { // accepted once, refused when written back
+    llvm::errs() << "written back, the executable is refused: " << llvm::toString(back.takeError())
+                 << "\n";
+    std::abort();
+  }
+  if (!(*back == *exe)) { // accepted once, changed when written back
+    llvm::errs() << "written back, the executable reads differently\n";
+    std::abort();
+  }
   return 0;
 }
