@@ -39,13 +39,24 @@ ct_pass=$((ct_total - ct_fail))
 if [ "$lit_rc" -ne 0 ] && [ "$lit_fail" -eq 0 ]; then lit_fail=1; fi
 if [ "$ctest_rc" -ne 0 ] && [ "$ct_fail" -eq 0 ]; then ct_fail=1; fi
 
-# The readers under libFuzzer with ASan/UBSan, a short fixed budget per
-# target on the seed corpus (NEURONC_FUZZ_SECONDS=0 skips it).
+# The fuzz targets for a short fixed budget each (NEURONC_FUZZ_SECONDS,
+# default 30; 0 skips them): the four readers under libFuzzer with
+# ASan/UBSan (scripts/fuzz.sh), then the compiler on random generated
+# programs through its standalone driver in the normal build (unguided and
+# without sanitizers: the guided, sanitized run needs the whole compiler
+# built with clang, `scripts/fuzz.sh 600 compile`).
 fz_pass=0; fz_fail=0
 FUZZ_SECONDS=${NEURONC_FUZZ_SECONDS:-30}
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
-  echo "== fuzzing (${FUZZ_SECONDS} s per reader) =="
-  if scripts/fuzz.sh "$FUZZ_SECONDS"; then fz_pass=2; else fz_fail=1; fi
+  echo "== fuzzing (${FUZZ_SECONDS} s per target) =="
+  if scripts/fuzz.sh "$FUZZ_SECONDS"; then fz_pass=$((fz_pass + 4)); else fz_fail=$((fz_fail + 1)); fi
+  seed=${NEURONC_FUZZ_SEED:-$(date +%s)}
+  echo "== compile: ${FUZZ_SECONDS} s of random programs, seed $seed =="
+  if "$BUILD/bin/neuronc-fuzz-compile-standalone" --seconds="$FUZZ_SECONDS" --seed="$seed" --max-len=8192; then
+    fz_pass=$((fz_pass + 1))
+  else
+    echo "fuzz: the compile target failed; replay with --seed=$seed"; fz_fail=$((fz_fail + 1))
+  fi
 fi
 
 echo "lit: $lit_pass passed, $lit_fail failed, $lit_skip skipped; unit: $ct_pass passed, $ct_fail failed; fuzz: $fz_pass passed, $fz_fail failed"

@@ -509,8 +509,9 @@ static llvm::Expected<Container> readContainer(llvm::ArrayRef<uint8_t> bytes,
     return fail("unknown target '" + exe.target + "'; known targets: " + hardwareModelNames());
   uint32_t sectionCount = r32(kSectionCountAt);
   uint64_t tableAt = r64(kSectionTableAt);
-  if (sectionCount > kMaxSections || tableAt < kHeaderBytes ||
-      tableAt + uint64_t(sectionCount) * kSectionEntryBytes > bytes.size())
+  // Written so that no sum can wrap: tableAt comes from the file.
+  if (sectionCount > kMaxSections || tableAt < kHeaderBytes || tableAt > bytes.size() ||
+      uint64_t(sectionCount) * kSectionEntryBytes > bytes.size() - tableAt)
     return fail("section table at " + llvm::Twine(tableAt) + " with " +
                 llvm::Twine(sectionCount) + " entries exceeds file size " +
                 llvm::Twine(bytes.size()));

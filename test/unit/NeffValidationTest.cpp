@@ -123,6 +123,11 @@ TEST(NeffValidation, Container) {
   EXPECT_EQ(resealed([](auto &b) { put<uint32_t>(b, 88, 1000); }),
             "section table at 128 with 1000 entries exceeds file size " +
                 std::to_string(writeNeff(sample()).size()));
+  // An offset near 2^64 must not wrap the bounds check (found by fuzzing).
+  EXPECT_EQ(resealed([](auto &b) { put<uint64_t>(b, 96, ~uint64_t(4)); }),
+            "section table at 18446744073709551611 with " +
+                std::to_string(get<uint32_t>(writeNeff(sample()), 88)) +
+                " entries exceeds file size " + std::to_string(writeNeff(sample()).size()));
   EXPECT_EQ(resealed([](auto &b) { put<uint64_t>(b, entryOf(b, "meta") + 16, 0); }),
             "section 'meta' at offset 0 overlaps the header or section table");
   EXPECT_EQ(resealed([](auto &b) { rename(b, "strings", "meta"); }),
