@@ -45,3 +45,16 @@ func.func @foreign(%x: tensor<4xf32>) -> tensor<4xf32> {
   %d = math.sin %x : tensor<4xf32>
   return %d : tensor<4xf32>
 }
+
+// -----
+
+// A kernel body op no row kernel computes.
+func.func @sin_kernel(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cannot lower 'neuron.kernel': 'math.sin' cannot be part of a row kernel}}
+  %r = neuron.kernel "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %s = math.sin %x : tensor<4xf32>
+    neuron.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
