@@ -28,9 +28,19 @@ llvm::Error neuronc::writeFilesAtomically(llvm::ArrayRef<OutputFile> files) {
     cleanup();
     return llvm::createStringError("cannot write " + path + ": " + reason);
   };
+  // Devices and pipes (/dev/null, a FIFO) are written in place: there is
+  // nothing to rename over, and a temporary beside them would land in /dev.
+  std::vector<const OutputFile *> direct;
   for (const OutputFile &f : files) {
     if (f.path == "-")
       continue; // standard output, written last
+    llvm::sys::fs::file_status st;
+    if (!llvm::sys::fs::status(f.path, st) && llvm::sys::fs::exists(st) &&
+        st.type() != llvm::sys::fs::file_type::regular_file &&
+        st.type() != llvm::sys::fs::file_type::directory_file) {
+      direct.push_back(&f);
+      continue;
+    }
     size_t n = f.contents.size();
     if (injectFailure() && done.empty())
       n /= 2;
@@ -58,6 +68,18 @@ llvm::Error neuronc::writeFilesAtomically(llvm::ArrayRef<OutputFile> files) {
   for (auto &[tmp, file] : done)
     if (std::error_code ec = llvm::sys::fs::rename(tmp, file->path))
       return failure(file->path, ec.message());
+  for (const OutputFile *f : direct) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(f->path, ec);
+    if (!ec) {
+      os << f->contents;
+      os.close();
+      ec = os.error();
+      os.clear_error();
+    }
+    if (ec)
+      return llvm::createStringError("cannot write " + f->path + ": " + ec.message());
+  }
   for (const OutputFile &f : files)
     if (f.path == "-") {
       llvm::outs() << f.contents;
