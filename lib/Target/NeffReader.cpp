@@ -282,9 +282,12 @@ struct ProgramChecker {
         }
         // The furthest row an index may pick must stay inside the variable.
         const Variable &v = p.variables[mem.var];
-        int64_t reach = maxIndex(mem) + (inst.params[2] - 1) * inst.params[1];
+        __int128 reach = maxIndex(mem) + __int128(inst.params[2] - 1) * inst.params[1];
         if (reach >= v.numElements()) {
-          c.fail("indirect dma_copy can reach element " + llvm::Twine(reach) + " of '" +
+          c.fail("indirect dma_copy can reach element " +
+                 (reach > INT64_MAX ? llvm::Twine("beyond 2^63")
+                                    : llvm::Twine(static_cast<int64_t>(reach))) +
+                 " of '" +
                  v.name + "', which has " + llvm::Twine(v.numElements()));
           return false;
         }
@@ -343,7 +346,7 @@ struct ProgramChecker {
       int64_t last = ops[1].rank ? ops[1].sizes[ops[1].rank - 1] : 1;
       if (!funcMax(static_cast<int>(mlir::nisa::getMaxEnumValForAluOp())) ||
           ops[0].partCount != ops[1].partCount ||
-          ops[0].numElements() * last != ops[1].numElements()) {
+          __int128(ops[0].numElements()) * last != ops[1].numElements()) {
         c.fail("tensor_reduce destination is not the source without its innermost dim");
         return false;
       }
@@ -665,13 +668,16 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
       }
       if (!c.ok())
         break;
+      // Offsets come from the file: compared without sums that could wrap
+      // (bytes() is at most 2^43 here).
+      int64_t constBytes = static_cast<int64_t>(exe.constants.size());
       if (v.kind == VarKind::Const &&
-          (v.offset < 0 || v.offset + v.bytes() > static_cast<int64_t>(exe.constants.size())))
+          (v.offset < 0 || v.bytes() > constBytes || v.offset > constBytes - v.bytes()))
         c.fail("constant '" + v.name + "' (" + llvm::Twine(v.bytes()) + " bytes at " +
                llvm::Twine(v.offset) + ") lies outside the const section (" +
                llvm::Twine(exe.constants.size()) + " bytes)");
       if (v.kind == VarKind::Internal &&
-          (v.offset < 0 || v.offset + v.bytes() > p.scratchBytes))
+          (v.offset < 0 || v.bytes() > p.scratchBytes || v.offset > p.scratchBytes - v.bytes()))
         c.fail("internal tensor '" + v.name + "' lies outside the scratch area");
       if (c.ok() && v.bytes() > hbmBytes)
         c.fail("variable '" + v.name + "' is " + llvm::Twine(v.bytes()) + " bytes, more than a " +
@@ -682,8 +688,8 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
     if (c.ok()) {
       int64_t total = p.scratchBytes;
       for (const Variable &v : p.variables)
-        if (v.kind == VarKind::Input || v.kind == VarKind::Output)
-          total += v.bytes();
+        if ((v.kind == VarKind::Input || v.kind == VarKind::Output) && total <= hbmBytes)
+          total += v.bytes(); // each at most the core's HBM: the sum cannot wrap
       if (total > hbmBytes)
         c.fail("program '" + p.name + "' needs " + llvm::Twine(total) +
                " bytes of HBM (inputs, outputs and scratch), more than a " + hw->name +

@@ -184,6 +184,12 @@ TEST(NeffValidation, ProgramsAndVariables) {
   EXPECT_EQ(damaged([](Executable &e) { prog(e).variables[2].offset = 4; }),
             "section 'meta': constant 'c' (8 bytes at 4) lies outside the const section (8 "
             "bytes)");
+  // An offset near 2^63 must not wrap the check (found by fuzzing).
+  EXPECT_EQ(damaged([](Executable &e) { prog(e).variables[2].offset = INT64_MAX - 4; }),
+            "section 'meta': constant 'c' (8 bytes at 9223372036854775803) lies outside the "
+            "const section (8 bytes)");
+  EXPECT_EQ(damaged([](Executable &e) { prog(e).variables[3].offset = INT64_MAX - 4; }),
+            "section 'meta': internal tensor 't' lies outside the scratch area");
   EXPECT_EQ(damaged([](Executable &e) { prog(e).variables[3].offset = 4000; }),
             "section 'meta': internal tensor 't' lies outside the scratch area");
   // Each variable fits a core's 16 GiB, the two together do not.
