@@ -174,6 +174,45 @@ TEST(NeffValidation, Records) {
             "section 'p0.dma' descriptor 0: unknown descriptor flags 6");
 }
 
+/// The byte offset of section `name`'s data.
+size_t dataOf(const std::vector<uint8_t> &b, llvm::StringRef name) {
+  return get<uint64_t>(b, entryOf(b, name) + 16);
+}
+
+TEST(NeffValidation, StreamRecordBytes) {
+  // p0.scalar holds one record after its u32 count: u16 length, u8 opcode,
+  // engine, queue, wait count, parameter count, operand count, ... (24
+  // bytes), then 8 per wait and parameter, then the operands (rank at +2).
+  const std::string at = "section 'p0.scalar' instruction 0: ";
+  EXPECT_EQ(resealed([](auto &b) {
+              size_t r = dataOf(b, "p0.scalar") + 4;
+              put<uint16_t>(b, r, get<uint16_t>(b, r) + 8);
+            }),
+            at + "record length " +
+                std::to_string(get<uint16_t>(writeNeff(sample()),
+                                             dataOf(writeNeff(sample()), "p0.scalar") + 4) +
+                               8) +
+                " does not match its " +
+                std::to_string(get<uint16_t>(writeNeff(sample()),
+                                             dataOf(writeNeff(sample()), "p0.scalar") + 4)) +
+                " bytes of fields");
+  EXPECT_EQ(resealed([](auto &b) { b[dataOf(b, "p0.scalar") + 4 + 6] = 9; }),
+            at + "has 9 parameters; at most 5");
+  EXPECT_EQ(resealed([](auto &b) {
+              size_t r = dataOf(b, "p0.scalar") + 4;
+              b[r + 24 + 8 * b[r + 5] + 8 * b[r + 6] + 2] = 7;
+            }),
+            at + "operand rank 7 exceeds 4");
+  // Two records claimed, one there: the second runs off the section's end.
+  EXPECT_EQ(resealed([](auto &b) { put<uint32_t>(b, dataOf(b, "p0.scalar"), 2); })
+                .find("section 'p0.scalar' instruction 1: length at byte "),
+            0u);
+  EXPECT_EQ(resealed([](auto &b) { put<uint32_t>(b, dataOf(b, "p0.cost"), 0); }),
+            "section 'p0.cost': has 0 cost tables for 1 kernels");
+  EXPECT_EQ(resealed([](auto &b) { rename(b, "p0.q2", "p0.q1"); }),
+            "section 'p0.q1' is present but the stream mask says it is empty");
+}
+
 TEST(NeffValidation, ProgramsAndVariables) {
   EXPECT_EQ(damaged([](Executable &e) { prog(e).target = "trn2"; }),
             "section 'meta': program 'f' targets trn2 in a trn1 executable");
@@ -218,6 +257,11 @@ TEST(NeffValidation, EntryPointsAndBuckets) {
     Executable e = bucketed(128);
     e.entries[0].signature.inputs[0][0] = symbolDim(5);
     EXPECT_EQ(refusal(e), "section 'meta': entry point 'f': input #0 names symbol 5 of 1");
+  }
+  {
+    Executable e = sample();
+    e.entries[0].buckets = {{0, {4}}};
+    EXPECT_EQ(refusal(e), "entry point 'f' has no dynamic dims but a bucket with 1 sizes");
   }
   {
     Executable e = sample();
