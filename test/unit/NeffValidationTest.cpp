@@ -207,6 +207,13 @@ TEST(NeffValidation, StreamRecordBytes) {
   EXPECT_EQ(resealed([](auto &b) { put<uint32_t>(b, dataOf(b, "p0.scalar"), 2); })
                 .find("section 'p0.scalar' instruction 1: length at byte "),
             0u);
+  // The meta section's recorded size grown by 8: its decoder ends 8 bytes
+  // early (the bytes are the alignment padding or the next section's).
+  EXPECT_EQ(resealed([](auto &b) {
+              size_t e = entryOf(b, "meta");
+              put<uint64_t>(b, e + 24, get<uint64_t>(b, e + 24) + 8);
+            }),
+            "section 'meta': 8 byte(s) follow the last program record");
   EXPECT_EQ(resealed([](auto &b) { put<uint32_t>(b, dataOf(b, "p0.cost"), 0); }),
             "section 'p0.cost': has 0 cost tables for 1 kernels");
   EXPECT_EQ(resealed([](auto &b) { rename(b, "p0.q2", "p0.q1"); }),
