@@ -95,12 +95,11 @@ LogicalResult checkAllocation(Operation *op) {
     if (!rt || !rt.hasStaticShape())
       continue;
     int64_t n = numElements(rt.getShape());
-    int64_t limit = maxHostTensorBytes();
-    if (n > limit / 4)
+    if (!fitsHostMemory(n))
       return op->emitError("result ")
              << t << " would need " << formatByteSize(4.0 * static_cast<double>(n))
              << " of host memory, more than the interpreter's limit of "
-             << formatByteSize(static_cast<double>(limit))
+             << formatByteSize(static_cast<double>(maxHostTensorBytes()))
              << " (NEURONC_MAX_TENSOR_BYTES raises it)";
   }
   return success();

@@ -17,22 +17,27 @@ std::string listNames(ArrayRef<func::FuncOp> funcs) {
 }
 } // namespace
 
-FailureOr<func::FuncOp> neuronc::selectEntry(ModuleOp module, StringRef name) {
+SmallVector<func::FuncOp> neuronc::entryCandidates(ModuleOp module) {
   // A dispatcher's bucket functions are its parts, not entry points.
   llvm::DenseSet<StringAttr> buckets;
   module.walk([&](neuron::DispatchOp d) {
     for (Attribute callee : d.getCallees())
       buckets.insert(cast<FlatSymbolRefAttr>(callee).getAttr());
   });
-  SmallVector<func::FuncOp> all, candidates;
+  SmallVector<func::FuncOp> candidates;
   for (auto f : module.getOps<func::FuncOp>()) {
-    if (f.isExternal())
-      continue;
-    all.push_back(f);
     bool hostMain = f.getSymName() == "main" && f.getNumArguments() == 0;
-    if (f.isPublic() && !hostMain && !buckets.contains(f.getSymNameAttr()))
+    if (!f.isExternal() && f.isPublic() && !hostMain && !buckets.contains(f.getSymNameAttr()))
       candidates.push_back(f);
   }
+  return candidates;
+}
+
+FailureOr<func::FuncOp> neuronc::selectEntry(ModuleOp module, StringRef name) {
+  SmallVector<func::FuncOp> all, candidates = entryCandidates(module);
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal())
+      all.push_back(f);
   if (!name.empty()) {
     for (func::FuncOp f : all)
       if (f.getSymName() == name)

@@ -105,7 +105,7 @@ neuronc::profile::parseInstructionTimes(llvm::StringRef text, llvm::StringRef na
     for (const auto &[key, value] : streams ? *streams : Object()) {
       std::optional<int64_t> s = mlir::nisa::parseStreamName(key.str());
       const Array *rows = value.getAsArray();
-      if (!s || *s < 0 || *s >= sim::kStreams || !rows ||
+      if (!s || !rows ||
           rows->size() != p->streams[*s].size())
         return fail("the profile's stream '" + key.str() + "' of @" + prog +
                     " does not match the executable's");

@@ -35,9 +35,8 @@ llvm::Expected<Profile> Profiler::exportTo(llvm::StringRef dir) {
                                            ec.message());
   // All five files or none: a failure leaves an earlier profile in `dir`
   // as it was.
-  llvm::SmallString<256> base(dir);
   auto in = [&](llvm::StringRef name) {
-    llvm::SmallString<256> path(base);
+    llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, name);
     return path.str().str();
   };

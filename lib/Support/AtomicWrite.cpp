@@ -65,9 +65,7 @@ llvm::Error neuronc::writeFilesAtomically(llvm::ArrayRef<OutputFile> files) {
     if (n != f.contents.size())
       return failure(f.path, "injected write failure after " + std::to_string(n) + " bytes");
   }
-  for (auto &[tmp, file] : done)
-    if (std::error_code ec = llvm::sys::fs::rename(tmp, file->path))
-      return failure(file->path, ec.message());
+  // Devices before the renames: a failing one (/dev/full) leaves nothing.
   for (const OutputFile *f : direct) {
     std::error_code ec;
     llvm::raw_fd_ostream os(f->path, ec);
@@ -78,8 +76,11 @@ llvm::Error neuronc::writeFilesAtomically(llvm::ArrayRef<OutputFile> files) {
       os.clear_error();
     }
     if (ec)
-      return llvm::createStringError("cannot write " + f->path + ": " + ec.message());
+      return failure(f->path, ec.message());
   }
+  for (auto &[tmp, file] : done)
+    if (std::error_code ec = llvm::sys::fs::rename(tmp, file->path))
+      return failure(file->path, ec.message());
   for (const OutputFile &f : files)
     if (f.path == "-") {
       llvm::outs() << f.contents;

@@ -11,7 +11,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
-#include <cstdlib>
 #include <cstring>
 
 using namespace neuronc;

@@ -368,56 +368,41 @@ TEST(NeffValidation, Operands) {
 TEST(NeffValidation, PerOpcodeRules) {
   using isa::Engine;
   using isa::Opcode;
-  auto psum = [](uint32_t parts, int64_t n) {
-    isa::Operand o = tile(parts, 0, n);
-    o.space = isa::Space::Psum;
-    return o;
+  isa::Operand acc = tile(128, 0, 64);
+  acc.space = isa::Space::Psum;
+  // Each case adds one instruction to its engine's stream; the message
+  // names the stream and the instruction's index in it.
+  struct Case {
+    Opcode op;
+    Engine engine;
+    llvm::SmallVector<isa::Operand, 4> operands;
+    const char *message;
+  } cases[] = {
+      {Opcode::LoadStationary, Engine::tensor, {tile(128, 0, 256)},
+       "section 'p0.tensor' instruction 0: load_stationary takes at most 128 columns from SBUF"},
+      {Opcode::MultiplyMoving, Engine::tensor, {acc, tile(128, 0, 32)},
+       "section 'p0.tensor' instruction 0: multiply_moving needs an f32 PSUM accumulator as "
+       "wide as the moving matrix (at most 512)"},
+      {Opcode::Transpose, Engine::vector, {tile(32, 0, 16), tile(32, 4096, 16)},
+       "section 'p0.vector' instruction 0: transpose destination is not the source transposed"},
+      {Opcode::TensorReduce, Engine::vector, {tile(128, 0, 2), tile(128, 4096, 64)},
+       "section 'p0.vector' instruction 0: tensor_reduce destination is not the source without "
+       "its innermost dim"},
+      {Opcode::BnStats, Engine::vector, {tile(128, 0, 3), tile(128, 4096, 1024)},
+       "section 'p0.vector' instruction 0: bn_stats takes at most 512 elements and writes 3 per "
+       "partition"},
+      {Opcode::BnAggr, Engine::vector, {tile(128, 0, 2), tile(128, 4096, 4)},
+       "section 'p0.vector' instruction 0: bn_aggr reads triples and writes 2 values per "
+       "partition"},
+      {Opcode::PartitionReduce, Engine::gpsimd, {tile(2, 0, 64), tile(128, 4096, 64)},
+       "section 'p0.gpsimd' instruction 0: partition_reduce writes one partition as wide as its "
+       "source"},
+      // The scalar stream already holds the sample's activation.
+      {Opcode::Reciprocal, Engine::scalar, {tile(128, 0, 2), tile(128, 4096, 2)},
+       "section 'p0.scalar' instruction 1: reciprocal cannot run on engine 1"},
   };
-  // Each adds one instruction of another engine; the message names its stream.
-  EXPECT_EQ(damaged([](Executable &e) {
-              add(e, instruction(Opcode::LoadStationary, Engine::tensor, {tile(128, 0, 256)}));
-            }),
-            "section 'p0.tensor' instruction 0: load_stationary takes at most 128 columns from "
-            "SBUF");
-  EXPECT_EQ(damaged([&](Executable &e) {
-              add(e, instruction(Opcode::MultiplyMoving, Engine::tensor,
-                                 {psum(128, 64), tile(128, 0, 32)}));
-            }),
-            "section 'p0.tensor' instruction 0: multiply_moving needs an f32 PSUM accumulator as "
-            "wide as the moving matrix (at most 512)");
-  EXPECT_EQ(damaged([](Executable &e) {
-              add(e, instruction(Opcode::Transpose, Engine::vector,
-                                 {tile(32, 0, 16), tile(32, 4096, 16)}));
-            }),
-            "section 'p0.vector' instruction 0: transpose destination is not the source "
-            "transposed");
-  EXPECT_EQ(damaged([](Executable &e) {
-              add(e, instruction(Opcode::TensorReduce, Engine::vector,
-                                 {tile(128, 0, 2), tile(128, 4096, 64)}));
-            }),
-            "section 'p0.vector' instruction 0: tensor_reduce destination is not the source "
-            "without its innermost dim");
-  EXPECT_EQ(damaged([](Executable &e) {
-              add(e, instruction(Opcode::BnStats, Engine::vector,
-                                 {tile(128, 0, 3), tile(128, 4096, 1024)}));
-            }),
-            "section 'p0.vector' instruction 0: bn_stats takes at most 512 elements and writes 3 "
-            "per partition");
-  EXPECT_EQ(damaged([](Executable &e) {
-              add(e, instruction(Opcode::BnAggr, Engine::vector,
-                                 {tile(128, 0, 2), tile(128, 4096, 4)}));
-            }),
-            "section 'p0.vector' instruction 0: bn_aggr reads triples and writes 2 values per "
-            "partition");
-  EXPECT_EQ(damaged([](Executable &e) {
-              add(e, instruction(Opcode::PartitionReduce, Engine::gpsimd,
-                                 {tile(2, 0, 64), tile(128, 4096, 64)}));
-            }),
-            "section 'p0.gpsimd' instruction 0: partition_reduce writes one partition as wide as "
-            "its source");
-  EXPECT_EQ(damaged([](Executable &e) {
-              add(e, instruction(Opcode::Reciprocal, Engine::scalar,
-                                 {tile(128, 0, 2), tile(128, 4096, 2)}));
-            }),
-            "section 'p0.scalar' instruction 1: reciprocal cannot run on engine 1");
+  for (const Case &c : cases)
+    EXPECT_EQ(damaged([&](Executable &e) { add(e, instruction(c.op, c.engine, c.operands)); }),
+              c.message)
+        << isa::opcodeName(c.op).str();
 }

@@ -447,8 +447,7 @@ int main(int argc, char **argv) {
         std::vector<int64_t> shape = neuronc::BucketSignature::shapeAt(spec.dims, *sizes);
         spec.shape.assign(shape.begin(), shape.end());
       }
-      if (int64_t n = neuronc::numElements(spec.shape);
-          n > neuronc::maxHostTensorBytes() / 4)
+      if (!neuronc::fitsHostMemory(neuronc::numElements(spec.shape)))
         return fail("argument #" + llvm::Twine(i) + " (" + neuronc::formatShape(spec.shape) +
                     ") is larger than the " +
                     neuronc::formatByteSize(static_cast<double>(neuronc::maxHostTensorBytes())) +

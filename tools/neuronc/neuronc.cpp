@@ -8,6 +8,7 @@
 
 #include "neuronc/Dialect/Nisa/NisaOps.h"
 #include "neuronc/Pipelines/CompileCache.h"
+#include "neuronc/Pipelines/Entry.h"
 #include "neuronc/Support/AtomicWrite.h"
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Program.h"
@@ -194,16 +195,11 @@ int main(int argc, char **argv) {
   if (!program)
     return 1;
   ModuleOp module = program->module();
-  // Without --entry every public function with a body is compiled (a
-  // host-side `main` with no arguments is dropped): say so when there is
+  // Without --entry every entry candidate is compiled: say so when there is
   // none, instead of failing later with nothing to assemble. A module of
   // hand-written nisa.programs has no functions and is fine.
-  auto device = [](func::FuncOp f) {
-    return f.isPublic() && !f.isExternal() &&
-           !(f.getSymName() == "main" && f.getNumArguments() == 0);
-  };
   if (entryName.empty() && options.stage == EmitStage::Neff &&
-      llvm::none_of(module.getOps<func::FuncOp>(), device) &&
+      neuronc::entryCandidates(module).empty() &&
       module.getOps<mlir::nisa::ProgramOp>().empty()) {
     std::string names;
     for (func::FuncOp f : module.getOps<func::FuncOp>())

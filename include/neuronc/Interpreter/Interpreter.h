@@ -30,6 +30,9 @@ mlir::FailureOr<llvm::SmallVector<Tensor>> interpret(mlir::func::FuncOp func,
 /// 8 GiB): the interpreter and neuron-run refuse larger ones before
 /// allocating.
 int64_t maxHostTensorBytes();
+/// Whether a host tensor of `elements` elements (4 bytes each on the host,
+/// whatever the element type) fits maxHostTensorBytes().
+inline bool fitsHostMemory(int64_t elements) { return elements <= maxHostTensorBytes() / 4; }
 
 /// Element type of a tensor type as a host type, with a readable error for
 /// types the interpreter does not compute in (f64, i64, others).

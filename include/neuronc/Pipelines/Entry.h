@@ -8,10 +8,14 @@
 
 namespace neuronc {
 
-/// Returns the function named `name`, or when `name` is empty the only public
-/// function with a body that is not a `main` without arguments (exported
-/// programs often wrap the kernel in such a host-side `main`). Emits an error
-/// listing the candidates when there is no single choice.
+/// The functions that can be an entry point: public, with a body, not a
+/// host-side `main` without arguments (exported programs often wrap the
+/// kernel in one), and not a dispatcher's bucket function.
+llvm::SmallVector<mlir::func::FuncOp> entryCandidates(mlir::ModuleOp module);
+
+/// Returns the function named `name`, or when `name` is empty the only one of
+/// entryCandidates(). Emits an error listing the candidates when there is no
+/// single choice.
 mlir::FailureOr<mlir::func::FuncOp> selectEntry(mlir::ModuleOp module, llvm::StringRef name);
 
 } // namespace neuronc
