@@ -242,13 +242,16 @@ def Nisa_AllocOp : Nisa_Op<"alloc", [Symbol, HasParent<"KernelOp">]> {
     ```
     `offset` (bytes within each partition, the same for every partition) is
     set by memory allocation. A tile always starts at partition 0.
+    `discard` marks a tile that only receives results nobody reads (an
+    engine must write its elementwise result somewhere when only its row
+    sum is wanted); the race checker does not require its writes to be read.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Nisa_MemorySpace:$space,
                        I64Attr:$partitions, I64Attr:$elements, TypeAttr:$element_type,
-                       OptionalAttr<I64Attr>:$offset);
+                       UnitAttr:$discard, OptionalAttr<I64Attr>:$offset);
   let assemblyFormat = [{
     $sym_name $space custom<TileShape>($partitions, $elements, $element_type)
-    (`offset` `=` $offset^)? attr-dict
+    (`discard` $discard^)? (`offset` `=` $offset^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -360,12 +360,41 @@ LogicalResult mlir::neuron::lowering::lowerRowGroup(FunctionLowering &fl, Operat
     DenseMap<Value, Value> outerOf;
     for (auto [inner, outer] : outputs)
       outerOf[inner] = outer;
+    // A kernel result that is a reshape of values only it uses: the op
+    // before the reshapes writes the destination itself.
+    for (auto [inner, outer] : outputs) {
+      auto r = inner.getDefiningOp<ReshapeOp>();
+      if (!r || !inGroup.contains(r))
+        continue;
+      Value v = r.getInput();
+      while (auto prev = v.getDefiningOp<ReshapeOp>()) {
+        if (!inGroup.contains(prev) || !v.hasOneUse() || outerOf.count(v))
+          break;
+        v = prev.getInput();
+      }
+      Operation *def = v.getDefiningOp();
+      if (!def || !inGroup.contains(def) || isa<ConstantOp, ReshapeOp>(def) || !v.hasOneUse() ||
+          outerOf.count(v) || fl.outputDestinations.count(v))
+        continue;
+      HbmBuffer dst = fl.resultBuffer(outer);
+      fl.outputDestinations[v] = {dst.sym, SmallVector<int64_t>(
+                                               cast<RankedTensorType>(v.getType()).getShape()),
+                                  dst.elementType};
+    }
     for (Operation *op : ops) {
       if (isa<ConstantOp>(op))
         continue;
       if (auto r = dyn_cast<ReshapeOp>(op)) {
+        // A reshape moves no data: its result is its input's buffer, and a
+        // kernel result must still reach the kernel's destination.
         HbmBuffer b = fl.bufferOf(r.getInput());
         b.shape = SmallVector<int64_t>(r.getType().getShape());
+        if (auto it = outerOf.find(r.getResult()); it != outerOf.end()) {
+          HbmBuffer dst = fl.resultBuffer(it->second);
+          if (dst.sym != b.sym)
+            copyBuffer(fl, op, dst, b);
+          b = dst;
+        }
         fl.setBuffer(r.getResult(), b);
         continue;
       }

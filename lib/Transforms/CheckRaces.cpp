@@ -7,6 +7,12 @@
 // clocks through the waits). Then every pair of conflicting accesses from
 // different streams must be ordered as the program orders them.
 //
+// Ordered accesses can still be wrong: a write that lands on bytes an
+// earlier write left for a reader that has not read them yet (a prefetch
+// into the buffer the current step still reads) is ordered as written, and
+// so computes with the wrong data. Such a lost write is reported too: every
+// write must be read, in part at least, before anything overwrites it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "NisaRegions.h"
@@ -24,6 +30,68 @@ using namespace mlir::nisa;
 namespace {
 
 using Clock = SmallVector<int64_t, kMaxStreams>;
+
+/// Writes nothing has read yet, bucketed by address like ConflictIndex. A
+/// read of any of a write's bytes consumes it (it was meant for someone); a
+/// later write overlapping an unconsumed one overwrites data that was never
+/// used.
+class UnreadWrites {
+public:
+  /// Calls `onLost(earlierStep, earlierRegion, laterRegion)` for every
+  /// unread write of an earlier step that a write of `step` overlaps, after
+  /// the step's reads consumed what they read; then records its writes.
+  void visit(int64_t index, const Step &step,
+             llvm::function_ref<void(int64_t, const MemRegion &, const MemRegion &)> onLost) {
+    for (const MemRegion &r : step.reads)
+      forOverlapping(r, [&](Entry &e) { e.consumed = true; });
+    for (const MemRegion &w : step.writes)
+      forOverlapping(w, [&](Entry &e) {
+        if (e.step == index)
+          return;
+        onLost(e.step, e.region, w);
+        e.consumed = true; // reported once
+      });
+    for (const MemRegion &w : step.writes) {
+      if (w.discard)
+        continue;
+      int64_t id = entries.size();
+      entries.push_back({index, w});
+      auto [b0, b1] = bucketRange(w);
+      for (int64_t b = b0; b <= b1; ++b)
+        buckets[keyOf(w, b)].push_back(id);
+    }
+  }
+
+private:
+  struct Entry {
+    int64_t step;
+    MemRegion region;
+    bool consumed = false;
+  };
+  static constexpr int64_t kBucketBytes = 4096;
+  static std::pair<int64_t, int64_t> bucketRange(const MemRegion &r) {
+    return {r.lo / kBucketBytes, (r.hi - 1) / kBucketBytes};
+  }
+  static std::tuple<const void *, int, int64_t> keyOf(const MemRegion &r, int64_t b) {
+    return {r.memory, static_cast<int>(r.space), b};
+  }
+  /// Calls `f` on every unconsumed entry overlapping `r`, dropping consumed
+  /// ones from the buckets it visits.
+  void forOverlapping(const MemRegion &r, llvm::function_ref<void(Entry &)> f) {
+    auto [b0, b1] = bucketRange(r);
+    for (int64_t b = b0; b <= b1; ++b) {
+      auto it = buckets.find(keyOf(r, b));
+      if (it == buckets.end())
+        continue;
+      for (int64_t id : it->second)
+        if (!entries[id].consumed && entries[id].region.overlaps(r))
+          f(entries[id]);
+      llvm::erase_if(it->second, [&](int64_t id) { return entries[id].consumed; });
+    }
+  }
+  std::vector<Entry> entries;
+  llvm::DenseMap<std::tuple<const void *, int, int64_t>, SmallVector<int64_t, 4>> buckets;
+};
 
 /// The (stream, count) pairs of an instruction's wait field.
 SmallVector<std::pair<int64_t, int64_t>, 2> waitsOf(Operation *op) {
@@ -165,6 +233,27 @@ struct CheckRacesPass : mlir::neuron::impl::NeuronCheckRacesPassBase<CheckRacesP
     }
     if (races > 20)
       program.emitError() << races << " races in all";
+
+    // Every write is read before anything overwrites it.
+    UnreadWrites unread;
+    int64_t lost = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      unread.visit(i, steps[i], [&](int64_t j, const MemRegion &earlier, const MemRegion &later) {
+        if (lost++ < 20) {
+          InFlightDiagnostic d = steps[i].inst->emitOpError("overwrites data nothing has read "
+                                                            "yet: ")
+                                 << describeAccess(steps[i].inst, later) << " overlaps "
+                                 << describeAccess(steps[j].inst, earlier)
+                                 << ", written by an earlier instruction on stream "
+                                 << streamName(steps[j].stream)
+                                 << "; the reader that data was for would see this write instead";
+          d.attachNote(steps[j].inst->getLoc()) << "the earlier write";
+        }
+        ok = false;
+      });
+    }
+    if (lost > 20)
+      program.emitError() << lost << " lost writes in all";
     if (!ok)
       return signalPassFailure();
     markAllAnalysesPreserved();

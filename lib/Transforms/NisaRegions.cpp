@@ -120,6 +120,7 @@ LogicalResult mlir::nisa::collectSteps(ProgramOp program, SmallVectorImpl<Step> 
             return tile.emitOpError("has no offset: run --neuron-allocate-memory first");
           int64_t esize = elementBytes(tile.getElementType());
           r.space = tile.getSpace();
+          r.discard = tile.getDiscard();
           r.p0 = a.ap.getPartStart();
           r.p1 = a.ap.getPartStart() + a.ap.getPartCount();
           r.lo = *tile.getOffset() + lo * esize;

@@ -21,6 +21,7 @@ namespace mlir::nisa {
 struct MemRegion {
   MemorySpace space;
   const void *memory = nullptr; ///< HBM: which memory; null for SBUF/PSUM
+  bool discard = false;         ///< a tile whose contents nobody reads
   int64_t p0 = 0, p1 = 0;       ///< partitions
   int64_t lo = 0, hi = 0;       ///< bounding byte range
   /// HBM: the exact sorted, disjoint runs [lo, hi) when few enough to keep.

@@ -119,3 +119,41 @@ nisa.program @unallocated_hbm target "trn1" {
     nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @t[0, [64,128], [1,64]]
   }
 }
+
+// -----
+
+// A lost write across streams: ScalarE overwrites what q0 loaded before
+// VectorE read it. The semaphores order every access, so it is no race.
+nisa.program @lost target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.hbm @y output 0 : tensor<128x64xf32>
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @a sbuf 128x64xf32 offset = 0
+    nisa.alloc @b sbuf 128x64xf32 offset = 256
+    // expected-note@+1 {{the earlier write}}
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @x[0, [64,128], [1,64]] signal
+    // expected-error@+1 {{overwrites data nothing has read yet: sbuf partitions 0:64 bytes 0..128 overlaps sbuf partitions 0:128 bytes 0..256, written by an earlier instruction on stream q0; the reader that data was for would see this write instead}}
+    nisa.activation exp @a[0:64, 0, [1,32]] = @b[0:64, 0, [1,32]] wait(q0 >= 1) signal
+    nisa.tensor_copy vector @b[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]] wait(scalar >= 1) signal
+    nisa.dma_copy q1 @y[0, [64,128], [1,64]] = @b[0:128, 0, [1,64]] wait(vector >= 1)
+  }
+}
+
+// -----
+
+// Not lost: a read of part of a write consumes it, an instruction may read
+// and rewrite its own operand, and a discard tile's results are for nobody.
+nisa.program @kept target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.hbm @y output 0 : tensor<128x1xf32>
+  nisa.kernel @k0 "demo" from "test" {
+    nisa.alloc @a sbuf 128x64xf32 offset = 0
+    nisa.alloc @junk sbuf 128x64xf32 discard offset = 256
+    nisa.alloc @s sbuf 128x1xf32 offset = 512
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @x[0, [64,128], [1,64]] signal
+    nisa.activation exp @junk[0:128, 0, [1,32]] = @a[0:128, 0, [1,32]] accumulate @s[0:128, 0, [1,1]] wait(q0 >= 1) signal
+    nisa.activation exp @junk[0:128, 0, [1,32]] = @junk[0:128, 0, [1,32]]
+    nisa.activation exp @a[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]]
+    nisa.dma_copy q1 @y[0, [1,128], [1,1]] = @s[0:128, 0, [1,1]] wait(scalar >= 1)
+  }
+}

@@ -209,7 +209,7 @@ KernelBuilder::KernelBuilder(ProgramBuilder &program, StringRef kind, Operation 
 void KernelBuilder::setSource(Operation *op) { loc_ = sourceLocation(op); }
 
 FlatSymbolRefAttr KernelBuilder::alloc(MemorySpace space, int64_t partitions, int64_t elements,
-                                       Type type, StringRef prefix) {
+                                       Type type, StringRef prefix, bool discard) {
   std::string name = program_.uniqueName(prefix);
   // Allocations stay together at the top of the kernel.
   if (lastAlloc)
@@ -220,7 +220,7 @@ FlatSymbolRefAttr KernelBuilder::alloc(MemorySpace space, int64_t partitions, in
                         nisa::MemorySpaceAttr::get(context(), space),
                         allocBuilder.getI64IntegerAttr(partitions),
                         allocBuilder.getI64IntegerAttr(elements), TypeAttr::get(type),
-                        IntegerAttr());
+                        discard ? allocBuilder.getUnitAttr() : UnitAttr(), IntegerAttr());
   return FlatSymbolRefAttr::get(context(), name);
 }
 

@@ -140,9 +140,10 @@ public:
   void setSource(Operation *op);
   Location loc() const { return loc_; }
 
-  /// A new SBUF/PSUM tile of `partitions` x `elements`.
+  /// A new SBUF/PSUM tile of `partitions` x `elements`; `discard` marks a
+  /// tile that only receives results nobody reads.
   FlatSymbolRefAttr alloc(MemorySpace space, int64_t partitions, int64_t elements, Type type,
-                          StringRef prefix = "t");
+                          StringRef prefix = "t", bool discard = false);
 
   /// `[p0:p0+np, off, [1,n]]`.
   nisa::AccessPatternAttr tileAP(int64_t p0, int64_t np, int64_t offset, int64_t n);

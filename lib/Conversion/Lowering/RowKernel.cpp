@@ -11,10 +11,11 @@
 // row tile fits SBUF ("resident"), each input is loaded once and every node
 // computed once per row tile. Otherwise the columns are streamed in chunks,
 // one pass per level of reductions, recomputing what a pass needs. Loads of
-// the next step are issued before the current step computes (double
-// buffering). Instruction selection folds what the engines do in one
-// instruction: func(scale*x + bias) with a row sum (activation), two scalar
-// operations (tensor_scalar), (a op s) op b (scalar_tensor_tensor).
+// the next step are issued before the current step computes when there are
+// two buffers (double buffering); with one they follow it. Instruction
+// selection folds what the engines do in one instruction: func(scale*x +
+// bias) with a row sum (activation), two scalar operations (tensor_scalar),
+// (a op s) op b (scalar_tensor_tensor).
 //
 //===----------------------------------------------------------------------===//
 
@@ -255,6 +256,7 @@ private:
   // Emission state.
   KernelBuilder *kb = nullptr;
   DenseMap<int, Val> stepVals;   ///< full nodes of the current step
+  llvm::DenseSet<int> stepNeeds; ///< every node the current step computes
   DenseMap<int, Val> rowVals;    ///< row nodes of the current row tile
   DenseMap<int, Val> hoisted;    ///< inputs loaded once per kernel
   DenseMap<std::pair<int, int>, FlatSymbolRefAttr> tiles; ///< (node, slot) -> tile
@@ -288,6 +290,7 @@ private:
   HbmView viewOf(const HbmBuffer &buf, ArrayRef<int64_t> strides, bool withCols);
   void loadInput(int n, Val dst);
   void storeOutputs(bool fullOnes, ArrayRef<int> computed);
+  llvm::SetVector<int> neededNodes(ArrayRef<int> targets);
   SmallVector<int> neededFull(ArrayRef<int> targets);
   std::map<std::pair<double, const void *>, Val> constTiles;
   void runStep(ArrayRef<int> targets, ArrayRef<int> fullNodes);
@@ -1470,15 +1473,17 @@ Val RowKernelImpl::reduceInto(int r, Val dst) {
   // A sum of an activation's result: the activation accumulates it.
   if (node.alu == AluOp::add && arg.kind == NodeKind::Unary && isa<FloatType>(arg.type) &&
       isa<FloatType>(node.type) && !stepVals.count(x) && arg.outputs == 0) {
+    // Users outside this step (a later pass recomputes the value) do not
+    // count: a value written for nobody would be a lost write.
     bool othersNeedIt =
-        llvm::any_of(arg.users, [&](int u) { return u != r; });
+        llvm::any_of(arg.users, [&](int u) { return u != r && stepNeeds.contains(u); });
     Val out;
     if (othersNeedIt) {
       out = destFor(x);
     } else {
       if (!junk[1])
         junk[1] = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, 128), chunk,
-                            b.getF32Type(), "scratch");
+                            b.getF32Type(), "scratch", /*discard=*/true);
       out.sym = junk[1];
       out.ap = kb->tileAP(0, np, 0, nc);
       out.full = true;
@@ -1581,25 +1586,31 @@ Val RowKernelImpl::computePart(int n) {
   return stats;
 }
 
-/// The full nodes a step must compute to produce `targets` (for loads).
-SmallVector<int> RowKernelImpl::neededFull(ArrayRef<int> targets) {
+/// The nodes a step must compute to produce `targets`: streamed passes stop
+/// at row values (they exist from earlier passes) and at the finished
+/// reductions of earlier passes.
+llvm::SetVector<int> RowKernelImpl::neededNodes(ArrayRef<int> targets) {
   llvm::SetVector<int> seen;
   SmallVector<int> stack(targets.begin(), targets.end());
   while (!stack.empty()) {
     int n = stack.pop_back_val();
-    // Streamed passes stop at row values: they exist from earlier passes.
     bool accumulates = nodes[n].kind == NodeKind::Reduce || nodes[n].kind == NodeKind::Stats;
     if (!resident && !isFull(n) && !accumulates)
       continue;
     if (!resident && accumulates && !llvm::is_contained(targets, n))
-      continue; // a finished reduction of an earlier pass
+      continue;
     if (!seen.insert(n))
       continue;
     for (int a : nodes[n].args)
       stack.push_back(a);
   }
+  return seen;
+}
+
+/// The full inputs a step must load to produce `targets`.
+SmallVector<int> RowKernelImpl::neededFull(ArrayRef<int> targets) {
   SmallVector<int> out;
-  for (int n : seen)
+  for (int n : neededNodes(targets))
     if (nodes[n].kind == NodeKind::Input && isFull(n) && !hoisted.count(n))
       out.push_back(n);
   llvm::sort(out);
@@ -1683,7 +1694,6 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
     if (!isFull(in.node) && nodes[in.node].kind == NodeKind::Input)
       rowInputs.push_back(in.node);
 
-  // Loads of step i+1 are issued before step i computes.
   SmallVector<DenseMap<int, Val>> loaded(steps.size()), loadedRows(steps.size());
   auto issueLoads = [&](size_t i) {
     Step &s = steps[i];
@@ -1707,10 +1717,16 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
       loaded[i][n] = v;
     }
   };
-  if (!steps.empty())
+  // With two buffers the loads of step i+1 go to the other one and are
+  // issued before step i computes. With one they would overwrite what step
+  // i still reads, so they wait for it.
+  bool prefetch = nbuf >= 2;
+  if (!steps.empty() && prefetch)
     issueLoads(0);
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (i + 1 < steps.size())
+    if (!prefetch)
+      issueLoads(i);
+    else if (i + 1 < steps.size())
       issueLoads(i + 1);
     Step &s = steps[i];
     p0 = s.rowTile * 128;
@@ -1729,6 +1745,9 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
     }
     stepVals = loaded[i];
     stepSlot.clear();
+    stepNeeds.clear();
+    for (int n : neededNodes(s.targets))
+      stepNeeds.insert(n);
     bool lastChunk = s.c0 + s.nc == cols;
     bool firstChunk = s.c0 == 0;
     for (int t : s.targets) {
@@ -1785,6 +1804,9 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
   SmallVector<int> targets;
   for (const OutputInfo &o : outputs)
     targets.push_back(o.node);
+  stepNeeds.clear();
+  for (int n : neededNodes(targets))
+    stepNeeds.insert(n);
   for (int n : neededFull(targets)) {
     Val v = destFor(n);
     loadInput(n, v);
@@ -1823,6 +1845,10 @@ SmallVector<RowKernel::Layout> RowKernel::fasterLayouts() const {
   for (Layout l : {Layout{impl->cols, 2}, Layout{impl->cols, 1}}) {
     if (l == planned)
       break;
+    // One buffer cannot overlap loads with compute; it pays only when it
+    // saves the streamed passes' second read of the inputs.
+    if (l.buffers == 1 && !impl->hasReduction)
+      continue;
     out.push_back(l);
   }
   return out;
