@@ -208,8 +208,14 @@ def NeuronAllocateMemoryPass : Pass<"neuron-allocate-memory", "::mlir::nisa::Pro
     Internal HBM tensors get offsets in one scratch area the same way.
     When the tiles live at some instruction do not fit, the pass fails and
     names the kernel, the instruction, the bytes needed and the capacity.
-    Sets `offset` on every `nisa.alloc` and internal `nisa.hbm`.
+    Sets `offset` on every `nisa.alloc` and internal `nisa.hbm`. With
+    `reuse-scratch=false` every internal HBM tensor keeps bytes of its own,
+    so that a checked run can read each one after the program ends.
   }];
+  let options = [
+    Option<"reuseScratch", "reuse-scratch", "bool", /*default=*/"true",
+           "Let internal HBM tensors share the bytes of dead ones">,
+  ];
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
 }
 

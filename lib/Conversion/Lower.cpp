@@ -66,12 +66,19 @@ HbmBuffer FunctionLowering::bufferOf(Value v) {
 
 HbmBuffer FunctionLowering::resultBuffer(Value v) {
   auto it = outputDestinations.find(v);
-  HbmBuffer b = it != outputDestinations.end()
-                    ? it->second
-                    : pb.declare(nisa::HbmKind::internal, cast<RankedTensorType>(v.getType()),
-                                 v.getLoc());
-  buffers[v] = b;
-  return b;
+  if (it != outputDestinations.end())
+    return buffers[v] = it->second;
+  HbmBuffer b =
+      pb.declare(nisa::HbmKind::internal, cast<RankedTensorType>(v.getType()), v.getLoc());
+  // A checked run numbered the ops: the tensor says whose value it holds.
+  auto result = dyn_cast<OpResult>(v);
+  if (auto id = result ? result.getOwner()->getAttrOfType<IntegerAttr>(nisa::kValueIdAttrName)
+                       : IntegerAttr())
+    if (Operation *hbm = SymbolTable::lookupSymbolIn(pb.program(), b.sym.getAttr()))
+      hbm->setAttr(nisa::kValueIdAttrName,
+                   DenseI64ArrayAttr::get(v.getContext(),
+                                          {id.getInt(), result.getResultNumber()}));
+  return buffers[v] = b;
 }
 
 void mlir::neuron::lowering::copyBuffer(FunctionLowering &fl, Operation *source,
@@ -277,6 +284,8 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
       diagnostics.setOrderIDForThread(i);
       if (failed(lowerFunction(fns[i], programs[i], *hw, remarks)))
         ok = false;
+      else if (std::optional<int64_t> k = faultInjectionKernel())
+        injectFault(programs[i], *k);
       diagnostics.eraseOrderIDForThread();
     });
     if (!ok) {

@@ -71,8 +71,11 @@ llvm::Error checkArguments(func::FuncOp func, llvm::ArrayRef<Tensor> args) {
 namespace {
 
 /// Runs the ops of `body` on `args` (bound to the block arguments) up to its
-/// terminator (func.return or neuron.yield) and returns what it returns.
-FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor> args);
+/// terminator (func.return or neuron.yield) and returns what it returns;
+/// `onValue` sees every result of the block's ops.
+FailureOr<llvm::SmallVector<Tensor>>
+runBlock(Block &body, llvm::ArrayRef<Tensor> args,
+         llvm::function_ref<void(Value, const Tensor &)> onValue = {});
 
 } // namespace
 
@@ -124,7 +127,9 @@ FailureOr<llvm::SmallVector<Tensor>> runDispatch(neuron::DispatchOp op,
   return sliceBucketOutputs(sig, *call, *out);
 }
 
-FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor> args) {
+FailureOr<llvm::SmallVector<Tensor>>
+runBlock(Block &body, llvm::ArrayRef<Tensor> args,
+         llvm::function_ref<void(Value, const Tensor &)> onValue) {
   // Drop every value after its last use so that peak memory stays at the
   // live set, not the whole program.
   llvm::DenseMap<Operation *, llvm::SmallVector<Value, 2>> dying;
@@ -186,6 +191,8 @@ FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor
         return op.emitError() << llvm::toString(dtype.takeError());
       if (!fitsType(t, type, *dtype))
         return op.emitError("computed ") << t.typeString() << " but the op declares " << type;
+      if (onValue)
+        onValue(value, t);
       env[value] = std::move(t);
     }
     for (Value v : dying.lookup(&op))
@@ -196,10 +203,12 @@ FailureOr<llvm::SmallVector<Tensor>> runBlock(Block &body, llvm::ArrayRef<Tensor
 
 } // namespace
 
-FailureOr<llvm::SmallVector<Tensor>> interpret(func::FuncOp func, llvm::ArrayRef<Tensor> args) {
+FailureOr<llvm::SmallVector<Tensor>>
+interpret(func::FuncOp func, llvm::ArrayRef<Tensor> args,
+          llvm::function_ref<void(Value, const Tensor &)> onValue) {
   if (!func.getBody().hasOneBlock())
     return func.emitError("the interpreter runs functions with a single block");
-  return runBlock(func.getBody().front(), args);
+  return runBlock(func.getBody().front(), args, onValue);
 }
 
 } // namespace neuronc

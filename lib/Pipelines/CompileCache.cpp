@@ -11,6 +11,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/xxhash.h"
 
+#include <cstdlib>
+
 using namespace neuronc;
 
 std::string CompileCache::defaultDir() {
@@ -44,6 +46,9 @@ std::string CompileCache::compilerIdentity() {
 std::string CompileCache::key(llvm::StringRef source, llvm::StringRef options) {
   // Two independent 64-bit hashes of length-prefixed fields: 128 bits.
   std::string identity = compilerIdentity();
+  // A lowering broken on purpose (tests of checked runs) makes other code.
+  if (const char *fault = std::getenv("NEURONC_INJECT_LOWERING_FAULT"))
+    identity += std::string(";fault=") + fault;
   std::string all;
   for (llvm::StringRef part : {llvm::StringRef(identity), options, source})
     all += std::to_string(part.size()) + ":" + part.str() + ";";

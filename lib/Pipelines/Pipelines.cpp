@@ -173,16 +173,18 @@ void neuronc::buildLowerPipeline(OpPassManager &pm, const BackendOptions &option
   pm.addPass(neuron::createNeuronLowerPass(lower));
 }
 
-void neuronc::buildProgramPipeline(OpPassManager &pm) {
+void neuronc::buildProgramPipeline(OpPassManager &pm, bool reuseScratch) {
   OpPassManager &ppm = pm.nest<nisa::ProgramOp>();
-  ppm.addPass(neuron::createNeuronAllocateMemoryPass());
+  neuron::NeuronAllocateMemoryPassOptions allocate;
+  allocate.reuseScratch = reuseScratch;
+  ppm.addPass(neuron::createNeuronAllocateMemoryPass(allocate));
   ppm.addPass(neuron::createNeuronInsertSemaphoresPass());
   ppm.addPass(neuron::createNeuronCheckRacesPass());
 }
 
 void neuronc::buildBackendPipeline(OpPassManager &pm, const BackendOptions &options) {
   buildLowerPipeline(pm, options);
-  buildProgramPipeline(pm);
+  buildProgramPipeline(pm, !options.distinctScratch);
 }
 
 llvm::StringRef neuronc::stageName(EmitStage stage) {

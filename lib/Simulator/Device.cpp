@@ -21,7 +21,8 @@ int32_t neuronc::sim::floatToInt(float v) {
 }
 
 Device::Device(const HardwareModel &hw, const neff::Executable &exe, const neff::Program &program)
-    : program(program), sbufStride(hw.sbufPartitionBytes), psumStride(hw.psumPartitionBytes) {
+    : program(program), sbufStride(hw.sbufPartitionBytes), psumStride(hw.psumPartitionBytes),
+      sbufPartitions(hw.partitions) {
   sbuf = allocate(int64_t(hw.partitions) * hw.sbufPartitionBytes);
   psum = allocate(int64_t(hw.partitions) * hw.psumPartitionBytes);
   scratch = allocate(program.scratchBytes);
@@ -187,4 +188,84 @@ void Device::store(const isa::Operand &o, const int32_t *in) {
     }
     in += n;
   });
+}
+
+//===----------------------------------------------------------------------===//
+// Write tracking
+//===----------------------------------------------------------------------===//
+
+void Device::trackWrites(bool everything) {
+  trackAll = everything;
+  varValid.assign(program.variables.size(), {});
+  for (size_t v = 0; v < program.variables.size(); ++v)
+    if (program.variables[v].kind == neff::VarKind::Output)
+      varValid[v].assign(program.variables[v].bytes(), 0);
+  if (!everything)
+    return;
+  sbufValid.assign(static_cast<size_t>(sbufPartitions) * sbufStride, 0);
+  psumValid.assign(static_cast<size_t>(sbufPartitions) * psumStride, 0);
+  scratchValid.assign(program.scratchBytes, 0);
+}
+
+uint8_t *Device::validOf(const isa::Operand &o, const uint8_t *p) {
+  switch (o.space) {
+  case isa::Space::Sbuf:
+    return sbufValid.empty() ? nullptr : sbufValid.data() + (p - sbuf);
+  case isa::Space::Psum:
+    return psumValid.empty() ? nullptr : psumValid.data() + (p - psum);
+  case isa::Space::Hbm:
+    break;
+  }
+  if (o.var >= varValid.size())
+    return nullptr;
+  const neff::Variable &v = program.variables[o.var];
+  if (!varValid[o.var].empty())
+    return varValid[o.var].data() + (p - varBase[o.var]);
+  if (v.kind == neff::VarKind::Internal && !scratchValid.empty())
+    return scratchValid.data() + v.offset + (p - varBase[o.var]);
+  return nullptr;
+}
+
+void Device::markWritten(const isa::Operand &o) {
+  int64_t esize = isa::dtypeBytes(o.dtype);
+  forEachRun(o, [&](uint32_t, uint8_t *p, int64_t n, int64_t s) {
+    uint8_t *valid = validOf(o, p);
+    if (!valid)
+      return;
+    if (s == 1) {
+      std::memset(valid, 1, n * esize);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      std::memset(valid + i * s * esize, 1, esize);
+  });
+}
+
+int64_t Device::unwrittenBytes(const isa::Operand &o) {
+  int64_t esize = isa::dtypeBytes(o.dtype), missing = 0;
+  forEachRun(o, [&](uint32_t, uint8_t *p, int64_t n, int64_t s) {
+    const uint8_t *valid = validOf(o, p);
+    if (!valid)
+      return;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t b = 0; b < esize; ++b)
+        missing += !valid[i * s * esize + b];
+  });
+  return missing;
+}
+
+std::pair<int64_t, int64_t> Device::unwrittenElements(size_t v) const {
+  if (v >= varValid.size() || varValid[v].empty())
+    return {0, -1};
+  const neff::Variable &var = program.variables[v];
+  int64_t esize = isa::dtypeBytes(var.dtype), count = 0, first = -1;
+  for (int64_t e = 0; e < var.bytes() / esize; ++e)
+    for (int64_t b = 0; b < esize; ++b)
+      if (!varValid[v][e * esize + b]) {
+        if (first < 0)
+          first = e;
+        ++count;
+        break;
+      }
+  return {count, first};
 }

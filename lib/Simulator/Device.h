@@ -34,6 +34,8 @@ public:
     size_t stride = o.space == isa::Space::Sbuf ? sbufStride : psumStride;
     return mem + (o.partStart + p) * stride + o.offset;
   }
+  /// The scratch area internal variables live in.
+  const uint8_t *scratchBytes() const { return scratch; }
   /// Variable `v`'s bytes: its binding, or zeroed memory of its own.
   uint8_t *variable(size_t v);
   /// Makes variable `v` (an input or output) live in `memory`, which must
@@ -77,7 +79,28 @@ public:
   void store(const isa::Operand &o, const float *in);
   void store(const isa::Operand &o, const int32_t *in);
 
+  /// Which bytes have been written. Output variables are always tracked (an
+  /// output the program does not fully write is an error, not zeros); with
+  /// `everything`, SBUF, PSUM and the scratch area are too, so that a read
+  /// of bytes nothing wrote can be reported. Call before the run.
+  void trackWrites(bool everything);
+  /// True when SBUF, PSUM and scratch writes are tracked.
+  bool checksReads() const { return trackAll; }
+  /// Marks every byte of `o` written.
+  void markWritten(const isa::Operand &o);
+  /// Bytes of `o` nothing has written (0 for untracked memory: inputs,
+  /// constants, and everything but outputs unless all is tracked).
+  int64_t unwrittenBytes(const isa::Operand &o);
+  /// Elements of variable `v` never written, and the first of them (-1 when
+  /// none, or when `v` is not tracked).
+  std::pair<int64_t, int64_t> unwrittenElements(size_t v) const;
+
 private:
+  /// The validity byte of `p`, a byte of `o`'s memory; null when untracked.
+  uint8_t *validOf(const isa::Operand &o, const uint8_t *p);
+  bool trackAll = false;
+  std::vector<uint8_t> sbufValid, psumValid, scratchValid;
+  std::vector<std::vector<uint8_t>> varValid; ///< per output variable
   /// Zeroed pooled memory of `bytes`.
   uint8_t *allocate(int64_t bytes);
   std::vector<Tensor> owned; ///< pooled storage this device allocated
@@ -85,6 +108,7 @@ private:
   const neff::Program &program;
   std::vector<uint8_t *> varBase;
   size_t sbufStride, psumStride;
+  int64_t sbufPartitions;
 };
 
 /// f32 to i32 as the cast op defines it: truncation toward zero, NaN to 0,

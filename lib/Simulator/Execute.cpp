@@ -174,7 +174,10 @@ llvm::Error Executor::dma(const isa::Instruction &inst) {
   int64_t esize = isa::dtypeBytes(src.dtype);
   // Walks both patterns' runs side by side, copying the overlap of the
   // current source and destination runs at a time.
-  auto copy = [&](const isa::Operand &to, const isa::Operand &from) {
+  auto copy = [&](const isa::Operand &to, const isa::Operand &from) -> llvm::Error {
+    if (dev.checksReads())
+      if (llvm::Error e = checkRead(from, 1))
+        return e;
     std::vector<Run> &a = runsFrom, &b = runsTo;
     a.clear();
     b.clear();
@@ -202,11 +205,11 @@ llvm::Error Executor::dma(const isa::Instruction &inst) {
         jb = 0;
       }
     }
-  };
-  if (!inst.has(isa::kIndirect)) {
-    copy(dst, src);
+    dev.markWritten(to);
     return llvm::Error::success();
-  }
+  };
+  if (!inst.has(isa::kIndirect))
+    return copy(dst, src);
   // Indirect: each partition row of the tile side moves its HBM offset by
   // index * stride.
   bool toTile = dst.space != isa::Space::Hbm;
@@ -214,6 +217,9 @@ llvm::Error Executor::dma(const isa::Instruction &inst) {
   const isa::Operand &mem = toTile ? src : dst;
   const isa::Operand &index = inst.operands[2];
   int64_t stride = inst.params[1], bound = inst.params[2];
+  if (dev.checksReads())
+    if (llvm::Error e = checkRead(index, 2))
+      return e;
   int32_t *idx = ibufOf(0, index.totalElements());
   dev.load(index, idx);
   for (uint32_t r = 0; r < tile.partCount; ++r) {
@@ -230,18 +236,57 @@ llvm::Error Executor::dma(const isa::Instruction &inst) {
     isa::Operand part = tile;
     part.partStart = tile.partStart + r;
     part.partCount = 1;
-    if (toTile)
-      copy(part, row);
-    else
-      copy(row, part);
+    if (llvm::Error e = toTile ? copy(part, row) : copy(row, part))
+      return e;
   }
   return llvm::Error::success();
 }
 
 llvm::Error Executor::execute(const isa::Instruction &inst) {
   if (inst.opcode == Opcode::DmaCopy)
-    return dma(inst);
-  return elementwise(inst);
+    return dma(inst); // checks and marks each side as it copies
+  const auto &ops = inst.operands;
+  // Destination first; load_stationary only reads; an accumulating
+  // multiply_moving reads its accumulator; an activation's accumulator is
+  // its last operand and is written.
+  bool writesDst = inst.opcode != Opcode::LoadStationary;
+  size_t accIndex = inst.opcode == Opcode::Activation && inst.has(isa::kHasAcc)
+                        ? ops.size() - 1
+                        : ops.size();
+  if (dev.checksReads()) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      bool read = i != accIndex && (i != 0 || !writesDst ||
+                                    (inst.opcode == Opcode::MultiplyMoving &&
+                                     !inst.has(isa::kStart)));
+      if (read)
+        if (llvm::Error e = checkRead(ops[i], i))
+          return e;
+    }
+  }
+  if (llvm::Error e = elementwise(inst))
+    return e;
+  if (writesDst)
+    dev.markWritten(ops[0]);
+  if (accIndex < ops.size())
+    dev.markWritten(ops[accIndex]);
+  return llvm::Error::success();
+}
+
+llvm::Error Executor::checkRead(const isa::Operand &o, size_t index) {
+  int64_t missing = dev.unwrittenBytes(o);
+  if (missing == 0)
+    return llvm::Error::success();
+  std::string where;
+  llvm::raw_string_ostream os(where);
+  os << isa::spaceName(o.space);
+  if (o.space == isa::Space::Hbm)
+    os << " variable " << o.var << " elements from " << o.offset;
+  else
+    os << " partitions " << o.partStart << ":" << o.partStart + o.partCount << " bytes from "
+       << o.offset;
+  return fail("reads memory nothing wrote: operand #" + llvm::Twine(index) + " (" + where +
+              ", " + llvm::Twine(o.bytes()) + " bytes) has " + llvm::Twine(missing) +
+              " bytes no earlier instruction wrote");
 }
 
 llvm::Error Executor::elementwise(const isa::Instruction &inst) {

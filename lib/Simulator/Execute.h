@@ -45,6 +45,9 @@ private:
     return ibuf[i].data();
   }
   llvm::Error dma(const isa::Instruction &inst);
+  /// Fails when operand `index` reads bytes nothing has written (checked
+  /// runs only).
+  llvm::Error checkRead(const isa::Operand &o, size_t index);
   llvm::Error elementwise(const isa::Instruction &inst);
 };
 

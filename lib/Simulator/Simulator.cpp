@@ -390,6 +390,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     c.outputs.clear();
     if (options.data) {
       c.dev = std::make_unique<Device>(*hw, *job.exe, program);
+      c.dev->trackWrites(options.checkReads);
       bool canBind = !c.timing->writesInputs;
       std::vector<const neff::Variable *> ins = program.inputs();
       for (size_t i = 0; i < ins.size(); ++i) {
@@ -422,7 +423,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     }
   };
   // Finishes the running job of `c`: reads its outputs back.
-  auto finishJob = [&](Core &c) {
+  auto finishJob = [&](Core &c) -> llvm::Error {
     Result &r = results[c.job];
     const neff::Program &program = *jobs[c.job].program;
     r.deviceNs = r.endNs - r.startNs;
@@ -430,6 +431,15 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     std::vector<const neff::Variable *> outs = program.outputs();
     for (size_t i = 0; c.dev && i < outs.size(); ++i) {
       const neff::Variable *v = outs[i];
+      // An output the program did not fully write would read as zeros.
+      auto [count, first] = c.dev->unwrittenElements(v - program.variables.data());
+      if (count)
+        return fail("program '" + program.name + "' did not write output #" + llvm::Twine(i) +
+                    " ('" + v->name + "', " + variableType(*v) + "): " + llvm::Twine(count) +
+                    " of its " + llvm::Twine(v->numElements()) +
+                    " elements were never written (the first is element " +
+                    llvm::Twine(first) +
+                    "); the executable is wrong: report it with the program that produced it");
       const uint8_t *bytes = c.dev->variable(v - program.variables.data());
       if (!jobs[c.job].decodeOutputs)
         r.outputBytes.push_back(std::vector<uint8_t>(bytes, bytes + v->bytes()));
@@ -438,13 +448,17 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
       else
         r.outputs.push_back(fromDevice(bytes, *v));
     }
+    if (c.dev && options.keepScratch)
+      r.scratch.assign(c.dev->scratchBytes(), c.dev->scratchBytes() + program.scratchBytes);
     c.outputs.clear();
     c.lastEnd = r.endNs;
+    return llvm::Error::success();
   };
   for (Core &c : cores) {
     startJob(c, 0);
     while (c.job >= 0 && c.remaining == 0) {
-      finishJob(c);
+      if (llvm::Error e = finishJob(c))
+        return std::move(e);
       startJob(c, c.lastEnd);
     }
   }
@@ -616,10 +630,12 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     ++r.instructions[best];
     ++c.cursor[best];
     if (--c.remaining == 0) {
-      finishJob(c);
+      if (llvm::Error e = finishJob(c))
+        return std::move(e);
       startJob(c, c.lastEnd);
       while (c.job >= 0 && c.remaining == 0) {
-        finishJob(c);
+        if (llvm::Error e = finishJob(c))
+          return std::move(e);
         startJob(c, c.lastEnd);
       }
     }

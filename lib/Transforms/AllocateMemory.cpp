@@ -170,6 +170,8 @@ struct AllocateMemoryPass
         // An internal tensor no instruction touches still needs a place.
         item->first = item->last = 0;
       }
+      if (arena == &scratch && !reuseScratch)
+        item->last = std::numeric_limits<int64_t>::max();
       if (!arena->place(*item)) {
         auto kernel = item->op->getParentOfType<KernelOp>();
         InFlightDiagnostic d = item->op->emitOpError("does not fit: ");

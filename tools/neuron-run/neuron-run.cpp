@@ -9,8 +9,15 @@
 // Runs the executable on the simulated chip through the runtime API, prints
 // its device time, and with --profile writes the profile into DIR.
 //
+// neuron-run model.mlir --check [--fuse] [--target T] [--check-rtol R]
+// Compiles the program, runs it on the simulator (every read of memory
+// nothing wrote is an error) and on the interpreter, compares every output
+// and names the first kernel that diverges. Exits 1 when they differ. On an
+// executable, --check runs it with every read checked.
+//
 //===----------------------------------------------------------------------===//
 
+#include "neuronc/Check/Check.h"
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Interpreter/Interpreter.h"
 #include "neuronc/Support/AtomicWrite.h"
@@ -22,6 +29,7 @@
 #include "neuronc/Pipelines/Registration.h"
 #include "neuronc/Profile/Profile.h"
 #include "neuronc/Simulator/Runtime.h"
+#include "neuronc/Simulator/Simulator.h"
 #include "neuronc/Target/Assemble.h"
 #include "neuronc/Target/Neff.h"
 
@@ -91,6 +99,20 @@ static cl::opt<bool> fuse("fuse",
                           cl::desc("Run the fusion passes before executing (compare with and "
                                    "without to check that fusion keeps the results)"),
                           cl::cat(category));
+
+static cl::opt<bool> check(
+    "check",
+    cl::desc("Compile the program, run it on the simulator (reads of unwritten memory are "
+             "errors) and on the interpreter, compare the outputs and name the first kernel "
+             "that diverges; exit 1 when they differ"),
+    cl::cat(category));
+static cl::opt<double> checkRtol("check-rtol",
+                                 cl::desc("--check: relative tolerance (default 1e-3; 2e-2 at "
+                                          "least for bf16/f16 results)"),
+                                 cl::init(1e-3), cl::cat(category));
+static cl::opt<double> checkAtol(
+    "check-atol", cl::desc("--check: absolute tolerance, times max(1, max|expected|)"),
+    cl::init(1e-5), cl::cat(category));
 
 namespace {
 
@@ -317,7 +339,9 @@ int main(int argc, char **argv) {
   std::optional<neuronc::neff::Executable> exe;
   const neuronc::neff::Program *device = nullptr;
   std::string name;
+  ModuleOp checkedModule;
   if (inputFilename != "-" && isExecutable(inputFilename)) {
+
     auto read = neuronc::neff::readNeffFile(inputFilename);
     if (!read)
       return fail(llvm::toString(read.takeError()));
@@ -339,11 +363,17 @@ int main(int argc, char **argv) {
     if (!bucketOptions.buckets.empty() || (simulate && neuronc::hasDynamicFunctions(module)))
       if (failed(neuronc::bucketModule(module, bucketOptions)))
         return 1;
-    if (fuse) {
+    if (fuse && !check) {
       if (failed(neuronc::fuseModule(module)))
         return 1;
     }
     fn = module.lookupSymbol<func::FuncOp>(name);
+    if (check) {
+      if (simulate || !profileDir.empty() || noData || !outputFiles.empty() || !cores.empty())
+        return fail("--check compiles and runs the program itself: leave out --sim, --profile, "
+                    "--no-data, --output and --cores");
+      checkedModule = module;
+    }
     if (simulate) {
       neuronc::BackendOptions backend;
       backend.target = hw ? hw->name.str() : "trn1";
@@ -461,6 +491,41 @@ int main(int argc, char **argv) {
       return fail("input #" + llvm::Twine(i) + " (" + inputFiles[i] +
                   "): " + llvm::toString(t.takeError()));
     args.push_back(std::move(*t));
+  }
+
+  if (checkedModule) {
+    if (llvm::Error err = neuronc::checkArguments(fn, args))
+      return fail(llvm::toString(std::move(err)));
+    neuronc::check::Options options;
+    options.backend.target = hw ? hw->name.str() : "trn1";
+    options.fuse = fuse;
+    options.tolerance = {checkRtol, checkAtol};
+    llvm::Expected<neuronc::check::Report> report =
+        neuronc::check::checkEntry(checkedModule, name, args, options);
+    if (!report)
+      return fail(llvm::toString(report.takeError()));
+    neuronc::check::printReport(llvm::outs(), *report);
+    return report->ok() ? 0 : 1;
+  }
+
+  if (check && exe) {
+    // No source: the executable runs with every read checked; comparing
+    // with the interpreter needs the .mlir.
+    if (signature)
+      return fail("--check on a bucketed executable: check the source program instead");
+    neuronc::sim::Options options;
+    options.checkReads = true;
+    options.target = hw;
+    llvm::Expected<neuronc::sim::Result> run = neuronc::sim::run(*exe, *device, args, options);
+    if (!run) {
+      llvm::outs() << "check @" << name << ": the simulator stopped: "
+                   << llvm::toString(run.takeError()) << "\ncheck: FAILED\n";
+      return 1;
+    }
+    llvm::outs() << "check @" << name << ": every read of the run found written memory and "
+                 << "every output was written (give the source .mlir to compare the values "
+                    "with the interpreter)\ncheck: ok\n";
+    return 0;
   }
 
   llvm::SmallVector<Tensor> results;

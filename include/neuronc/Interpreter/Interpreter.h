@@ -22,9 +22,12 @@ namespace neuronc {
 llvm::Error checkArguments(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args);
 
 /// Executes `func` on `args` (which must pass checkArguments). On failure a
-/// diagnostic is emitted at the op that failed.
-mlir::FailureOr<llvm::SmallVector<Tensor>> interpret(mlir::func::FuncOp func,
-                                                     llvm::ArrayRef<Tensor> args);
+/// diagnostic is emitted at the op that failed. `onValue`, when given, sees
+/// every result of an op of the function's body (not inside kernels) as it
+/// is computed.
+mlir::FailureOr<llvm::SmallVector<Tensor>>
+interpret(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args,
+          llvm::function_ref<void(mlir::Value, const Tensor &)> onValue = {});
 
 /// The most bytes one host tensor may take ($NEURONC_MAX_TENSOR_BYTES, else
 /// 8 GiB): the interpreter and neuron-run refuse larger ones before

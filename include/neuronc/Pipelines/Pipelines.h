@@ -39,6 +39,9 @@ std::optional<EmitStage> parseStage(llvm::StringRef name);
 struct BackendOptions {
   std::string target = "trn1"; ///< trn1 | trn2
   bool remarks = false;        ///< a remark per kernel on how it was lowered
+  /// Internal HBM tensors keep bytes of their own (checked runs read them
+  /// after the program ends).
+  bool distinctScratch = false;
 };
 
 /// How input programs are brought into the neuron dialect.
@@ -147,8 +150,9 @@ mlir::LogicalResult fuseModule(mlir::ModuleOp module);
 void buildBackendPipeline(mlir::OpPassManager &pm, const BackendOptions &options);
 /// The lowering alone (--neuron-lower).
 void buildLowerPipeline(mlir::OpPassManager &pm, const BackendOptions &options);
-/// Allocation, semaphores and the race check, per program.
-void buildProgramPipeline(mlir::OpPassManager &pm);
+/// Allocation, semaphores and the race check, per program; internal HBM
+/// tensors share dead bytes unless `reuseScratch` is false.
+void buildProgramPipeline(mlir::OpPassManager &pm, bool reuseScratch = true);
 
 /// The backend pipeline, run on `module` with the pass manager command-line
 /// options applied.

@@ -50,6 +50,14 @@ struct Options {
   const HardwareModel *target = nullptr;
   /// Record one TraceEvent per instruction.
   bool trace = false;
+  /// Checked run (with data): every read of SBUF, PSUM or scratch bytes
+  /// that nothing wrote fails the run, naming the instruction. Outputs are
+  /// checked in every run with data: one not fully written is an error.
+  bool checkReads = false;
+  /// Keep the scratch area's bytes after the run (Result::scratch), so
+  /// that internal tensors can be read back (compile them with distinct
+  /// scratch bytes).
+  bool keepScratch = false;
 };
 
 /// One executed instruction, for profiles. Times are ns on the chip's clock.
@@ -75,6 +83,7 @@ struct Result {
   int64_t dmaTransfers = 0, dmaBytes = 0;
   double waitNs = 0;                       ///< summed semaphore waits
   std::vector<TraceEvent> trace;
+  std::vector<uint8_t> scratch;            ///< with Options::keepScratch
 };
 
 /// One program to run on one core of the chip.

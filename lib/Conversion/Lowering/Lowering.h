@@ -70,6 +70,15 @@ void copyBuffer(FunctionLowering &fl, Operation *source, const HbmBuffer &dst,
 /// Strides (elements) of a row-major shape.
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 
+/// Test-only fault injection: the kernel index NEURONC_INJECT_LOWERING_FAULT
+/// names, if set.
+std::optional<int64_t> faultInjectionKernel();
+/// Makes kernel `index` of `program` compute a wrong value: after its last
+/// instruction that computes into a tile, an engine maps that tile's x to 2x + 1
+/// (nothing when the kernel only moves data). `neuron-run --check` must
+/// name that kernel.
+void injectFault(nisa::ProgramOp program, int64_t index);
+
 } // namespace mlir::neuron::lowering
 
 #endif // NEURONC_LIB_CONVERSION_LOWERING_LOWERING_H

@@ -49,6 +49,12 @@ struct MemoryAccess {
   bool write = false;
 };
 
+/// A discardable attribute: on a `neuron` op, its index among the entry
+/// function's ops (set by checked runs before lowering); on an internal
+/// `nisa.hbm`, `[op index, result number]` of the value it holds, so that a
+/// checked run can compare every intermediate tensor with the interpreter's.
+constexpr llvm::StringLiteral kValueIdAttrName = "neuron.value_id";
+
 /// Bytes of one element of `t` in device memory (i1 takes one byte).
 int64_t elementBytes(Type t);
 

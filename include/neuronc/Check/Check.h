@@ -1,0 +1,89 @@
+//===- Check.h - Checked runs: the simulator against the interpreter -*- C++ -*-===//
+//
+// A checked run compiles a program, runs it on the simulator with every
+// read of unwritten memory caught, runs the reference interpreter on the
+// same inputs, and compares every output. On a mismatch it finds the first
+// kernel whose result differs from the interpreter's value of the source op
+// it computes (every internal tensor keeps its own bytes for that).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURONC_CHECK_CHECK_H
+#define NEURONC_CHECK_CHECK_H
+
+#include "neuronc/Interpreter/Tensor.h"
+#include "neuronc/Pipelines/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neuronc::check {
+
+/// An element agrees when |got - want| <= atol * max(1, max|want|) +
+/// rtol * |want| (NaN agrees only with NaN). bf16/f16 results use at least
+/// kLowPrecisionRtol.
+struct Tolerance {
+  double rtol = 1e-3;
+  double atol = 1e-5;
+};
+constexpr double kLowPrecisionRtol = 2e-2;
+
+/// How two tensors differ.
+struct Difference {
+  double maxAbs = 0, maxRel = 0;
+  int64_t bad = 0, total = 0;
+  int64_t firstBad = -1; ///< flat index of the first element outside the tolerance
+  bool shapeMismatch = false;
+  bool ok() const { return bad == 0 && !shapeMismatch; }
+};
+
+/// Compares `got` with `want` under `tol`.
+Difference compare(const Tensor &got, const Tensor &want, Tolerance tol);
+
+/// The first kernel whose result differs from the interpreter's.
+struct Divergence {
+  std::string kernel, kind, source, location;
+  std::string tensor;  ///< the variable it wrote that differs
+  std::string value;   ///< which value that is ("output #0", "result of neuron.add at f:3:8")
+  std::string remark;  ///< how the kernel was lowered
+  Difference difference;
+};
+
+/// What a checked run found.
+struct Report {
+  std::string entry, target;
+  Tolerance tolerance;
+  std::vector<std::string> outputTypes;
+  std::vector<Difference> outputs;
+  /// The simulator refused to finish: a read of unwritten memory, an
+  /// output not fully written (names the instruction, kernel and source).
+  std::string simulatorError;
+  /// Fusion changed the result: the fused program, interpreted, already
+  /// differs from the unfused one.
+  std::vector<Difference> fusedOutputs;
+  std::optional<Divergence> first;
+  bool ok() const;
+};
+
+struct Options {
+  BackendOptions backend;
+  bool fuse = false;
+  Tolerance tolerance;
+};
+
+/// Checks `entry` of `module` (imported into neuron, not fused or lowered;
+/// the module is consumed) on `args`.
+llvm::Expected<Report> checkEntry(mlir::ModuleOp module, llvm::StringRef entry,
+                                  llvm::ArrayRef<Tensor> args, const Options &options);
+
+/// The report as text: one line per output, then the first divergence.
+void printReport(llvm::raw_ostream &os, const Report &report);
+
+} // namespace neuronc::check
+
+#endif // NEURONC_CHECK_CHECK_H

@@ -1,0 +1,326 @@
+//===- Check.cpp - Checked runs: the simulator against the interpreter ----===//
+
+#include "neuronc/Check/Check.h"
+
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
+#include "neuronc/Dialect/Nisa/NisaOps.h"
+#include "neuronc/Interpreter/Interpreter.h"
+#include "neuronc/Pipelines/Registration.h"
+#include "neuronc/Simulator/Simulator.h"
+#include "neuronc/Target/Assemble.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace neuronc;
+using namespace neuronc::check;
+
+namespace {
+
+llvm::Error fail(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+std::string locationText(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
+  else if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    return locationText(fused.getLocations().front());
+  else if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  return s;
+}
+
+/// The interpreter's result of `fn` on `args`, seeing every value.
+FailureOr<SmallVector<Tensor>>
+interpretEntry(ModuleOp module, StringRef entry, ArrayRef<Tensor> args,
+               llvm::function_ref<void(Value, const Tensor &)> onValue = {}) {
+  auto fn = module.lookupSymbol<func::FuncOp>(entry);
+  if (!fn)
+    return module.emitError("no function @") << entry, failure();
+  return interpret(fn, args, onValue);
+}
+
+/// Per kernel of a lowered program, in order: the HBM tensors it writes.
+struct KernelWrites {
+  std::string name;
+  SmallVector<std::string> tensors;
+};
+
+SmallVector<KernelWrites> kernelWrites(nisa::ProgramOp program) {
+  SmallVector<KernelWrites> out;
+  nisa::MemoryResolver resolver(program);
+  for (nisa::KernelOp kernel : program.getBodyBlock().getOps<nisa::KernelOp>()) {
+    KernelWrites k{kernel.getSymName().str(), {}};
+    for (Operation &op : kernel.getBodyBlock()) {
+      auto inst = dyn_cast<nisa::InstructionOpInterface>(op);
+      if (!inst)
+        continue;
+      SmallVector<nisa::MemoryAccess> accesses;
+      inst.getAccesses(accesses);
+      for (const nisa::MemoryAccess &a : accesses)
+        if (a.write)
+          if (auto hbm = dyn_cast_or_null<nisa::HbmOp>(resolver.lookup(kernel, a.memory)))
+            if (!llvm::is_contained(k.tensors, hbm.getSymName()))
+              k.tensors.push_back(hbm.getSymName().str());
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::string formatDifference(const Difference &d) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (d.shapeMismatch)
+    return "shapes differ";
+  os << llvm::format("max abs error %.3g, max rel error %.3g", d.maxAbs, d.maxRel);
+  if (d.bad)
+    os << ", " << d.bad << " of " << d.total << " elements outside (first: element "
+       << d.firstBad << ")";
+  return s;
+}
+
+} // namespace
+
+Difference neuronc::check::compare(const Tensor &got, const Tensor &want, Tolerance tol) {
+  Difference d;
+  d.total = want.numel();
+  if (got.shape() != want.shape()) {
+    d.shapeMismatch = true;
+    return d;
+  }
+  if (want.dtype() == DType::BF16 || want.dtype() == DType::F16 ||
+      got.dtype() == DType::BF16 || got.dtype() == DType::F16)
+    tol.rtol = std::max(tol.rtol, kLowPrecisionRtol);
+  double scale = 1;
+  for (int64_t k = 0; k < d.total; ++k)
+    if (std::isfinite(want.get(k)))
+      scale = std::max(scale, std::fabs(want.get(k)));
+  for (int64_t k = 0; k < d.total; ++k) {
+    double g = got.get(k), w = want.get(k);
+    bool same;
+    if (std::isnan(w) || std::isnan(g)) {
+      same = std::isnan(w) && std::isnan(g);
+    } else if (std::isinf(w) || std::isinf(g)) {
+      same = g == w;
+    } else {
+      double abs = std::fabs(g - w);
+      d.maxAbs = std::max(d.maxAbs, abs);
+      if (w != 0)
+        d.maxRel = std::max(d.maxRel, abs / std::fabs(w));
+      same = abs <= tol.atol * scale + tol.rtol * std::fabs(w);
+    }
+    if (!same) {
+      if (d.firstBad < 0)
+        d.firstBad = k;
+      ++d.bad;
+    }
+  }
+  return d;
+}
+
+bool Report::ok() const {
+  return simulatorError.empty() && !first &&
+         llvm::all_of(outputs, [](const Difference &d) { return d.ok(); });
+}
+
+llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef entry,
+                                                  ArrayRef<Tensor> args, const Options &options) {
+  Report report;
+  report.entry = entry.str();
+  report.target = options.backend.target;
+  report.tolerance = options.tolerance;
+
+  // The reference: the unfused program, interpreted.
+  OwningOpRef<ModuleOp> unfused = module.clone();
+  FailureOr<SmallVector<Tensor>> want = interpretEntry(*unfused, entry, args);
+  if (failed(want))
+    return fail("the interpreter cannot run @" + entry + " (see the error above)");
+
+  if (options.fuse && failed(fuseModule(module)))
+    return fail("fusion failed (see the error above)");
+  auto fn = module.lookupSymbol<func::FuncOp>(entry);
+  if (!fn || !fn.getOps<neuron::DispatchOp>().empty())
+    return fail("--check runs static programs; @" + entry +
+                " is bucketed (check one bucket's function with --entry)");
+  // Number the entry's ops: each internal tensor will say whose value it is.
+  SmallVector<Operation *> ops;
+  for (Operation &op : fn.getBody().front().without_terminator()) {
+    op.setAttr(nisa::kValueIdAttrName,
+               IntegerAttr::get(IntegerType::get(module.getContext(), 64), ops.size()));
+    ops.push_back(&op);
+  }
+  OwningOpRef<ModuleOp> fused = module.clone();
+
+  // Lower, keeping each kernel's remark.
+  std::map<std::string, std::string> remarks; // location -> remark
+  BackendOptions backend = options.backend;
+  backend.remarks = true;
+  backend.distinctScratch = true;
+  LogicalResult lowered = success();
+  {
+    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+      if (d.getSeverity() != DiagnosticSeverity::Remark)
+        return failure(); // errors go on to the caller's handler
+      std::string &r = remarks[locationText(d.getLocation())];
+      r += (r.empty() ? "" : "; ") + d.str();
+      return success();
+    });
+    lowered = lowerModule(module, backend);
+  }
+  if (failed(lowered))
+    return fail("@" + entry + " does not compile (see the error above)");
+  auto program = module.lookupSymbol<nisa::ProgramOp>(entry);
+  if (!program)
+    return fail("the lowering made no program @" + entry);
+  SmallVector<KernelWrites> writes = kernelWrites(program);
+  // Internal tensor -> (op, result) of the value it holds.
+  llvm::StringMap<std::pair<int64_t, int64_t>> valueOf;
+  for (nisa::HbmOp hbm : program.getBodyBlock().getOps<nisa::HbmOp>())
+    if (auto id = hbm->getAttrOfType<DenseI64ArrayAttr>(nisa::kValueIdAttrName))
+      valueOf[hbm.getSymName()] = {id[0], id[1]};
+  FailureOr<neff::Executable> exe = assemble(module, getVersionString());
+  if (failed(exe))
+    return fail("@" + entry + " does not assemble (see the error above)");
+  const neff::Program *device = nullptr;
+  for (const neff::Program &p : exe->programs)
+    if (p.name == entry)
+      device = &p;
+  if (!device)
+    return fail("the executable has no program @" + entry);
+  for (const neff::Variable *v : device->outputs())
+    report.outputTypes.push_back(sim::variableType(*v));
+
+  sim::Options simOptions;
+  simOptions.checkReads = true;
+  simOptions.keepScratch = true;
+  llvm::Expected<sim::Result> got = sim::run(*exe, *device, args, simOptions);
+  if (!got) {
+    report.simulatorError = llvm::toString(got.takeError());
+    return report;
+  }
+  for (auto [g, w] : llvm::zip(got->outputs, *want))
+    report.outputs.push_back(compare(g, w, options.tolerance));
+
+  // Every kernel's result against the interpreter's value of the op it
+  // computes, in program order (an error inside may stay under the
+  // outputs' tolerance).
+  llvm::DenseMap<std::pair<int64_t, int64_t>, Tensor> values;
+  llvm::DenseSet<std::pair<int64_t, int64_t>> needed;
+  for (auto &kv : valueOf)
+    needed.insert(kv.second);
+  auto fusedFn = fused->lookupSymbol<func::FuncOp>(entry);
+  // The lowering consumed the entry's ops; the clone has them in order.
+  ops.clear();
+  for (Operation &op : fusedFn.getBody().front().without_terminator())
+    ops.push_back(&op);
+  FailureOr<SmallVector<Tensor>> fusedWant =
+      interpret(fusedFn, args, [&](Value v, const Tensor &t) {
+        auto r = cast<OpResult>(v);
+        auto id = r.getOwner()->getAttrOfType<IntegerAttr>(nisa::kValueIdAttrName);
+        if (id && needed.contains({id.getInt(), r.getResultNumber()}))
+          values[{id.getInt(), r.getResultNumber()}] = t;
+      });
+  if (failed(fusedWant))
+    return fail("the interpreter cannot run the fused @" + entry + " (see the error above)");
+  bool fusionChanged = false;
+  for (auto [f, w] : llvm::zip(*fusedWant, *want)) {
+    report.fusedOutputs.push_back(compare(f, w, options.tolerance));
+    fusionChanged |= !report.fusedOutputs.back().ok();
+  }
+  if (!fusionChanged)
+    report.fusedOutputs.clear();
+  std::vector<const neff::Variable *> outs = device->outputs();
+  auto kernelInfo = [&](StringRef name) -> const neff::Kernel * {
+    for (const neff::Kernel &k : device->kernels)
+      if (k.name == name)
+        return &k;
+    return nullptr;
+  };
+  for (const KernelWrites &k : writes) {
+    for (const std::string &tensor : k.tensors) {
+      const neff::Variable *var = nullptr;
+      for (const neff::Variable &v : device->variables)
+        if (v.name == tensor)
+          var = &v;
+      if (!var)
+        continue;
+      Difference d;
+      std::string what;
+      if (var->kind == neff::VarKind::Output) {
+        // Against the fused program: a fusion bug is reported apart.
+        d = compare(got->outputs[var->index], (*fusedWant)[var->index], options.tolerance);
+        what = "output #" + std::to_string(var->index);
+      } else if (auto it = valueOf.find(tensor);
+                 var->kind == neff::VarKind::Internal && it != valueOf.end()) {
+        auto vit = values.find(it->second);
+        if (vit == values.end())
+          continue;
+        Tensor sim = sim::decodeOutput(got->scratch.data() + var->offset, *var);
+        d = compare(sim, vit->second, options.tolerance);
+        Operation *op = ops[it->second.first];
+        what = "result of " + op->getName().getStringRef().str();
+        if (std::string l = locationText(op->getLoc()); !l.empty())
+          what += " at " + l;
+      } else {
+        continue;
+      }
+      if (d.ok())
+        continue;
+      Divergence div;
+      div.kernel = k.name;
+      if (const neff::Kernel *info = kernelInfo(k.name)) {
+        div.kind = info->kind;
+        div.source = info->source;
+        div.location = info->location;
+        div.remark = remarks[info->location];
+      }
+      div.tensor = tensor;
+      div.value = what;
+      div.difference = d;
+      report.first = div;
+      return report;
+    }
+  }
+  return report;
+}
+
+void neuronc::check::printReport(llvm::raw_ostream &os, const Report &r) {
+  os << "check @" << r.entry << " on " << r.target << ": simulator against the interpreter"
+     << llvm::format(" (rtol %g, atol %g x max(1, max|expected|))", r.tolerance.rtol,
+                     r.tolerance.atol)
+     << "\n";
+  if (!r.simulatorError.empty()) {
+    os << "  the simulator stopped: " << r.simulatorError << "\n";
+    os << "check: FAILED\n";
+    return;
+  }
+  for (size_t i = 0; i < r.outputs.size(); ++i)
+    os << "  output #" << i << " " << (i < r.outputTypes.size() ? r.outputTypes[i] : "") << ": "
+       << formatDifference(r.outputs[i]) << (r.outputs[i].ok() ? ": ok" : ": WRONG") << "\n";
+  for (size_t i = 0; i < r.fusedOutputs.size(); ++i)
+    if (!r.fusedOutputs[i].ok())
+      os << "  fusion changed output #" << i << " (the fused program, interpreted): "
+         << formatDifference(r.fusedOutputs[i]) << "\n";
+  if (r.first) {
+    const Divergence &d = *r.first;
+    os << "  first kernel that diverges: @" << d.kernel << " \"" << d.kind << "\" from "
+       << d.source;
+    if (!d.location.empty())
+      os << " at " << d.location;
+    os << "\n    writes " << d.tensor << " (" << d.value << "): " << formatDifference(d.difference)
+       << "\n";
+    if (!d.remark.empty())
+      os << "    lowering: " << d.remark << "\n";
+  }
+  os << (r.ok() ? "check: ok\n" : "check: FAILED\n");
+}
