@@ -257,6 +257,12 @@ def Nisa_AllocOp : Nisa_Op<"alloc", [Symbol, HasParent<"KernelOp">]> {
   let extraClassDeclaration = [{
     /// Bytes each partition of the tile takes.
     int64_t getBytesPerPartition();
+    /// The alignment of its offset (SBUF 64 bytes, PSUM 4).
+    int64_t getAlignment() { return getSpace() == MemorySpace::psum ? 4 : 64; }
+    /// Bytes per partition including the padding to the next aligned tile.
+    int64_t getAlignedBytesPerPartition() {
+      return (getBytesPerPartition() + getAlignment() - 1) / getAlignment() * getAlignment();
+    }
   }];
 }
 

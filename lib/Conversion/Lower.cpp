@@ -304,13 +304,14 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
 // Row groups
 //===----------------------------------------------------------------------===//
 
-/// SBUF bytes per partition of every tile `kernel` allocates: an upper
-/// bound of what memory allocation, which reuses dead tiles, will need.
+/// SBUF bytes per partition of every tile `kernel` allocates, each padded
+/// to the next tile's alignment: an upper bound of what memory allocation,
+/// which reuses dead tiles, will need.
 static int64_t sbufBytesPerPartition(nisa::KernelOp kernel) {
   int64_t bytes = 0;
   for (auto alloc : kernel.getBodyBlock().getOps<nisa::AllocOp>())
     if (alloc.getSpace() == nisa::MemorySpace::sbuf)
-      bytes += alloc.getBytesPerPartition();
+      bytes += alloc.getAlignedBytesPerPartition();
   return bytes;
 }
 

@@ -37,7 +37,11 @@ struct Item {
 /// prefer fresh bytes.
 class Arena {
 public:
-  Arena(int64_t capacity, int64_t bank) : capacity(capacity), bank(bank) {}
+  /// `fresh`: start each search where the previous placement ended (so
+  /// consecutive kernels prefer different bytes and can overlap); else
+  /// always at the lowest address (densest).
+  Arena(int64_t capacity, int64_t bank, bool fresh = true)
+      : capacity(capacity), bank(bank), fresh(fresh) {}
 
   /// Places `item`; false when it does not fit beside the live ones.
   bool place(Item &item) {
@@ -48,7 +52,7 @@ public:
       else
         ++it;
     }
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    for (int attempt = fresh ? 0 : 1; attempt < 2; ++attempt) {
       int64_t start = attempt == 0 ? cursor : 0;
       if (std::optional<int64_t> at = findFrom(start, item)) {
         item.offset = *at;
@@ -99,6 +103,7 @@ private:
   }
 
   int64_t capacity, bank;
+  bool fresh;
   int64_t cursor = 0;
   std::map<int64_t, Live> live; ///< start -> (end, last use)
 };
@@ -121,7 +126,7 @@ struct AllocateMemoryPass
     SmallVector<KernelOp> kernels(program.getBodyBlock().getOps<KernelOp>());
     for (KernelOp kernel : kernels) {
       for (AllocOp a : kernel.getBodyBlock().getOps<AllocOp>())
-        items[a] = {a, a.getBytesPerPartition(), a.getSpace() == MemorySpace::psum ? 4 : 64};
+        items[a] = {a, a.getBytesPerPartition(), a.getAlignment()};
       for (Operation &op : kernel.getBodyBlock()) {
         auto inst = dyn_cast<InstructionOpInterface>(op);
         if (!inst)
@@ -154,7 +159,21 @@ struct AllocateMemoryPass
     for (auto &kv : items)
       order.push_back(&kv.second);
     llvm::stable_sort(order, [](Item *a, Item *b) { return a->first < b->first; });
-    Arena sbuf(hw->sbufPartitionBytes, 0), psum(hw->psumPartitionBytes, hw->psumBankBytes());
+    // Placing where the previous placement ended can leave holes too small
+    // for a tile although the live ones would fit packed; then the tiles
+    // are placed again, each at the lowest address that fits.
+    if (!place(order, *hw, /*fresh=*/true, /*report=*/false))
+      if (!place(order, *hw, /*fresh=*/false, /*report=*/true))
+        return signalPassFailure();
+  }
+
+  /// Places every item in `order`; false (with an error when `report`)
+  /// when one does not fit.
+  bool place(ArrayRef<Item *> order, const neuronc::HardwareModel &target, bool fresh,
+             bool report) {
+    const neuronc::HardwareModel *hw = &target;
+    Arena sbuf(hw->sbufPartitionBytes, 0, fresh),
+        psum(hw->psumPartitionBytes, hw->psumBankBytes(), fresh);
     Arena scratch(std::numeric_limits<int64_t>::max() / 4, 0);
     for (Item *item : order) {
       Arena *arena = &scratch;
@@ -173,6 +192,8 @@ struct AllocateMemoryPass
       if (arena == &scratch && !reuseScratch)
         item->last = std::numeric_limits<int64_t>::max();
       if (!arena->place(*item)) {
+        if (!report)
+          return false;
         auto kernel = item->op->getParentOfType<KernelOp>();
         InFlightDiagnostic d = item->op->emitOpError("does not fit: ");
         d << what << " needs " << item->bytes << " more bytes per partition at instruction "
@@ -181,7 +202,7 @@ struct AllocateMemoryPass
         if (kernel)
           d << " (kernel @" << kernel.getSymName() << ", " << kernel.getKind() << " from "
             << kernel.getSource() << "); the lowering must split this kernel further";
-        return signalPassFailure();
+        return false;
       }
       Builder b(item->op->getContext());
       if (auto a = dyn_cast<AllocOp>(item->op))
@@ -189,6 +210,7 @@ struct AllocateMemoryPass
       else
         cast<HbmOp>(item->op).setOffsetAttr(b.getI64IntegerAttr(item->offset));
     }
+    return true;
   }
 };
 
