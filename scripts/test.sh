@@ -59,6 +59,23 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
   fi
 fi
 
-echo "lit: $lit_pass passed, $lit_fail failed, $lit_skip skipped; unit: $ct_pass passed, $ct_fail failed; fuzz: $fz_pass passed, $fz_fail failed"
-echo "neuronc: $((lit_pass + ct_pass + fz_pass)) passed, $((lit_fail + ct_fail + fz_fail)) failed, $lit_skip skipped"
-[ "$lit_fail" -eq 0 ] && [ "$ct_fail" -eq 0 ] && [ "$fz_fail" -eq 0 ]
+# A bounded run of the realistic differential soak (NEURONC_SOAK_PROGRAMS,
+# default 400; 0 skips it): generated programs at real model dims and the
+# lowering's thresholds, -O0..-O3 on trn1 and trn2, interpreter against the
+# checked simulator. scripts/soak.sh runs the long one.
+sk_pass=0; sk_fail=0
+SOAK_PROGRAMS=${NEURONC_SOAK_PROGRAMS:-400}
+if [ "$SOAK_PROGRAMS" -gt 0 ]; then
+  soak_seed=${NEURONC_SOAK_SEED:-$(date +%s)}
+  echo "== soak: $SOAK_PROGRAMS realistic programs, seed $soak_seed =="
+  if "$BUILD/bin/neuronc-soak" --programs "$SOAK_PROGRAMS" --seed "$soak_seed"; then
+    sk_pass=1
+  else
+    echo "soak: failures above; replay with $BUILD/bin/neuronc-soak --programs $SOAK_PROGRAMS --seed $soak_seed"
+    sk_fail=1
+  fi
+fi
+
+echo "lit: $lit_pass passed, $lit_fail failed, $lit_skip skipped; unit: $ct_pass passed, $ct_fail failed; fuzz: $fz_pass passed, $fz_fail failed; soak: $sk_pass passed, $sk_fail failed"
+echo "neuronc: $((lit_pass + ct_pass + fz_pass + sk_pass)) passed, $((lit_fail + ct_fail + fz_fail + sk_fail)) failed, $lit_skip skipped"
+[ "$lit_fail" -eq 0 ] && [ "$ct_fail" -eq 0 ] && [ "$fz_fail" -eq 0 ] && [ "$sk_fail" -eq 0 ]

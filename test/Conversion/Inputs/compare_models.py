@@ -357,25 +357,50 @@ def return_value(text, fn, value, type_text):
 
 CHECK_RE = re.compile(
     r'^([ \t]*)"check\.(expect_almost_eq_const|expect_eq_const)"\((%[\w$.]+)\)\s*'
-    r'\{expected = dense<(.*?)> : (tensor<[^>]*>)\}\s*:\s*\((tensor<[^>]*>)\)\s*->\s*\(\)[ \t]*$',
+    r'\{expected = dense<(.*?)>\s*:\s*(tensor<[^>]*>)\}\s*:\s*\((tensor<[^>]*>)\)\s*->\s*\(\)[ \t]*\n?',
     re.M)
+# Two-operand checks (`expect_almost_eq(%a, %b)`, `expect_eq`): both values
+# become results, each compared with the reference.
+CHECK2_RE = re.compile(
+    r'^([ \t]*)"check\.(expect_almost_eq|expect_eq)"\((%[\w$.]+), (%[\w$.]+)\)[^:\n]*:\s*'
+    r'\((tensor<[^>]*>), (tensor<[^>]*>)\)\s*->\s*\(\)[ \t]*\n?', re.M)
 
 
 def return_checked(text, fn):
-    """Turns the check op ending golden `fn` into a return of the checked value.
+    """Turns the check ops of golden `fn` into a return of the checked values.
 
-    Returns (new text, expected array, exact?)."""
+    Returns (new text, [(result index, expected array, exact?)] for the
+    `_const` checks)."""
     body = Func(text, fn).body
-    checks = list(CHECK_RE.finditer(body))
-    if len(checks) != 1:
-        raise HarnessError("@%s: expected one check.expect_*_const op, found %d"
-                           % (fn, len(checks)))
-    c = checks[0]
-    indent, kind, value, literal, expected_type, type_text = c.groups()
-    expected = parse_dense(literal, TType(expected_type))
-    rest = re.sub(r"^[ \t]*return[ \t]*\n?", "", body[c.end():], count=1, flags=re.M)
-    body = body[:c.start()] + "%sreturn %s : %s" % (indent, value, type_text) + rest
-    return make_returning(text, fn, type_text, body), expected, kind == "expect_eq_const"
+    found = sorted([(m.start(), "const", m) for m in CHECK_RE.finditer(body)] +
+                   [(m.start(), "pair", m) for m in CHECK2_RE.finditer(body)],
+                   key=lambda t: t[0])
+    if not found:
+        raise HarnessError("@%s: no check.expect_* op to turn into results" % fn)
+    values, types, goldens = [], [], []
+    for _, how, m in found:
+        if how == "const":
+            _, kind, value, literal, expected_type, type_text = m.groups()
+            goldens.append((len(values), parse_dense(literal, TType(expected_type)),
+                            kind == "expect_eq_const"))
+            values.append(value)
+            types.append(type_text)
+        else:
+            _, _, a, b, ta, tb = m.groups()
+            values += [a, b]
+            types += [ta, tb]
+    indent = found[-1][2].group(1)
+    for _, _, m in reversed(found):
+        body = body[:m.start()] + body[m.end():]
+    returns = list(re.finditer(r"^([ \t]*)return[ \t]*$", body, re.M))
+    if not returns:
+        raise HarnessError("@%s: no bare `return` after its checks" % fn)
+    r = returns[-1]
+    type_text = ", ".join(types)
+    body = body[:r.start()] + "%sreturn %s : %s" % (indent, ", ".join(values), type_text) + \
+        body[r.end():]
+    result_text = type_text if len(types) == 1 else "(%s)" % type_text
+    return make_returning(text, fn, result_text, body), goldens
 
 
 def parse_dense(literal, ttype):
@@ -410,8 +435,7 @@ def make_variant(text, cases):
         if c.ret:
             text = return_value(text, c.fn, *c.ret)
         elif c.golden:
-            text, expected, exact = return_checked(text, c.fn)
-            goldens[c.fn] = (expected, exact)
+            text, goldens[c.fn] = return_checked(text, c.fn)
     return text, goldens
 
 
@@ -698,15 +722,17 @@ def run_reference(case, variant, tools, workdir):
 # ---------------------------------------------------------------------------
 
 
-def run_ours(case, variant_path, in_paths, tools, workdir, n_results, extra=()):
-    """Runs neuron-run on the variant; returns (outputs, seconds) or raises
-    OursError with neuron-run's stderr."""
+def run_ours(case, variant_path, in_paths, tools, workdir, n_results, extra=(),
+             program_is_neff=False):
+    """Runs neuron-run on the variant (or an executable); returns (outputs,
+    seconds) or raises OursError with neuron-run's stderr."""
     out_paths = [os.path.join(workdir, "%s.out%d.npy" % (case_stem(case), k))
                  for k in range(n_results)]
     for path in out_paths:  # never compare a stale output of an earlier run
         if os.path.exists(path):
             os.remove(path)
-    cmd = [tools.neuron_run, variant_path, "--entry", case.fn, "--drop-host-calls"] + list(extra)
+    cmd = [tools.neuron_run, variant_path, "--entry", case.fn] + \
+        ([] if program_is_neff else ["--drop-host-calls"]) + list(extra)
     for path in in_paths:
         cmd += ["--input", path]
     for path in out_paths:
@@ -813,8 +839,48 @@ def shape_str(outs):
     return ",".join("x".join(map(str, o.shape)) or "scalar" for o in outs)
 
 
-def run_case(case, variant, variant_path, goldens, tools, workdir, reference_only):
-    """Runs one case; returns (ok, line)."""
+def golden_problems(outs, golden, results, what):
+    """Each `_const` check's value against IREE's expected value."""
+    problems = []
+    for index, expected, exact in golden or []:
+        p = compare_golden(outs[index], expected, exact, results[index], what)
+        problems += [p] if p else []
+    return problems
+
+
+def compiled_run(case, variant_path, in_paths, tools, workdir, n_results, level, target):
+    """Compiles the function with neuronc at -O`level` for `target` and runs the
+    executable on the simulator; returns (outputs, seconds) or raises OursError."""
+    neff = os.path.join(workdir, "%s.O%d.%s.neff" % (case_stem(case), level, target))
+    cmd = [tools.neuronc, variant_path, "--entry", case.fn, "--drop-host-calls", "-O%d" % level,
+           "--target=" + target, "--no-cache", "-o", neff]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise OursError("neuronc timed out after %ds: %s" % (TIMEOUT, " ".join(cmd)))
+    if p.returncode != 0:
+        raise OursError("neuronc failed (exit %d): %s\n%s"
+                        % (p.returncode, " ".join(cmd), p.stderr.rstrip()))
+    try:
+        return run_ours(case, neff, in_paths, tools, workdir, n_results, program_is_neff=True)
+    finally:
+        if os.path.exists(neff):
+            os.remove(neff)
+
+
+def first_error(text):
+    """The first `error:` line of a tool's output, without the file prefix."""
+    for line in text.splitlines():
+        if "error:" in line:
+            return line[line.index("error:") + len("error:"):].strip()
+    return text.strip().splitlines()[-1] if text.strip() else "failed"
+
+
+def run_case(case, variant, variant_path, goldens, tools, workdir, reference_only, row=None):
+    """Runs one case; returns (ok, line). `row` (a dict) receives one cell per
+    column of the corpus table."""
+    row = {} if row is None else row
     f = Func(variant, case.fn)
     args, results = f.arg_types(), f.result_types()
     if not results:
@@ -838,37 +904,60 @@ def run_case(case, variant, variant_path, goldens, tools, workdir, reference_onl
         for k, r in enumerate(ref):  # kept for inspection
             np.save(os.path.join(workdir, "%s.ref%d.npy" % (case_stem(case), k)), r)
         golden = goldens.get(case.fn)
-        problems = []
-        if golden:
-            p = compare_golden(ref[0], golden[0], golden[1], results[0],
-                               "mlir-runner vs expected")
-            problems += [p] if p else []
+        problems = golden_problems(ref, golden, results, "mlir-runner vs expected")
+        row["reference"] = "MISMATCH" if problems else ("golden ok" if golden else "ok")
         if reference_only:
             return reference_line(case, ref, bool(args), golden, problems, t_ref)
         try:
             ours, t_ours = run_ours(case, variant_path, in_paths, tools, workdir, len(results))
-            # The fused program, and the compiled executables (unfused as
-            # -O0 and fused) run by the simulator, must agree with the same
-            # reference.
-            variants = []
-            if tools.also_fused:
-                variants.append(("fused", ["--fuse"]))
-            if tools.also_simulated:
-                variants += [("simulated -O0", ["--sim"]), ("simulated", ["--sim", "--fuse"])]
-            for label, flags in variants:
-                other, _ = run_ours(case, variant_path, in_paths, tools, workdir, len(results),
-                                    flags)
-                ok, line = compare_line(case, other, ref, results, golden, list(problems), t_ref,
-                                        t_ours)
-                if not ok:
-                    return False, line.replace("FAIL ", "FAIL (%s) " % label, 1)
         except OursError as e:
+            row["interpreter"] = "import: " + first_error(str(e))
             return False, "FAIL %s: %s" % (case.name, e)
+        ok, line = compare_line(case, ours, ref, results, golden, list(problems), t_ref, t_ours)
+        row["interpreter"] = cell(ours, ref, results, ok)
+        # The fused program, and the compiled executables run by the
+        # simulator, must agree with the same reference.
+        variants = []
+        if tools.also_fused:
+            variants.append(("fused", ["--fuse"]))
+        if tools.also_simulated:
+            variants += [("simulated -O0", ["--sim"]), ("simulated", ["--sim", "--fuse"])]
+        for target in tools.targets:
+            for level in tools.levels:
+                variants.append(("-O%d %s" % (level, target), (level, target)))
+        for label, how in variants:
+            try:
+                if isinstance(how, tuple):
+                    other, _ = compiled_run(case, variant_path, in_paths, tools, workdir,
+                                            len(results), *how)
+                else:
+                    other, _ = run_ours(case, variant_path, in_paths, tools, workdir,
+                                        len(results), how)
+            except OursError as e:
+                row[label] = "error: " + first_error(str(e))
+                if ok:
+                    ok, line = False, "FAIL (%s) %s: %s" % (label, case.name, e)
+                continue
+            vok, vline = compare_line(case, other, ref, results, golden, list(problems), t_ref,
+                                      t_ours)
+            row[label] = cell(other, ref, results, vok)
+            if ok and not vok:
+                ok, line = False, vline.replace("FAIL ", "FAIL (%s) " % label, 1)
+        return ok, line
     finally:
         for path in in_paths:  # the big inputs (up to 1.6 GB) do not outlive the case
             if os.path.exists(path):
                 os.remove(path)
-    return compare_line(case, ours, ref, results, golden, problems, t_ref, t_ours)
+
+
+def cell(outs, ref, results, ok):
+    """A table cell: the largest error over the results, WRONG when outside."""
+    errs = []
+    for o, r, t in zip(outs, ref, results):
+        err, _ = compare(o, r, t, "")
+        errs.append(float("inf") if err is None else err)
+    e = max(errs) if errs else 0.0
+    return ("%.2g" % e if ok else "WRONG %.2g" % e)
 
 
 def reference_line(case, ref, has_inputs, golden, problems, t_ref):
@@ -888,9 +977,9 @@ def compare_line(case, ours, ref, results, golden, problems, t_ref, t_ours):
     for k, (o, r, t) in enumerate(zip(ours, ref, results)):
         err, p = compare(o, r, t, "result #%d" % k)
         errs.append(err or 0.0)
-        if not p and golden:
-            p = compare_golden(o, golden[0], golden[1], t, "neuron-run vs expected")
         problems += [p] if p else []
+    if not problems:
+        problems += golden_problems(ours, golden, results, "neuron-run vs expected")
     if problems:
         return False, "FAIL %s: %s" % (case.name, "; ".join(problems))
     return True, "PASS %s %s maxerr=%.3g (ref %.2fs, ours %.2fs)" % (
@@ -909,6 +998,12 @@ class Tools:
             find_program(args.neuron_run, "--neuron-run")
         self.also_fused = args.also_fused
         self.also_simulated = args.also_simulated
+        self.levels = [int(x) for x in args.levels.split(",")] if args.levels else []
+        self.targets = args.targets.split(",") if args.levels else []
+        self.neuronc = None
+        if self.levels and not args.reference_only:
+            self.neuronc = find_program(os.path.join(os.path.dirname(self.neuron_run), "neuronc"),
+                                        "--neuron-run's directory")
 
 
 def find_program(name, flag):
@@ -923,6 +1018,43 @@ def find_library(directory, name):
     if not os.path.isfile(path):
         raise HarnessError("--runner-utils-dir %s: %s is missing" % (directory, name))
     return path
+
+
+def not_comparable(dirpath, name):
+    """Why a file of the models directory is not compared, or None."""
+    if name.endswith(".mlir") and not name.endswith(".adapted.mlir") and \
+            os.path.exists(os.path.join(dirpath, name[:-len(".mlir")] + ".adapted.mlir")):
+        return "IREE's own syntax (util/check/flow ops); its .adapted.mlir copy is compared"
+    return None
+
+
+def discover_cases(models):
+    """CASES, plus a case for every other public function of the models
+    directory (golden when it ends in IREE check ops); and the files left out
+    with the reason."""
+    cases = list(CASES)
+    known = {(c.file, c.fn) for c in CASES}
+    skipped = []
+    for dirpath, _, files in sorted(os.walk(models)):
+        for name in sorted(files):
+            if not name.endswith(".mlir"):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, name), models)
+            why = not_comparable(dirpath, name)
+            if why:
+                skipped.append((rel, why))
+                continue
+            with open(os.path.join(dirpath, name)) as f:
+                text = f.read()
+            for fn in public_functions(text):
+                if fn == "main" or (rel, fn) in known:
+                    continue
+                try:
+                    body = Func(text, fn).body
+                except HarnessError:
+                    body = ""
+                cases.append(Case(rel, fn, golden='"check.expect' in body))
+    return cases, skipped
 
 
 def check_coverage():
@@ -943,6 +1075,35 @@ def check_coverage():
         raise HarnessError("functions not in the case table: %s" % ", ".join(missing))
 
 
+def write_table(path, columns, rows, skipped, models):
+    """The corpus table (markdown): program x column -> max error or why not."""
+    reasons = {}
+    def short(c):
+        if c.startswith("import: ") or c.startswith("error: "):
+            kind, why = c.split(": ", 1)
+            key = why[:200]
+            if key not in reasons:
+                reasons[key] = len(reasons) + 1
+            return "%s [%d]" % (kind, reasons[key])
+        return c
+    lines = ["| program | reference | " + " | ".join(columns) + " |",
+             "|---|---|" + "---|" * len(columns)]
+    for name, row in rows:
+        lines.append("| `%s` | %s | " % (name, row.get("reference", "-")) +
+                     " | ".join(short(row.get(c, "-")) for c in columns) + " |")
+    lines.append("")
+    for why, n in sorted(reasons.items(), key=lambda kv: kv[1]):
+        lines.append("[%d] %s  " % (n, why.replace("|", "\\|")))
+    by_reason = {}
+    for rel, why in skipped:
+        by_reason.setdefault(why, []).append("`%s`" % os.path.basename(rel))
+    for why, files in by_reason.items():
+        lines.append("")
+        lines.append("Not compared (%s): %s" % (why, ", ".join(files)))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--neuron-run", default="neuron-run", help="neuron-run binary")
@@ -960,16 +1121,30 @@ def main():
                     help="also run neuron-run --fuse and compare it with the same reference")
     ap.add_argument("--reference-only", action="store_true",
                     help="run only the mlir-runner reference (no neuron-run)")
+    ap.add_argument("--models", default="",
+                    help="models directory (default ./models, every function in CASES); "
+                         "another directory adds a case for every public function")
+    ap.add_argument("--levels", default="",
+                    help="also compile with neuronc at these -O levels (e.g. 0,1,2,3) and "
+                         "run the executables on the simulator")
+    ap.add_argument("--targets", default="trn1,trn2", help="targets for --levels")
+    ap.add_argument("--table", default="", help="write the corpus table (markdown) here")
     args = ap.parse_args()
 
+    global MODELS
     try:
         tools = Tools(args)
-        check_coverage()
+        if args.models:
+            MODELS = os.path.abspath(args.models)
+            all_cases, skipped = discover_cases(MODELS)
+        else:
+            check_coverage()
+            all_cases, skipped = CASES, []
     except HarnessError as e:
         print("compare_models: error: %s" % e)
         return 2
     os.makedirs(args.workdir, exist_ok=True)
-    cases = [c for c in CASES if args.filter in c.name]
+    cases = [c for c in all_cases if args.filter in c.name]
     if not cases:
         print("compare_models: error: no case matches --filter %r" % args.filter)
         return 2
@@ -977,10 +1152,13 @@ def main():
     failed = 0
     t_start = time.time()
     variants = {}  # model file -> (text, path, goldens): one variant per file
+    rows = []
     for case in cases:
+        row = {}
+        rows.append((case.name, row))
         try:
             if case.file not in variants:
-                same_file = [c for c in CASES if c.file == case.file]
+                same_file = [c for c in all_cases if c.file == case.file]
                 with open(os.path.join(MODELS, case.file)) as f:
                     text, goldens = make_variant(f.read(), same_file)
                 path = os.path.join(args.workdir,
@@ -990,13 +1168,18 @@ def main():
                 variants[case.file] = (text, path, goldens)
             text, path, goldens = variants[case.file]
             ok, line = run_case(case, text, path, goldens, tools, args.workdir,
-                                args.reference_only)
+                                args.reference_only, row)
         except HarnessError as e:
             ok, line = False, "FAIL %s: %s" % (case.name, e)
+            row.setdefault("reference", "error: " + first_error(str(e)))
         failed += 0 if ok else 1
         print(line)
         sys.stdout.flush()
     total = time.time() - t_start
+    if args.table:
+        columns = ["interpreter"] + ["-O%d %s" % (l, t) for t in tools.targets
+                                     for l in tools.levels]
+        write_table(args.table, columns, rows, skipped, MODELS)
     if args.reference_only:
         print("models: %d reference runs, %d failed (%.1fs)" % (len(cases), failed, total))
     else:
