@@ -104,15 +104,18 @@ private:
     default: {
       const HardwareModel &hw = pick(2) ? *lookupHardwareModel("trn1") : *lookupHardwareModel("trn2");
       int64_t budget = hw.sbufPartitionBytes * 3 / 4;
-      int64_t perCol = choose<int64_t>({12, 16, 20, 24, 28});
+      // Bytes per column of f32 kernels (12..28) and of bf16 ones (6..14).
+      int64_t perCol = choose<int64_t>({6, 8, 10, 14, 12, 16, 20, 24, 28});
       int64_t edge = pick(2) ? budget / (perCol * 2) : hw.sbufPartitionBytes / perCol;
       return edge + choose<int64_t>({-1, 0, 1});
     }
     }
   }
-  /// Hidden sizes and FFN widths of real models.
+  /// Hidden sizes and FFN widths of real models, and slices of a
+  /// 151936-token vocabulary.
   int64_t modelDim() {
-    return choose<int64_t>({768, 1024, 1536, 2048, 3072, 4096, 5120, 8960, 11008, 14336});
+    return choose<int64_t>(
+        {768, 1024, 1536, 2048, 3072, 4096, 5120, 8960, 11008, 14336, 4748, 18992});
   }
   /// Any of the above, or a small odd one.
   int64_t colDim() {
@@ -234,7 +237,8 @@ private:
     kind = "elementwise";
     int64_t cols = colDim(), rows = rowDim();
     fit(rows, cols);
-    Val x = arg({rows, cols});
+    std::string et = pick(4) == 0 ? "bf16" : "f32";
+    Val x = arg({rows, cols}, et);
     int n = 1 + pick(4);
     for (int i = 0; i < n && more(); ++i) {
       if (pick(3) == 0) {
@@ -242,10 +246,10 @@ private:
         continue;
       }
       Val y;
-      switch (pick(4)) {
-      case 0: y = arg({rows, cols}); break;
-      case 1: y = arg({cols}); break;
-      case 2: y = arg({rows, 1}); break;
+      switch (et == "bf16" ? pick(3) : pick(4)) {
+      case 0: y = arg({rows, cols}, et); break;
+      case 1: y = arg({cols}, et); break;
+      case 2: y = arg({rows, 1}, et); break;
       default: y = constant(choose<double>({0.5, 2.0, -1.0})); break;
       }
       std::string op = choose<const char *>({"add", "mul", "sub", "max", "min"});

@@ -197,6 +197,9 @@ int main(int argc, char **argv) {
     ++kinds[kind];
     ++done;
     std::string why = runner.run(text, seed, configs, hasBf16(text));
+    if (done % 500 == 0)
+      llvm::errs() << "soak: " << done << " programs, " << failures << " failed, "
+                   << llvm::format("%.0f", elapsed()) << " s\n";
     if (why.empty())
       continue;
     ++failures;
@@ -227,6 +230,7 @@ int main(int argc, char **argv) {
         break;
       }
     }
+    llvm::outs().flush();
     llvm::outs() << "minimized (replay: neuronc-soak --print " << seed << " gives the original):\n"
                  << smallest;
     if (failing) {
