@@ -163,27 +163,10 @@ runBlock(Block &body, llvm::ArrayRef<Tensor> args,
              << (op.getParentOfType<neuron::KernelOp>()
                      ? " (a neuron.kernel body may hold only neuron ops)"
                      : " (import the program to neuron first)");
-    llvm::SmallVector<Tensor> results;
-    if (auto dispatch = dyn_cast<neuron::DispatchOp>(op)) {
-      FailureOr<llvm::SmallVector<Tensor>> out = runDispatch(dispatch, operands);
-      if (failed(out))
-        return failure();
-      results = std::move(*out);
-    } else if (auto kernel = dyn_cast<neuron::KernelOp>(op)) {
-      FailureOr<llvm::SmallVector<Tensor>> out = runBlock(kernel.getBody().front(), operands);
-      if (failed(out))
-        return failure();
-      results = std::move(*out);
-    } else {
-      if (op.getNumResults() != 1)
-        return op.emitError("expected exactly one result");
-      if (failed(checkAllocation(&op)))
-        return failure();
-      llvm::Expected<Tensor> result = neuron::evaluateOp(&op, operands);
-      if (!result)
-        return op.emitError() << llvm::toString(result.takeError());
-      results.push_back(std::move(*result));
-    }
+    FailureOr<llvm::SmallVector<Tensor>> evaluated = evaluateOperation(&op, operands);
+    if (failed(evaluated))
+      return failure();
+    llvm::SmallVector<Tensor> results = std::move(*evaluated);
     for (auto [value, t] : llvm::zip(op.getResults(), results)) {
       RankedTensorType type = cast<RankedTensorType>(value.getType());
       llvm::Expected<DType> dtype = hostTypeOf(type);
@@ -202,6 +185,24 @@ runBlock(Block &body, llvm::ArrayRef<Tensor> args,
 }
 
 } // namespace
+
+FailureOr<llvm::SmallVector<Tensor>> evaluateOperation(Operation *op,
+                                                       llvm::ArrayRef<Tensor> operands) {
+  if (auto dispatch = dyn_cast<neuron::DispatchOp>(op))
+    return runDispatch(dispatch, operands);
+  if (auto kernel = dyn_cast<neuron::KernelOp>(op))
+    return runBlock(kernel.getBody().front(), operands);
+  if (op->getNumResults() != 1)
+    return op->emitError("expected exactly one result");
+  if (failed(checkAllocation(op)))
+    return failure();
+  llvm::Expected<Tensor> result = neuron::evaluateOp(op, operands);
+  if (!result)
+    return op->emitError() << llvm::toString(result.takeError());
+  llvm::SmallVector<Tensor> results;
+  results.push_back(std::move(*result));
+  return results;
+}
 
 FailureOr<llvm::SmallVector<Tensor>>
 interpret(func::FuncOp func, llvm::ArrayRef<Tensor> args,

@@ -51,8 +51,11 @@ class RealisticGenerator {
 public:
   RealisticGenerator(uint64_t seed, Limits limits) : rng(seed), limits(limits) {}
 
-  /// The program's kind ("ffn", "attention-scores", ...), set by generate().
+  /// The program's kind ("swiglu", "masked-softmax", ...), set by generate().
   std::string kind;
+  /// The largest contraction (K) of its matmuls, 0 without one: f32
+  /// accumulation error grows with it.
+  int64_t maxK = 0;
 
   std::string generate() {
     switch (pick(10)) {
@@ -218,6 +221,7 @@ private:
     size_t r = s.size();
     s[r - 2] = ta ? a.shape[r - 1] : a.shape[r - 2];
     s[r - 1] = tb ? b.shape[b.shape.size() - 2] : b.shape[b.shape.size() - 1];
+    maxK = std::max(maxK, ta ? a.shape[r - 2] : a.shape[r - 1]);
     std::string flags = std::string(ta ? " transpose_lhs" : "") + (tb ? " transpose_rhs" : "");
     return emit("neuron.matmul " + a.name + ", " + b.name + flags + " : " + type(a) + ", " +
                     type(b) + " -> " + type(s, "f32"),

@@ -2,9 +2,11 @@
 //
 // A checked run compiles a program, runs it on the simulator with every
 // read of unwritten memory caught, runs the reference interpreter on the
-// same inputs, and compares every output. On a mismatch it finds the first
-// kernel whose result differs from the interpreter's value of the source op
-// it computes (every internal tensor keeps its own bytes for that).
+// same inputs, and compares every output. Every kernel's result (every
+// internal tensor keeps its own bytes for that) is compared with the
+// interpreter's value of the op it computes, evaluated on the simulator's
+// values of that op's operands, so the first kernel that diverges is found
+// and rounding that accumulates along the program is not blamed on one.
 //
 //===----------------------------------------------------------------------===//
 

@@ -29,6 +29,11 @@ mlir::FailureOr<llvm::SmallVector<Tensor>>
 interpret(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args,
           llvm::function_ref<void(mlir::Value, const Tensor &)> onValue = {});
 
+/// The results of one op of a function body (a neuron op, a kernel, a
+/// dispatch) on `operands`; on failure a diagnostic is emitted at the op.
+mlir::FailureOr<llvm::SmallVector<Tensor>> evaluateOperation(mlir::Operation *op,
+                                                            llvm::ArrayRef<Tensor> operands);
+
 /// The most bytes one host tensor may take ($NEURONC_MAX_TENSOR_BYTES, else
 /// 8 GiB): the interpreter and neuron-run refuse larger ones before
 /// allocating.
