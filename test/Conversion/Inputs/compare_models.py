@@ -356,13 +356,14 @@ def return_value(text, fn, value, type_text):
 
 
 CHECK_RE = re.compile(
-    r'^([ \t]*)"check\.(expect_almost_eq_const|expect_eq_const)"\((%[\w$.]+)\)\s*'
+    r'^([ \t]*)"check\.(expect_almost_eq_const|expect_eq_const)"\((%[\w$.]+(?:#\d+)?)\)\s*'
     r'\{expected = dense<(.*?)>\s*:\s*(tensor<[^>]*>)\}\s*:\s*\((tensor<[^>]*>)\)\s*->\s*\(\)[ \t]*\n?',
     re.M)
 # Two-operand checks (`expect_almost_eq(%a, %b)`, `expect_eq`): both values
 # become results, each compared with the reference.
 CHECK2_RE = re.compile(
-    r'^([ \t]*)"check\.(expect_almost_eq|expect_eq)"\((%[\w$.]+), (%[\w$.]+)\)[^:\n]*:\s*'
+    r'^([ \t]*)"check\.(expect_almost_eq|expect_eq)"\((%[\w$.]+(?:#\d+)?), (%[\w$.]+(?:#\d+)?)\)'
+    r'(?:\s*\{[^}\n]*\})?\s*:\s*'
     r'\((tensor<[^>]*>), (tensor<[^>]*>)\)\s*->\s*\(\)[ \t]*\n?', re.M)
 
 
@@ -1028,6 +1029,18 @@ def not_comparable(dirpath, name):
     return None
 
 
+PRINTED_RE = re.compile(r"(%[\w$.]+) = tensor\.cast (%[\w$.]+) : (tensor<[^>]*>) to tensor<\*xf32>")
+
+
+def printed_value(body):
+    """(value, type) a function that returns nothing prints with
+    printMemrefF32 (through a tensor.cast to tensor<*xf32>), or None."""
+    for m in PRINTED_RE.finditer(body):
+        if re.search(r"call @printMemrefF32\(%s\)" % re.escape(m.group(1)), body):
+            return m.group(2), m.group(3)
+    return None
+
+
 def discover_cases(models):
     """CASES, plus a case for every other public function of the models
     directory (golden when it ends in IREE check ops); and the files left out
@@ -1050,10 +1063,14 @@ def discover_cases(models):
                 if fn == "main" or (rel, fn) in known:
                     continue
                 try:
-                    body = Func(text, fn).body
+                    f = Func(text, fn)
+                    body, results = f.body, f.results_text
                 except HarnessError:
-                    body = ""
-                cases.append(Case(rel, fn, golden='"check.expect' in body))
+                    body, results = "", ""
+                ret = None
+                if '"check.expect' not in body and "->" not in results:
+                    ret = printed_value(body)
+                cases.append(Case(rel, fn, ret=ret, golden='"check.expect' in body))
     return cases, skipped
 
 
