@@ -411,7 +411,7 @@ def parse_dense(literal, ttype):
     if ttype.is_float:
         vals = np.array([float(w) for w in words], dtype=np.float64).astype(np.float32)
     else:
-        vals = np.array([int(w) for w in words], dtype=np.int64)
+        vals = np.array([int(w, 0) for w in words], dtype=np.int64)
     if vals.size == 1:
         return np.full(ttype.shape, vals[0], dtype=vals.dtype)
     if vals.size != ttype.numel:
@@ -1189,6 +1189,9 @@ def main():
         except HarnessError as e:
             ok, line = False, "FAIL %s: %s" % (case.name, e)
             row.setdefault("reference", "error: " + first_error(str(e)))
+        except Exception as e:  # a harness bug must not hide the other cases
+            ok, line = False, "FAIL %s: harness: %s: %s" % (case.name, type(e).__name__, e)
+            row.setdefault("reference", "error: harness: %s" % e)
         failed += 0 if ok else 1
         print(line)
         sys.stdout.flush()
