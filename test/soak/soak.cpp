@@ -9,9 +9,10 @@
 // caught; every output must agree with the interpreter's (max |error| /
 // max(1, max |expected|) within 1e-4 · max(1, sqrt(K / 128)) for the largest
 // matmul contraction K, as f32 accumulation error grows with it while the
-// interpreter accumulates in f64; 1e-2 with bf16). Configurations whose
-// executables are byte-identical to an earlier one of the same program run
-// once. A failure prints the seed, the configuration and the reason, then
+// interpreter accumulates in f64; 2e-2 with bf16, as a fused chain keeps
+// f32 between its ops where the interpreter rounds each to bf16).
+// Configurations whose executables are byte-identical to an earlier one of
+// the same program run once. A failure prints the seed, the configuration and the reason, then
 // minimizes the program (halving its dims, then dropping ops, while it still
 // fails the same configuration), prints it and the checked run of it that
 // names the first kernel that diverges. Ends with
@@ -161,7 +162,7 @@ Program generate(uint64_t seed, soak::Limits limits) {
   soak::RealisticGenerator gen(seed, limits);
   Program p{gen.generate(), gen.kind, 1e-4};
   if (p.text.find("bf16") != std::string::npos)
-    p.tolerance = 1e-2;
+    p.tolerance = 2e-2; // a fused chain keeps f32 between ops, the interpreter rounds each
   else if (gen.maxK > 128)
     p.tolerance *= std::sqrt(static_cast<double>(gen.maxK) / 128);
   return p;
