@@ -155,12 +155,10 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
     return fail("--check runs static programs; @" + entry +
                 " is bucketed (check one bucket's function with --entry)");
   // Number the entry's ops: each internal tensor will say whose value it is.
-  SmallVector<Operation *> ops;
-  for (Operation &op : fn.getBody().front().without_terminator()) {
+  int64_t numbered = 0;
+  for (Operation &op : fn.getBody().front().without_terminator())
     op.setAttr(nisa::kValueIdAttrName,
-               IntegerAttr::get(IntegerType::get(module.getContext(), 64), ops.size()));
-    ops.push_back(&op);
-  }
+               IntegerAttr::get(IntegerType::get(module.getContext(), 64), numbered++));
   OwningOpRef<ModuleOp> fused = module.clone();
 
   // Lower, keeping each kernel's remark.
@@ -220,7 +218,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
   // wrong kernel is found even when the outputs stay within tolerance.
   auto fusedFn = fused->lookupSymbol<func::FuncOp>(entry);
   // The lowering consumed the entry's ops; the clone has them in order.
-  ops.clear();
+  SmallVector<Operation *> ops;
   for (Operation &op : fusedFn.getBody().front().without_terminator())
     ops.push_back(&op);
   std::vector<const neff::Variable *> outs = device->outputs();
