@@ -27,28 +27,6 @@ llvm::Error fail(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
 
-std::string locationText(Location loc) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
-  else if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
-    return locationText(fused.getLocations().front());
-  else if (auto name = dyn_cast<NameLoc>(loc))
-    return locationText(name.getChildLoc());
-  return s;
-}
-
-/// The interpreter's result of `fn` on `args`, seeing every value.
-FailureOr<SmallVector<Tensor>>
-interpretEntry(ModuleOp module, StringRef entry, ArrayRef<Tensor> args,
-               llvm::function_ref<void(Value, const Tensor &)> onValue = {}) {
-  auto fn = module.lookupSymbol<func::FuncOp>(entry);
-  if (!fn)
-    return module.emitError("no function @") << entry, failure();
-  return interpret(fn, args, onValue);
-}
-
 /// Per kernel of a lowered program, in order: the HBM tensors it writes.
 struct KernelWrites {
   std::string name;
@@ -144,7 +122,10 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
 
   // The reference: the unfused program, interpreted.
   OwningOpRef<ModuleOp> unfused = module.clone();
-  FailureOr<SmallVector<Tensor>> want = interpretEntry(*unfused, entry, args);
+  auto unfusedFn = unfused->lookupSymbol<func::FuncOp>(entry);
+  if (!unfusedFn)
+    return fail("no function @" + entry);
+  FailureOr<SmallVector<Tensor>> want = interpret(unfusedFn, args);
   if (failed(want))
     return fail("the interpreter cannot run @" + entry + " (see the error above)");
 
@@ -171,7 +152,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
     ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
       if (d.getSeverity() != DiagnosticSeverity::Remark)
         return failure(); // errors go on to the caller's handler
-      std::string &r = remarks[locationText(d.getLocation())];
+      std::string &r = remarks[formatSourceLocation(d.getLocation())];
       r += (r.empty() ? "" : "; ") + d.str();
       return success();
     });
@@ -286,7 +267,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
       }
       div.tensor = sv->second.variable;
       div.value = "result of " + op->getName().getStringRef().str();
-      if (std::string l = locationText(op->getLoc()); !l.empty())
+      if (std::string l = formatSourceLocation(op->getLoc()); !l.empty())
         div.value += " at " + l;
       for (size_t i = 0; i < outs.size(); ++i)
         if (outs[i]->name == div.tensor)
