@@ -106,8 +106,8 @@ def NeuronLowerPass : Pass<"neuron-lower", "::mlir::ModuleOp"> {
     the least loaded queue, transfers are split for bandwidth, and loads of
     the next tile are issued before the current one computes. Unfused ops
     (`-O0`) become one kernel each and round-trip HBM. Tiles are not yet
-    placed (`--neuron-allocate-memory`) nor synchronized
-    (`--neuron-insert-semaphores`).
+    placed (`--nisa-allocate-memory`) nor synchronized
+    (`--nisa-insert-semaphores`).
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"trn1\"",

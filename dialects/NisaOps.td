@@ -36,9 +36,9 @@ def Nisa_Dialect : Dialect {
   let description = [{
     Per-engine instructions over explicit memories: HBM tensors, SBUF tiles
     (128 partitions × 192/224 KiB) and PSUM tiles (128 × 16 KiB, 8 banks).
-    `--neuron-lower` produces it from the neuron dialect; `--neuron-allocate-memory`
+    `--neuron-lower` produces it from the neuron dialect; `--nisa-allocate-memory`
     gives every tile and internal HBM tensor its address;
-    `--neuron-insert-semaphores` synchronizes the engines; the NEFF writer
+    `--nisa-insert-semaphores` synchronizes the engines; the NEFF writer
     encodes the result. See docs/nisa.md.
   }];
   let cppNamespace = "::mlir::nisa";
@@ -49,13 +49,10 @@ def Nisa_Dialect : Dialect {
 // Enums
 //===----------------------------------------------------------------------===//
 
-/// The engine an instruction runs on. DMA instructions also name a queue.
-def Nisa_Engine : I32EnumAttr<"Engine", "engine", [
-    I32EnumAttrCase<"tensor", 0>, I32EnumAttrCase<"scalar", 1>,
-    I32EnumAttrCase<"vector", 2>, I32EnumAttrCase<"gpsimd", 3>,
-    I32EnumAttrCase<"dma", 4>]> {
-  let cppNamespace = "::mlir::nisa";
-}
+// The engine, activation-function, ALU and comparison enums are generated from
+// the instruction set's one description (include/neuronc/ISA/Isa.def) by
+// dialects/CMakeLists.txt, so the dialect and the executable cannot disagree.
+include "NisaIsaEnums.td"
 
 def Nisa_MemorySpace : I32EnumAttr<"MemorySpace", "memory space", [
     I32EnumAttrCase<"hbm", 0>, I32EnumAttrCase<"sbuf", 1>, I32EnumAttrCase<"psum", 2>]> {
@@ -67,35 +64,6 @@ def Nisa_MemorySpace : I32EnumAttr<"MemorySpace", "memory space", [
 def Nisa_HbmKind : I32EnumAttr<"HbmKind", "HBM tensor kind", [
     I32EnumAttrCase<"input", 0>, I32EnumAttrCase<"output", 1>,
     I32EnumAttrCase<"constant", 2, "const">, I32EnumAttrCase<"internal", 3>]> {
-  let cppNamespace = "::mlir::nisa";
-}
-
-/// ScalarE's function table: `func(scale * x + bias)`.
-def Nisa_ActFunc : I32EnumAttr<"ActFunc", "activation function", [
-    I32EnumAttrCase<"copy", 0>, I32EnumAttrCase<"exp", 1>, I32EnumAttrCase<"log", 2>,
-    I32EnumAttrCase<"sqrt", 3>, I32EnumAttrCase<"rsqrt", 4>,
-    I32EnumAttrCase<"reciprocal", 5>, I32EnumAttrCase<"tanh", 6>,
-    I32EnumAttrCase<"sigmoid", 7>, I32EnumAttrCase<"erf", 8>, I32EnumAttrCase<"gelu", 9>,
-    I32EnumAttrCase<"gelu_tanh", 10>, I32EnumAttrCase<"silu", 11>,
-    I32EnumAttrCase<"square", 12>, I32EnumAttrCase<"abs", 13>, I32EnumAttrCase<"relu", 14>,
-    I32EnumAttrCase<"round", 15>]> {
-  let cppNamespace = "::mlir::nisa";
-}
-
-/// VectorE/GpSimdE ALU operations. Comparisons produce 1 or 0.
-def Nisa_AluOp : I32EnumAttr<"AluOp", "ALU operation", [
-    I32EnumAttrCase<"bypass", 0>, I32EnumAttrCase<"add", 1>, I32EnumAttrCase<"subtract", 2>,
-    I32EnumAttrCase<"multiply", 3>, I32EnumAttrCase<"divide", 4>, I32EnumAttrCase<"max", 5>,
-    I32EnumAttrCase<"min", 6>, I32EnumAttrCase<"pow", 7>, I32EnumAttrCase<"is_equal", 8>,
-    I32EnumAttrCase<"is_lt", 9>, I32EnumAttrCase<"is_le", 10>, I32EnumAttrCase<"is_gt", 11>,
-    I32EnumAttrCase<"is_ge", 12>]> {
-  let cppNamespace = "::mlir::nisa";
-}
-
-/// Comparison of an affine_select's predicate with zero.
-def Nisa_CmpOp : I32EnumAttr<"CmpOp", "predicate comparison", [
-    I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>, I32EnumAttrCase<"lt", 2>,
-    I32EnumAttrCase<"le", 3>, I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
   let cppNamespace = "::mlir::nisa";
 }
 

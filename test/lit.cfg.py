@@ -33,6 +33,7 @@ config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "cach
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%neuronc_src", config.neuronc_src_root))
 config.substitutions.append(("%neuronc_bin", config.neuronc_tools_dir))
+config.substitutions.append(("%neuronc_obj", config.neuronc_obj_root))
 # Upstream MLIR's own tools: the independent reference for imported models.
 config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner")))

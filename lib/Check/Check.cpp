@@ -7,7 +7,7 @@
 #include "neuronc/Interpreter/Interpreter.h"
 #include "neuronc/Pipelines/Registration.h"
 #include "neuronc/Simulator/Simulator.h"
-#include "neuronc/Target/Assemble.h"
+#include "neuronc/Conversion/NisaToNeff.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"

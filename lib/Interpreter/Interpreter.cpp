@@ -1,7 +1,7 @@
 //===- Interpreter.cpp - Reference interpreter of neuron functions -------===//
 
 #include "neuronc/Interpreter/Interpreter.h"
-#include "neuronc/Interpreter/Dispatch.h"
+#include "neuronc/Host/Dispatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "neuronc/Support/ByteSize.h"
 

@@ -4,6 +4,7 @@
 
 #include "neuronc/Conversion/Passes.h"
 #include "neuronc/Pipelines/Entry.h"
+#include "neuronc/Transforms/NisaPasses.h"
 #include "neuronc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -175,11 +176,11 @@ void neuronc::buildLowerPipeline(OpPassManager &pm, const BackendOptions &option
 
 void neuronc::buildProgramPipeline(OpPassManager &pm, bool reuseScratch) {
   OpPassManager &ppm = pm.nest<nisa::ProgramOp>();
-  neuron::NeuronAllocateMemoryPassOptions allocate;
+  nisa::NisaAllocateMemoryPassOptions allocate;
   allocate.reuseScratch = reuseScratch;
-  ppm.addPass(neuron::createNeuronAllocateMemoryPass(allocate));
-  ppm.addPass(neuron::createNeuronInsertSemaphoresPass());
-  ppm.addPass(neuron::createNeuronCheckRacesPass());
+  ppm.addPass(nisa::createNisaAllocateMemoryPass(allocate));
+  ppm.addPass(nisa::createNisaInsertSemaphoresPass());
+  ppm.addPass(nisa::createNisaCheckRacesPass());
 }
 
 void neuronc::buildBackendPipeline(OpPassManager &pm, const BackendOptions &options) {

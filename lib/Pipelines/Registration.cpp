@@ -6,6 +6,7 @@
 #include "neuronc/Dialect/Nisa/NisaDialect.h"
 #include "neuronc/Conversion/Passes.h"
 #include "neuronc/Pipelines/Pipelines.h"
+#include "neuronc/Transforms/NisaPasses.h"
 #include "neuronc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,6 +29,7 @@ void neuronc::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void neuronc::registerAllPasses() {
   mlir::neuron::registerNeuronPasses();
+  mlir::nisa::registerNisaPasses();
   mlir::neuron::registerNeuronConversionPasses();
   neuronc::registerPipelines();
   mlir::registerInlinerPass();

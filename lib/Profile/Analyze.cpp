@@ -8,7 +8,7 @@
 
 #include "neuronc/Profile/Profile.h"
 
-#include "neuronc/Target/InstructionCost.h"
+#include "neuronc/ISA/InstructionCost.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"

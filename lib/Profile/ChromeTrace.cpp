@@ -14,7 +14,7 @@
 
 #include "neuronc/Profile/Profile.h"
 
-#include "neuronc/Target/InstructionCost.h"
+#include "neuronc/ISA/InstructionCost.h"
 
 #include <cmath>
 #include <set>
@@ -58,7 +58,7 @@ Object meta(llvm::StringRef what, int pid, int tid, Value value) {
 std::string waitsOf(const isa::Instruction &inst) {
   std::string s;
   for (const isa::Wait &w : inst.waits)
-    s += (s.empty() ? "" : ", ") + mlir::nisa::streamName(w.stream) + " >= " +
+    s += (s.empty() ? "" : ", ") + isa::streamName(w.stream) + " >= " +
          std::to_string(w.count);
   return s;
 }
@@ -129,7 +129,7 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
         }
     for (int64_t st = 0; st < sim::kStreams; ++st)
       if (signalling[st])
-        events.push_back(Object{{"name", "semaphore " + mlir::nisa::streamName(st)},
+        events.push_back(Object{{"name", "semaphore " + isa::streamName(st)},
                                 {"ph", "C"},
                                 {"ts", ts(run->device.startNs)},
                                 {"pid", pid},
@@ -148,7 +148,7 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
         kend[d->kernel] = std::max(kend[d->kernel], e.end);
       }
       Object args{{"correlation_id", static_cast<int64_t>(run->id)},
-                  {"stream", mlir::nisa::streamName(e.stream)},
+                  {"stream", isa::streamName(e.stream)},
                   {"index", static_cast<int64_t>(e.index)}};
       if (k)
         args["kernel"] = k->name + " (" + k->kind + ")";
@@ -196,7 +196,7 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
                               {"tid", tid},
                               {"args", std::move(args)}});
       if (inst.has(isa::kSignal))
-        events.push_back(Object{{"name", "semaphore " + mlir::nisa::streamName(e.stream)},
+        events.push_back(Object{{"name", "semaphore " + isa::streamName(e.stream)},
                                 {"ph", "C"},
                                 {"ts", ts(e.done)},
                                 {"pid", pid},

@@ -54,7 +54,7 @@ Value neuronc::profile::instructionTimes(const Profile &p) {
       Array rows;
       for (auto &t : a.streams[s])
         rows.push_back(Array{t[0] / a.runs, t[1] / a.runs, t[2] / a.runs});
-      streams[mlir::nisa::streamName(s)] = std::move(rows);
+      streams[isa::streamName(s)] = std::move(rows);
     }
     programs.push_back(Object{{"name", prog->name},
                               {"runs", a.runs},
@@ -103,7 +103,7 @@ neuronc::profile::parseInstructionTimes(llvm::StringRef text, llvm::StringRef na
     auto &times = measured[prog];
     const Object *streams = po->getObject("streams");
     for (const auto &[key, value] : streams ? *streams : Object()) {
-      std::optional<int64_t> s = mlir::nisa::parseStreamName(key.str());
+      std::optional<int64_t> s = isa::parseStreamName(key.str());
       const Array *rows = value.getAsArray();
       if (!s || !rows ||
           rows->size() != p->streams[*s].size())

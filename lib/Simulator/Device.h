@@ -10,9 +10,9 @@
 #ifndef NEURONC_LIB_SIMULATOR_DEVICE_H
 #define NEURONC_LIB_SIMULATOR_DEVICE_H
 
-#include "neuronc/Interpreter/Tensor.h"
-#include "neuronc/Target/HardwareModel.h"
-#include "neuronc/Target/Neff.h"
+#include "neuronc/Host/Tensor.h"
+#include "neuronc/ISA/HardwareModel.h"
+#include "neuronc/ISA/Neff.h"
 
 #include <cstring>
 #include <vector>

@@ -2,7 +2,7 @@
 
 #include "neuronc/Simulator/Runtime.h"
 
-#include "neuronc/Interpreter/Dispatch.h"
+#include "neuronc/Host/Dispatch.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -33,7 +33,7 @@
 #include "Execute.h"
 
 #include "neuronc/Support/Float.h"
-#include "neuronc/Target/InstructionCost.h"
+#include "neuronc/ISA/InstructionCost.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -600,7 +600,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
             where += " at " + d.location;
         }
         return fail("instruction " + llvm::Twine(c.cursor[best]) + " of stream " +
-                    mlir::nisa::streamName(best) + " (" + isa::opcodeName(inst.opcode) + where +
+                    isa::streamName(best) + " (" + isa::opcodeName(inst.opcode) + where +
                     "): " + llvm::toString(std::move(err)));
       }
     c.dirty[best] = true;
@@ -648,6 +648,8 @@ std::vector<uint8_t> neuronc::sim::encodeInput(const Tensor &t, const neff::Vari
   toDevice(t, v.dtype, bytes.data());
   return bytes;
 }
+
+DType neuronc::sim::hostDType(isa::DType t) { return deviceToHost(t); }
 
 std::string neuronc::sim::variableType(const neff::Variable &v) {
   std::string s = "tensor<";

@@ -1,6 +1,6 @@
 // Tiles that are live at the same time and do not fit are an error that
 // names the kernel and the bytes; nothing is placed past the capacity.
-// RUN: neuron-opt %s --neuron-allocate-memory -verify-diagnostics
+// RUN: neuron-opt %s --nisa-allocate-memory -verify-diagnostics
 
 nisa.program @full target "trn1" {
   nisa.kernel @k0 "demo" from "test" {

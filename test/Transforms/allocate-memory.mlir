@@ -1,5 +1,5 @@
 // Tiles and internal tensors get offsets; dead space is reused.
-// RUN: neuron-opt %s --neuron-allocate-memory -split-input-file | FileCheck %s
+// RUN: neuron-opt %s --nisa-allocate-memory -split-input-file | FileCheck %s
 
 // CHECK-LABEL: nisa.program @places
 nisa.program @places target "trn1" {

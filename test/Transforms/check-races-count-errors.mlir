@@ -1,5 +1,5 @@
 // More than 20 races: the first 20 are reported one by one, then the count.
-// RUN: not neuron-opt %s --neuron-check-races 2>&1 | FileCheck %s
+// RUN: not neuron-opt %s --nisa-check-races 2>&1 | FileCheck %s
 // CHECK-COUNT-20: error: 'nisa.activation' op races with an earlier instruction on stream q0
 // CHECK-NOT: op races with
 // CHECK: check-races-count-errors.mlir:[[# @LINE + 1]]:1: error: 21 races in all

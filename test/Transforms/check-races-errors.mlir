@@ -1,5 +1,5 @@
 // What the race checker rejects, from the semaphore fields alone.
-// RUN: neuron-opt %s --neuron-check-races -split-input-file -verify-diagnostics
+// RUN: neuron-opt %s --nisa-check-races -split-input-file -verify-diagnostics
 
 nisa.program @race target "trn1" {
   nisa.hbm @x input 0 : tensor<128x64xf32>
@@ -74,7 +74,7 @@ nisa.program @no_stationary target "trn1" {
 
 nisa.program @unallocated target "trn1" {
   nisa.kernel @k0 "demo" from "test" {
-    // expected-error@+1 {{has no offset: run --neuron-allocate-memory first}}
+    // expected-error@+1 {{has no offset: run --nisa-allocate-memory first}}
     nisa.alloc @a sbuf 128x64xf32
     nisa.memset vector @a[0:128, 0, [1,64]] = 0.0
   }
@@ -112,7 +112,7 @@ nisa.program @m_mismatch target "trn1" {
 
 // An internal HBM tensor without its scratch offset.
 nisa.program @unallocated_hbm target "trn1" {
-  // expected-error@+1 {{has no offset: run --neuron-allocate-memory first}}
+  // expected-error@+1 {{has no offset: run --nisa-allocate-memory first}}
   nisa.hbm @t internal : tensor<128x64xf32>
   nisa.kernel @k0 "demo" from "test" {
     nisa.alloc @a sbuf 128x64xf32 offset = 0

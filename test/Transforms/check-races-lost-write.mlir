@@ -4,7 +4,7 @@
 // and @t1 before the add of row tile 0 reads them. Every access is ordered
 // by the semaphores, so no race is reported, but the data row tile 0 loaded
 // is overwritten before anything read it: a lost write.
-// RUN: not neuron-opt %s --neuron-check-races -o /dev/null 2>&1 | FileCheck %s
+// RUN: not neuron-opt %s --nisa-check-races -o /dev/null 2>&1 | FileCheck %s
 // CHECK: :[[#@LINE+45]]:7: error: 'nisa.dma_copy' op overwrites data nothing has read yet: sbuf partitions 0:1 bytes 0..32772 overlaps sbuf partitions 0:8 bytes 0..32772, written by an earlier instruction on stream q0; the reader that data was for would see this write instead
 // CHECK: :[[#@LINE+12]]:7: note: the earlier write
 // CHECK: error: 'nisa.dma_copy' op overwrites data nothing has read yet: sbuf partitions 0:1 bytes 32832..65604 overlaps sbuf partitions 0:8 bytes 32832..65604, written by an earlier instruction on stream q0

@@ -1,7 +1,7 @@
 // Semaphores for exactly the cross-stream dependencies, none implied by
 // another.
-// RUN: neuron-opt %s --neuron-insert-semaphores | FileCheck %s
-// RUN: neuron-opt %s --neuron-insert-semaphores --neuron-check-races | FileCheck %s
+// RUN: neuron-opt %s --nisa-insert-semaphores | FileCheck %s
+// RUN: neuron-opt %s --nisa-insert-semaphores --nisa-check-races | FileCheck %s
 
 // CHECK-LABEL: nisa.program @chain
 nisa.program @chain target "trn1" {

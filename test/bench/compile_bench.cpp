@@ -13,8 +13,8 @@
 #include "neuronc/Pipelines/CompileCache.h"
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Registration.h"
-#include "neuronc/Target/Assemble.h"
-#include "neuronc/Target/Neff.h"
+#include "neuronc/Conversion/NisaToNeff.h"
+#include "neuronc/ISA/Neff.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

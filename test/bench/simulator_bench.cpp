@@ -12,7 +12,7 @@
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Registration.h"
 #include "neuronc/Simulator/Simulator.h"
-#include "neuronc/Target/Assemble.h"
+#include "neuronc/Conversion/NisaToNeff.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"

@@ -9,7 +9,7 @@
 #ifndef NEURONC_TEST_FUZZ_NEFFROUNDTRIP_H
 #define NEURONC_TEST_FUZZ_NEFFROUNDTRIP_H
 
-#include "neuronc/Target/Neff.h"
+#include "neuronc/ISA/Neff.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -17,8 +17,8 @@
 
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Registration.h"
-#include "neuronc/Target/Assemble.h"
-#include "neuronc/Target/Neff.h"
+#include "neuronc/Conversion/NisaToNeff.h"
+#include "neuronc/ISA/Neff.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Profile/Profile.h"
-#include "neuronc/Target/Neff.h"
+#include "neuronc/ISA/Neff.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "neuronc/Interpreter/Npy.h"
+#include "neuronc/Host/Npy.h"
 
 #include <cstdlib>
 

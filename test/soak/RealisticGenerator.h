@@ -19,7 +19,7 @@
 #ifndef NEURONC_TEST_SOAK_REALISTICGENERATOR_H
 #define NEURONC_TEST_SOAK_REALISTICGENERATOR_H
 
-#include "neuronc/Target/HardwareModel.h"
+#include "neuronc/ISA/HardwareModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"

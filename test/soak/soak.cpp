@@ -27,8 +27,8 @@
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Registration.h"
 #include "neuronc/Simulator/Simulator.h"
-#include "neuronc/Target/Assemble.h"
-#include "neuronc/Target/Neff.h"
+#include "neuronc/Conversion/NisaToNeff.h"
+#include "neuronc/ISA/Neff.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"

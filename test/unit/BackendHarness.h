@@ -15,8 +15,8 @@
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Registration.h"
 #include "neuronc/Simulator/Simulator.h"
-#include "neuronc/Target/Assemble.h"
-#include "neuronc/Target/Neff.h"
+#include "neuronc/Conversion/NisaToNeff.h"
+#include "neuronc/ISA/Neff.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../lib/Conversion/Lowering/KernelBuilder.h"
+#include "../../lib/Conversion/NeuronToNisa/KernelBuilder.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- HardwareModelTest.cpp - The target table and its roofline ----------===//
 
-#include "neuronc/Target/HardwareModel.h"
+#include "neuronc/ISA/HardwareModel.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "neuronc/Target/InstructionCost.h"
+#include "neuronc/ISA/InstructionCost.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- KernelsTest.cpp - Reference kernels pinned to hand-computed values -===//
 
-#include "neuronc/Interpreter/Kernels.h"
+#include "neuronc/Host/Kernels.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #ifndef NEURONC_TEST_UNIT_NEFFSAMPLES_H
 #define NEURONC_TEST_UNIT_NEFFSAMPLES_H
 
-#include "neuronc/Target/Neff.h"
+#include "neuronc/ISA/Neff.h"
 
 namespace neuronc::testing {
 

@@ -1,6 +1,6 @@
 //===- NpyTest.cpp - .npy encoding and decoding ---------------------------===//
 
-#include "neuronc/Interpreter/Npy.h"
+#include "neuronc/Host/Npy.h"
 
 #include <gtest/gtest.h>
 

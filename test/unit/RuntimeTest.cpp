@@ -9,7 +9,7 @@
 
 #include "BackendHarness.h"
 
-#include "neuronc/Interpreter/Kernels.h"
+#include "neuronc/Host/Kernels.h"
 #include "neuronc/Profile/Profile.h"
 #include "neuronc/Simulator/Runtime.h"
 

@@ -13,7 +13,7 @@
 #include "BackendHarness.h"
 
 #include "neuronc/Simulator/Simulator.h"
-#include "neuronc/Target/InstructionCost.h"
+#include "neuronc/ISA/InstructionCost.h"
 
 #include "gtest/gtest.h"
 

@@ -12,9 +12,10 @@
 
 #include "neuronc/Pipelines/Registration.h"
 #include "neuronc/Profile/Profile.h"
-#include "neuronc/Target/HardwareModel.h"
-#include "neuronc/Target/Neff.h"
-#include "neuronc/Target/Roofline.h"
+#include "neuronc/ISA/Disassemble.h"
+#include "neuronc/ISA/HardwareModel.h"
+#include "neuronc/ISA/Neff.h"
+#include "neuronc/ISA/Roofline.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -59,71 +60,6 @@ const std::array<double, 3> *measuredOf(const neff::Program &p, size_t s, size_t
   if (it == measured.end() || i >= it->second[s].size())
     return nullptr;
   return &it->second[s][i];
-}
-
-std::string shapeString(const neff::Variable &v) {
-  std::string s = "tensor<";
-  for (int64_t d : v.shape)
-    s += std::to_string(d) + "x";
-  return s + isa::dtypeName(v.dtype).str() + ">";
-}
-
-std::string operandString(const neff::Program &p, const isa::Operand &o) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (o.space == isa::Space::Hbm)
-    os << "@" << p.variables[o.var].name << "[" << o.offset;
-  else
-    os << isa::spaceName(o.space) << "[" << o.partStart << ":" << o.partStart + o.partCount
-       << "]+" << o.offset << "[";
-  for (int d = 0; d < o.rank; ++d)
-    os << (d || o.space == isa::Space::Hbm ? ", " : "") << "[" << o.strides[d] << ","
-       << o.sizes[d] << "]";
-  os << "] " << isa::dtypeName(o.dtype);
-  return s;
-}
-
-std::string instructionString(const neff::Program &p, const isa::Instruction &inst) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << isa::opcodeName(inst.opcode);
-  switch (inst.opcode) {
-  case isa::Opcode::Activation:
-    os << " " << mlir::nisa::stringifyActFunc(static_cast<isa::ActFunc>(inst.func));
-    break;
-  case isa::Opcode::TensorTensor:
-  case isa::Opcode::TensorReduce:
-  case isa::Opcode::PartitionReduce:
-  case isa::Opcode::TensorScalar:
-  case isa::Opcode::ScalarTensorTensor:
-    os << " " << mlir::nisa::stringifyAluOp(static_cast<isa::AluOp>(inst.func));
-    if (inst.opcode == isa::Opcode::ScalarTensorTensor || inst.has(isa::kHasOp1))
-      os << "," << mlir::nisa::stringifyAluOp(static_cast<isa::AluOp>(inst.op1));
-    break;
-  default:
-    break;
-  }
-  for (size_t i = 0; i < inst.operands.size(); ++i)
-    os << (i ? ", " : " ") << operandString(p, inst.operands[i]);
-  if (inst.opcode == isa::Opcode::Activation)
-    os << " scale " << inst.imm0 << " bias " << inst.imm1;
-  if (inst.opcode == isa::Opcode::TensorScalar || inst.opcode == isa::Opcode::Memset ||
-      inst.opcode == isa::Opcode::ScalarTensorTensor)
-    os << " imm " << inst.imm0 << (inst.has(isa::kHasOp1) ? "," + std::to_string(inst.imm1) : "");
-  if (inst.has(isa::kStart))
-    os << " start";
-  if (inst.has(isa::kIndirect))
-    os << " indirect stride " << inst.params[1] << " bound " << inst.params[2];
-  if (!inst.waits.empty()) {
-    os << " wait(";
-    for (size_t i = 0; i < inst.waits.size(); ++i)
-      os << (i ? ", " : "") << mlir::nisa::streamName(inst.waits[i].stream)
-         << " >= " << inst.waits[i].count;
-    os << ")";
-  }
-  if (inst.has(isa::kSignal))
-    os << " signal";
-  return s;
 }
 
 std::string formatNs(double ns) {
@@ -210,7 +146,7 @@ void printJSON(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
     for (const auto &v : p.variables)
       vars.push_back(llvm::json::Object{{"name", v.name},
                                         {"kind", neff::varKindName(v.kind)},
-                                        {"type", shapeString(v)},
+                                        {"type", isa::variableTypeString(v)},
                                         {"bytes", v.bytes()},
                                         {"index", v.index}});
     for (const auto &k : p.kernels) {
@@ -224,13 +160,13 @@ void printJSON(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
     for (size_t s = 0; s < p.streams.size(); ++s) {
       if (p.streams[s].empty())
         continue;
-      llvm::json::Object o{{"stream", mlir::nisa::streamName(s)},
+      llvm::json::Object o{{"stream", isa::streamName(s)},
                            {"instructions", static_cast<int64_t>(p.streams[s].size())}};
       if (disassemble) {
         llvm::json::Array list;
         for (const auto &inst : p.streams[s]) {
           const neff::DebugEntry *d = p.debug.empty() ? nullptr : &p.debug[inst.debug];
-          llvm::json::Object entry{{"text", instructionString(p, inst)},
+          llvm::json::Object entry{{"text", isa::instructionString(p, inst)},
                                    {"kernel", d ? p.kernels[d->kernel].name : ""},
                                    {"op", d ? d->op : ""},
                                    {"location", d ? d->location : ""}};
@@ -316,12 +252,12 @@ void printText(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
        << formatBytes(p.scratchBytes) << "\n";
     for (const auto &v : p.variables)
       os << llvm::formatv("  {0,-10} {1,-8} {2,-28} {3}\n", v.name, neff::varKindName(v.kind),
-                          shapeString(v), formatBytes(v.bytes()));
+                          isa::variableTypeString(v), formatBytes(v.bytes()));
     os << "  instructions:";
     int64_t dma = 0, queues = 0;
     for (size_t s = 0; s < p.streams.size(); ++s) {
-      if (s < static_cast<size_t>(mlir::nisa::kFirstQueueStream))
-        os << " " << mlir::nisa::streamName(s) << " " << p.streams[s].size() << ",";
+      if (s < static_cast<size_t>(isa::kFirstQueueStream))
+        os << " " << isa::streamName(s) << " " << p.streams[s].size() << ",";
       else if (!p.streams[s].empty()) {
         dma += p.streams[s].size();
         ++queues;
@@ -355,7 +291,7 @@ void printText(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
     for (size_t s = 0; s < p.streams.size(); ++s) {
       if (p.streams[s].empty())
         continue;
-      os << "== program @" << p.name << ", stream " << mlir::nisa::streamName(s) << " ("
+      os << "== program @" << p.name << ", stream " << isa::streamName(s) << " ("
          << p.streams[s].size() << " instructions";
       if (measuredOf(p, s, 0)) {
         double busy = 0;
@@ -372,7 +308,7 @@ void printText(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> se
         if (const auto *m = measuredOf(p, s, i))
           os << llvm::formatv("{0,12} {1,10} {2,8}  ", formatNs((*m)[0]), formatNs((*m)[1]),
                               (*m)[2] > 0 ? formatNs((*m)[2]) : std::string("-"));
-        os << instructionString(p, inst);
+        os << isa::instructionString(p, inst);
         if (!p.debug.empty()) {
           const neff::DebugEntry &d = p.debug[inst.debug];
           os << "    ; " << p.kernels[d.kernel].name << " " << d.op;

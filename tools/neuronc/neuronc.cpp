@@ -13,9 +13,9 @@
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Program.h"
 #include "neuronc/Pipelines/Registration.h"
-#include "neuronc/Target/Assemble.h"
-#include "neuronc/Target/HardwareModel.h"
-#include "neuronc/Target/Neff.h"
+#include "neuronc/Conversion/NisaToNeff.h"
+#include "neuronc/ISA/HardwareModel.h"
+#include "neuronc/ISA/Neff.h"
 #include "neuronc/Transforms/BucketReport.h"
 #include "neuronc/Transforms/FusionReport.h"
 

@@ -13,7 +13,7 @@
 #ifndef NEURONC_CHECK_CHECK_H
 #define NEURONC_CHECK_CHECK_H
 
-#include "neuronc/Interpreter/Tensor.h"
+#include "neuronc/Host/Tensor.h"
 #include "neuronc/Pipelines/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -9,7 +9,7 @@
 #ifndef NEURONC_INTERPRETER_INTERPRETER_H
 #define NEURONC_INTERPRETER_INTERPRETER_H
 
-#include "neuronc/Interpreter/Tensor.h"
+#include "neuronc/Host/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Error.h"

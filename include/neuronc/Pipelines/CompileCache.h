@@ -13,7 +13,7 @@
 #ifndef NEURONC_PIPELINES_COMPILECACHE_H
 #define NEURONC_PIPELINES_COMPILECACHE_H
 
-#include "neuronc/Target/Neff.h"
+#include "neuronc/ISA/Neff.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -15,9 +15,9 @@
 #ifndef NEURONC_SIMULATOR_SIMULATOR_H
 #define NEURONC_SIMULATOR_SIMULATOR_H
 
-#include "neuronc/Interpreter/Tensor.h"
-#include "neuronc/Target/HardwareModel.h"
-#include "neuronc/Target/Neff.h"
+#include "neuronc/Host/Tensor.h"
+#include "neuronc/ISA/HardwareModel.h"
+#include "neuronc/ISA/Neff.h"
 
 #include "llvm/Support/Error.h"
 
@@ -27,7 +27,7 @@
 
 namespace neuronc::sim {
 
-constexpr int64_t kStreams = mlir::nisa::kMaxStreams;
+constexpr int64_t kStreams = isa::kMaxStreams;
 
 /// What the timing model derives from a program before running it (costs,
 /// waits, TensorE rows, ports), kept for later runs of the same program on
@@ -108,6 +108,8 @@ struct Job {
 /// `t` in the device format of `v` (bf16/f16 rounded to nearest even,
 /// integers truncated and saturated); the shape must be v's.
 std::vector<uint8_t> encodeInput(const Tensor &t, const neff::Variable &v);
+/// The host element type of a device element type.
+DType hostDType(isa::DType t);
 /// "tensor<4096x4096xf32>": the host type of `v`.
 std::string variableType(const neff::Variable &v);
 /// The host tensor of device bytes of `v`.

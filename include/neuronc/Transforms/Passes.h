@@ -3,7 +3,7 @@
 #ifndef NEURONC_TRANSFORMS_PASSES_H
 #define NEURONC_TRANSFORMS_PASSES_H
 
-#include "neuronc/Dialect/Nisa/NisaOps.h"
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

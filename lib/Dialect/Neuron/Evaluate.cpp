@@ -4,7 +4,7 @@
 
 #include "neuronc/Dialect/Neuron/HostTensor.h"
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
-#include "neuronc/Interpreter/Kernels.h"
+#include "neuronc/Host/Kernels.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 

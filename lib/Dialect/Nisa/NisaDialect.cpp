@@ -28,28 +28,8 @@ void NisaDialect::initialize() {
 }
 
 //===----------------------------------------------------------------------===//
-// Streams and element sizes
+// Element sizes
 //===----------------------------------------------------------------------===//
-
-std::string mlir::nisa::streamName(int64_t stream) {
-  if (stream >= kFirstQueueStream)
-    return "q" + std::to_string(stream - kFirstQueueStream);
-  return stringifyEngine(static_cast<Engine>(stream)).str();
-}
-
-std::optional<int64_t> mlir::nisa::parseStreamName(StringRef name) {
-  if (name.consume_front("q")) {
-    int64_t q;
-    // Canonical spellings only ("q9", not "q09"): one name per stream.
-    if (name.getAsInteger(10, q) || q < 0 || q >= kMaxQueues || name != std::to_string(q))
-      return std::nullopt;
-    return kFirstQueueStream + q;
-  }
-  std::optional<Engine> e = symbolizeEngine(name);
-  if (!e || *e == Engine::dma)
-    return std::nullopt;
-  return static_cast<int64_t>(*e);
-}
 
 int64_t mlir::nisa::elementBytes(Type t) {
   if (t.isInteger(1))

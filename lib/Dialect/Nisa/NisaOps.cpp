@@ -10,7 +10,7 @@
 
 #include "neuronc/Dialect/Nisa/NisaOps.h"
 
-#include "neuronc/Target/HardwareModel.h"
+#include "neuronc/ISA/HardwareModel.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -171,6 +171,13 @@ static const neuronc::HardwareModel *targetOf(Operation *op) {
   if (!program && isa<ProgramOp>(op))
     program = cast<ProgramOp>(op);
   return program ? neuronc::lookupHardwareModel(program.getTarget()) : nullptr;
+}
+
+/// The hardware table entry of `op`'s program, or the default target's when
+/// the op is not in a program yet.
+static const neuronc::HardwareModel &hardwareOf(Operation *op) {
+  const neuronc::HardwareModel *hw = targetOf(op);
+  return hw ? *hw : neuronc::hardwareModels().front();
 }
 
 static bool isDeviceElementType(Type t) {
@@ -337,12 +344,18 @@ LogicalResult checkEngineAccess(Operation *op, StringRef role, AccessPatternAttr
   if (!ap.isTile())
     return op->emitOpError(role) << " must be an SBUF/PSUM tile access, not an HBM one "
                                     "(only DMA reaches HBM)";
+  const neuronc::HardwareModel &hw = hardwareOf(op);
   int64_t start = ap.getPartStart(), count = ap.getPartCount();
-  if (start % 32 != 0)
+  int64_t limit = hw.maxPartitionSpan(start);
+  if (limit == 0) {
+    std::string starts;
+    for (int64_t q = 0; q < hw.partitions; q += hw.partitionQuadrant)
+      starts += (q == 0 ? "" : q + hw.partitionQuadrant >= hw.partitions ? " or " : ", ") +
+                std::to_string(q);
     return op->emitOpError(role) << " starts at partition " << start
-                                 << "; engine accesses start at partition 0, 32, 64 or 96";
-  int64_t limit = start == 32 || start == 96 ? 32 : start == 64 ? 64 : 128;
-  if (count > limit || start + count > 128)
+                                 << "; engine accesses start at partition " << starts;
+  }
+  if (count > limit || start + count > hw.partitions)
     return op->emitOpError(role) << " spans partitions " << start << ":" << start + count
                                  << "; from partition " << start << " an access spans at most "
                                  << limit;
@@ -445,9 +458,10 @@ void DmaCopyOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
 LogicalResult LoadStationaryOp::verify() {
   if (failed(checkEngineAccess(*this, "stationary", getSrcAp())))
     return failure();
-  if (getSrcAp().getNumElements() > 128)
+  int64_t maxCols = hardwareOf(*this).partitions;
+  if (getSrcAp().getNumElements() > maxCols)
     return emitOpError("stationary matrix has M = ")
-           << getSrcAp().getNumElements() << " columns; TensorE takes at most 128";
+           << getSrcAp().getNumElements() << " columns; TensorE takes at most " << maxCols;
   return success();
 }
 
@@ -485,7 +499,8 @@ LogicalResult TransposeOp::verify() {
       failed(checkEngineAccess(*this, "destination", getDstAp())) ||
       failed(checkEngineAccess(*this, "source", getSrcAp())))
     return failure();
-  int64_t limit = getEngine() == Engine::tensor ? 128 : 32;
+  const neuronc::HardwareModel &hw = hardwareOf(*this);
+  int64_t limit = getEngine() == Engine::tensor ? hw.partitions : hw.vectorTransposeMax;
   int64_t p = getSrcAp().getPartCount(), f = getSrcAp().getNumElements();
   if (p > limit || f > limit)
     return emitOpError("transposes a ") << p << "x" << f << " block; the "

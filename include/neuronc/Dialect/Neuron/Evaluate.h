@@ -9,7 +9,7 @@
 #ifndef NEURONC_DIALECT_NEURON_EVALUATE_H
 #define NEURONC_DIALECT_NEURON_EVALUATE_H
 
-#include "neuronc/Interpreter/Tensor.h"
+#include "neuronc/Host/Tensor.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/Error.h"

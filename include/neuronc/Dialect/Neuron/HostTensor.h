@@ -9,7 +9,7 @@
 #ifndef NEURONC_DIALECT_NEURON_HOSTTENSOR_H
 #define NEURONC_DIALECT_NEURON_HOSTTENSOR_H
 
-#include "neuronc/Interpreter/Tensor.h"
+#include "neuronc/Host/Tensor.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"

@@ -1,8 +1,9 @@
 //===- NisaDialect.h - The engine-level nisa dialect ------------*- C++ -*-===//
 //
-// The dialect, its enums (engines, memory spaces, activation functions, ALU
-// operations: the single definition the lowering, the executable format and
-// the simulator all use), the access-pattern attribute, and stream helpers.
+// The dialect, its enums (engines, activation functions and ALU operations
+// are generated from the instruction set's description, include/neuronc/ISA/
+// Isa.def; memory spaces and HBM kinds are the dialect's own), the
+// access-pattern attribute, and stream helpers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+
+#include "neuronc/ISA/Isa.h"
 
 #include <cstdint>
 #include <optional>
@@ -26,21 +29,23 @@
 
 namespace mlir::nisa {
 
-/// Compute engines have streams 0-3 (their Engine value); DMA queue q is
-/// stream kFirstQueueStream + q.
-constexpr int64_t kFirstQueueStream = 4;
-/// The most DMA queues a target may have (both profiles have 16).
-constexpr int64_t kMaxQueues = 16;
-constexpr int64_t kMaxStreams = kFirstQueueStream + kMaxQueues;
+/// The instruction set's view of the dialect's enums. Both are generated
+/// from include/neuronc/ISA/Isa.def, so the values agree by construction.
+inline neuronc::isa::Engine toIsa(Engine e) { return static_cast<neuronc::isa::Engine>(e); }
+inline neuronc::isa::ActFunc toIsa(ActFunc f) { return static_cast<neuronc::isa::ActFunc>(f); }
+inline neuronc::isa::AluOp toIsa(AluOp op) { return static_cast<neuronc::isa::AluOp>(op); }
+inline neuronc::isa::CmpOp toIsa(CmpOp op) { return static_cast<neuronc::isa::CmpOp>(op); }
+
+using neuronc::isa::kFirstQueueStream;
+using neuronc::isa::kMaxQueues;
+using neuronc::isa::kMaxStreams;
+using neuronc::isa::parseStreamName;
+using neuronc::isa::streamName;
 
 /// The stream of an instruction on `engine` (and `queue` for DMA).
 inline int64_t streamOf(Engine engine, int64_t queue) {
-  return engine == Engine::dma ? kFirstQueueStream + queue : static_cast<int64_t>(engine);
+  return neuronc::isa::streamOf(toIsa(engine), queue);
 }
-/// "tensor", "scalar", "vector", "gpsimd", "q0" ... "q15".
-std::string streamName(int64_t stream);
-/// The inverse of streamName, or nullopt.
-std::optional<int64_t> parseStreamName(llvm::StringRef name);
 
 /// One memory operand of an instruction.
 struct MemoryAccess {

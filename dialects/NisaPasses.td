@@ -1,0 +1,65 @@
+//===- NisaPasses.td - Passes over nisa programs -------------*- tablegen -*-===//
+//
+// The engine-level transforms: memory allocation, synchronization and the
+// race check that proves it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NISA_PASSES_TD
+#define NISA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+
+def NisaAllocateMemoryPass : Pass<"nisa-allocate-memory", "::mlir::nisa::ProgramOp"> {
+  let summary = "Places every SBUF/PSUM tile and internal HBM tensor, reusing dead space";
+  let description = [{
+    A tile lives from the first to the last instruction (in program order)
+    that touches it; a tile whose life has ended frees its bytes for the next
+    ones. Placement is first-fit starting after the previous placement, so
+    consecutive kernels prefer different addresses and can overlap. PSUM
+    tiles of at most one bank (2 KiB per partition) never straddle a bank.
+    Internal HBM tensors get offsets in one scratch area the same way.
+    When the tiles live at some instruction do not fit, the pass fails and
+    names the kernel, the instruction, the bytes needed and the capacity.
+    Sets `offset` on every `nisa.alloc` and internal `nisa.hbm`. With
+    `reuse-scratch=false` every internal HBM tensor keeps bytes of its own,
+    so that a checked run can read each one after the program ends.
+  }];
+  let options = [
+    Option<"reuseScratch", "reuse-scratch", "bool", /*default=*/"true",
+           "Let internal HBM tensors share the bytes of dead ones">,
+  ];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
+def NisaInsertSemaphoresPass : Pass<"nisa-insert-semaphores", "::mlir::nisa::ProgramOp"> {
+  let summary = "Synchronizes the engine streams: a wait for every cross-engine dependency";
+  let description = [{
+    Every instruction reads and writes memory regions (after allocation:
+    partitions x bytes in SBUF/PSUM, exact byte runs in HBM). An instruction
+    depends on every earlier one whose region overlaps its own when one of
+    the two writes. Within a stream (one engine, one DMA queue) order is kept
+    by the hardware. Across streams the producer gets `signal` and the
+    consumer `wait(stream >= n)`, n counting the producer stream's signals,
+    unless the consumer's stream already knows that instruction finished
+    (vector clocks through earlier waits): every cross-stream dependency is
+    synchronized and nothing else.
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
+def NisaCheckRacesPass : Pass<"nisa-check-races", "::mlir::nisa::ProgramOp"> {
+  let summary = "Proves the semaphores order every conflicting access, without deadlock";
+  let description = [{
+    Re-derives what each stream knows has finished from the `wait`/`signal`
+    fields alone, then checks every pair of overlapping accesses from
+    different streams with at least one write: the later one (in program
+    order) must know the earlier finished. Reports a race (both
+    instructions, the memory and why), a wait that can never be satisfied
+    (a deadlock), and a wait that is redundant (already implied).
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
+#endif // NISA_PASSES_TD

@@ -1,0 +1,221 @@
+//===- CheckImport.cpp - neuron-check-import --------------------------------===//
+//
+// The last step of import: every op left in a function body that is not a
+// neuron op is reported, all of them, each with the reason and the nearest
+// supported alternative.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Conversion/ImportUtils.h"
+
+#include "neuronc/Conversion/Passes.h"
+#include "neuronc/Dialect/Neuron/NeuronDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONCHECKIMPORTPASS
+#include "neuronc/Dialect/Neuron/NeuronConversionPasses.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron::import;
+
+namespace {
+
+/// Every op the import converts, for "did you mean" suggestions.
+constexpr llvm::StringLiteral kSupported[] = {
+    "tosa.add", "tosa.sub", "tosa.mul", "tosa.negate", "tosa.abs", "tosa.exp", "tosa.log",
+    "tosa.rsqrt", "tosa.reciprocal", "tosa.pow", "tosa.tanh", "tosa.sigmoid", "tosa.erf",
+    "tosa.clamp", "tosa.maximum", "tosa.minimum", "tosa.greater", "tosa.greater_equal",
+    "tosa.equal", "tosa.select", "tosa.cast", "tosa.reduce_sum", "tosa.reduce_max",
+    "tosa.reduce_min", "tosa.reduce_product", "tosa.matmul", "tosa.transpose", "tosa.reshape",
+    "tosa.const", "tosa.const_shape", "tosa.concat", "tosa.slice", "tosa.gather",
+    "tosa.identity", "linalg.matmul", "linalg.batch_matmul", "linalg.fill", "linalg.transpose",
+    "linalg.softmax", "linalg.generic", "tensor.empty", "tensor.expand_shape",
+    "tensor.collapse_shape", "tensor.reshape", "tensor.extract_slice", "tensor.insert_slice",
+    "tensor.concat", "tensor.cast", "tensor.splat", "arith.constant"};
+
+/// Ops whose nearest supported alternative is not the closest spelling.
+const llvm::StringMap<llvm::StringRef> &curatedAlternatives() {
+  static const llvm::StringMap<llvm::StringRef> map = {
+      {"tosa.argmax", "tosa.reduce_max"},
+      {"tosa.max_pool2d", "tosa.reduce_max"},
+      {"tosa.avg_pool2d", "tosa.reduce_sum"},
+      {"tosa.conv2d", "tosa.matmul"},
+      {"tosa.conv3d", "tosa.matmul"},
+      {"tosa.depthwise_conv2d", "tosa.matmul"},
+      {"tosa.transpose_conv2d", "tosa.matmul"},
+      {"tosa.fully_connected", "tosa.matmul"},
+      {"tosa.tile", "tosa.concat"},
+      {"tosa.pad", "tensor.insert_slice"},
+      {"tosa.reduce_all", "tosa.reduce_min"},
+      {"tosa.reduce_any", "tosa.reduce_max"},
+      {"tosa.rescale", "tosa.cast"},
+      {"tosa.floor", "tosa.cast"},
+      {"tosa.ceil", "tosa.cast"},
+      {"tosa.intdiv", "tosa.mul with tosa.reciprocal"},
+      {"tosa.logical_not", "tosa.select"},
+      {"tosa.logical_and", "tosa.select"},
+      {"tosa.logical_or", "tosa.select"},
+      {"linalg.batch_matmul_transpose_b", "linalg.batch_matmul with indexing_maps"},
+      {"linalg.matmul_transpose_b", "linalg.matmul with indexing_maps"},
+      {"linalg.reduce", "linalg.generic with a reduction body"},
+      {"linalg.map", "linalg.generic"},
+      {"linalg.elementwise", "linalg.generic"},
+      {"linalg.broadcast", "tosa.reshape"},
+      {"tensor.pad", "tensor.insert_slice"},
+      {"tensor.gather", "tosa.gather"},
+  };
+  return map;
+}
+
+/// The nearest supported op for an unsupported one, or empty.
+std::string nearestAlternative(llvm::StringRef name) {
+  auto curated = curatedAlternatives().find(name);
+  if (curated != curatedAlternatives().end())
+    return curated->second.str();
+  if (llvm::is_contained(kSupported, name))
+    return {}; // a supported kind in an unsupported form: the reason says why
+  llvm::StringRef best;
+  unsigned bestDistance = 4; // suggest only close spellings
+  for (llvm::StringRef candidate : kSupported) {
+    unsigned d = name.edit_distance(candidate, /*AllowReplacements=*/true, bestDistance);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  return best.str();
+}
+
+std::string typeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The specific reason an op of a supported kind was left unconverted, if any.
+std::string specificReason(Operation *op) {
+  // Results carry the data type (operands may be i8 shifts or zero points).
+  for (Type t : op->getResultTypes()) {
+    auto tensor = dyn_cast<TensorType>(t);
+    if (!tensor)
+      continue;
+    if (!isa<RankedTensorType>(tensor))
+      return "it produces the unranked type " + typeName(t) + "; give the tensor a rank";
+    if (!isSupportedElementType(tensor.getElementType()))
+      return "element type " + typeName(tensor.getElementType()) +
+             " is not one the device has (f32, bf16, f16, i32, i1; f64 and i64 are converted)";
+  }
+  if (auto mul = dyn_cast<tosa::MulOp>(op)) {
+    std::optional<double> shift = getSplatValue(mul.getShift());
+    if (!shift)
+      return "its shift is not a constant";
+    if (*shift != 0)
+      return "its shift is " + std::to_string(static_cast<int>(*shift)) +
+             " (a fixed-point rescale neuronc does not implement); use a shift of 0";
+  }
+  if (auto mm = dyn_cast<tosa::MatMulOp>(op))
+    if (getSplatValue(mm.getAZp()) != 0.0 || getSplatValue(mm.getBZp()) != 0.0)
+      return "its zero points are not 0; dequantize the operands first";
+  if (auto neg = dyn_cast<tosa::NegateOp>(op))
+    if (getSplatValue(neg.getInput1Zp()) != 0.0 || getSplatValue(neg.getOutputZp()) != 0.0)
+      return "its zero points are not 0";
+  if (std::string why = mlir::neuron::whyGenericIsNotRaisable(op); !why.empty())
+    return why;
+  return {};
+}
+
+/// Neuron ops and returns are what import should leave.
+bool isConverted(Operation *op) {
+  return isa<func::ReturnOp>(op) || isa_and_present<neuron::NeuronDialect>(op->getDialect());
+}
+
+struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImportPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SymbolTableCollection symbols;
+    bool ok = true;
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      llvm::SmallPtrSet<Operation *, 8> reported;
+      for (Block &block : fn.getBody()) {
+        for (Operation &op : block) {
+          if (isConverted(&op))
+            continue;
+          // An operand-maker (a shift constant, an init tensor.empty) used
+          // only by ops that are reported anyway adds nothing to the report.
+          bool makesOperands = llvm::none_of(
+              op.getOperandTypes(), [](Type t) { return isa<TensorType>(t); });
+          if (makesOperands && isMemoryEffectFree(&op) && !op.use_empty() &&
+              llvm::all_of(op.getUsers(), [&](Operation *u) { return !isConverted(u); }))
+            continue;
+          // Scalar code computing only from already reported ops (a timer
+          // difference) adds nothing to the report.
+          bool scalar = llvm::none_of(op.getResultTypes(),
+                                      [](Type t) { return isa<ShapedType>(t); });
+          if (scalar && op.getNumOperands() > 0 && llvm::all_of(op.getOperands(), [&](Value v) {
+                return v.getDefiningOp() && reported.contains(v.getDefiningOp());
+              })) {
+            reported.insert(&op);
+            continue;
+          }
+          reported.insert(&op);
+          ok = false;
+          report(&op, symbols);
+        }
+      }
+    }
+    if (!ok)
+      signalPassFailure();
+  }
+
+  void report(Operation *op, SymbolTableCollection &symbols) {
+    llvm::StringRef name = op->getName().getStringRef();
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      if (callee && callee.isExternal()) {
+        op->emitError("neuronc cannot import the call to host function @")
+            << call.getCallee()
+            << ": device code cannot call the host; remove it or pass --drop-host-calls";
+        return;
+      }
+      op->emitError("neuronc cannot import the call to @")
+          << call.getCallee() << "; inline it into the entry function";
+      return;
+    }
+    if (name == "vector.print") {
+      op->emitError("neuronc cannot import 'vector.print': printing is host-side code; "
+                    "remove it or pass --drop-host-calls");
+      return;
+    }
+    if (name.starts_with("check.expect_")) {
+      op->emitError("neuronc cannot import '")
+          << name << "': it is a test assertion that runs on the host; remove it or pass "
+          << "--drop-host-calls";
+      return;
+    }
+    InFlightDiagnostic d = op->emitError("neuronc cannot import '") << name << "'";
+    if (std::string why = specificReason(op); !why.empty()) {
+      d << ": " << why;
+      return;
+    }
+    if (llvm::is_contained(kSupported, name)) {
+      d << ": this form of it is not supported";
+      return;
+    }
+    d << ": it has no neuron equivalent";
+    if (std::string alt = nearestAlternative(name); !alt.empty())
+      d << "; the nearest supported op is '" << alt << "'";
+  }
+};
+
+} // namespace

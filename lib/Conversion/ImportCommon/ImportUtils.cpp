@@ -1,0 +1,177 @@
+//===- ImportUtils.cpp - Helpers shared by the import patterns -----------===//
+
+#include "neuronc/Conversion/ImportUtils.h"
+
+#include "neuronc/Support/Shape.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::import;
+
+bool mlir::neuron::import::isSupportedElementType(Type t) {
+  return t.isF32() || t.isBF16() || t.isF16() || t.isF64() || t.isInteger(1) ||
+         t.isInteger(32) || t.isInteger(64);
+}
+
+bool mlir::neuron::import::hasSupportedTypes(Operation *op) {
+  auto ok = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && isSupportedElementType(tensor.getElementType());
+  };
+  return llvm::all_of(op->getOperandTypes(), ok) && llvm::all_of(op->getResultTypes(), ok);
+}
+
+std::optional<SmallVector<int64_t>> mlir::neuron::import::getConstantInts(Value v) {
+  Attribute attr;
+  if (auto shape = v.getDefiningOp<tosa::ConstShapeOp>())
+    attr = shape.getValues();
+  else if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  auto dense = dyn_cast<DenseIntElementsAttr>(attr);
+  if (!dense)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const APInt &i : dense.getValues<APInt>())
+    out.push_back(i.getSExtValue());
+  return out;
+}
+
+Value mlir::neuron::import::createSplat(OpBuilder &b, Location loc, RankedTensorType type,
+                                        double value) {
+  Type elem = type.getElementType();
+  Attribute scalar;
+  if (auto f = dyn_cast<FloatType>(elem))
+    scalar = b.getFloatAttr(f, value);
+  else
+    scalar = b.getIntegerAttr(elem, static_cast<int64_t>(value));
+  return ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, scalar));
+}
+
+Value mlir::neuron::import::reshapeTo(OpBuilder &b, Location loc, Value value,
+                                      ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  return ReshapeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), value);
+}
+
+RankedTensorType mlir::neuron::import::broadcastType(Value a, Value b, Type elem) {
+  neuronc::Shape shape;
+  bool ok = neuronc::broadcastShapes(cast<RankedTensorType>(a.getType()).getShape(),
+                                     cast<RankedTensorType>(b.getType()).getShape(), shape);
+  (void)ok;
+  return RankedTensorType::get(shape, elem);
+}
+
+/// True for the scalar body ops the elementwise raising knows.
+bool mlir::neuron::import::isRaisableBodyOp(Operation *op) {
+  return isa<arith::AddFOp, arith::AddIOp, arith::SubFOp, arith::SubIOp, arith::MulFOp,
+             arith::MulIOp, arith::DivFOp, arith::DivSIOp, arith::MaximumFOp, arith::MaxNumFOp,
+             arith::MaxSIOp, arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp, arith::NegFOp,
+             arith::CmpFOp, arith::CmpIOp, arith::SelectOp, arith::ExtFOp, arith::TruncFOp,
+             arith::SIToFPOp, arith::FPToSIOp, arith::ExtSIOp, arith::TruncIOp, arith::ConstantOp,
+             math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp, math::TanhOp, math::ErfOp,
+             math::AbsFOp, math::AbsIOp, math::PowFOp, math::FPowIOp>(op);
+}
+
+/// A tensor of the broadcast shape of `operands` with element type `elem`.
+static RankedTensorType resultTypeOf(ArrayRef<Value> operands, Type elem) {
+  neuronc::Shape shape;
+  for (Value v : operands) {
+    neuronc::Shape next;
+    (void)neuronc::broadcastShapes(shape, cast<RankedTensorType>(v.getType()).getShape(), next);
+    shape = next;
+  }
+  return RankedTensorType::get(shape, elem);
+}
+
+/// Emits the neuron op for one scalar body op over tensor operands.
+Value mlir::neuron::import::emitBodyOp(OpBuilder &b, Operation *op, ArrayRef<Value> in) {
+  Location loc = op->getLoc();
+  Type elem = getElementTypeOrSelf(op->getResult(0).getType());
+  RankedTensorType type = resultTypeOf(in, elem);
+  auto binary = [&](auto tag) -> Value {
+    using OpTy = decltype(tag);
+    return OpTy::create(b, loc, type, in[0], in[1]);
+  };
+  auto unary = [&](auto tag) -> Value {
+    using OpTy = decltype(tag);
+    return OpTy::create(b, loc, type, in[0]);
+  };
+  auto compare = [&](ComparePredicate p, bool negate) -> Value {
+    Value c = CompareOp::create(b, loc, type, p, in[0], in[1]);
+    if (!negate)
+      return c;
+    auto scalar = RankedTensorType::get({}, b.getI1Type());
+    return SelectOp::create(b, loc, type, c, createSplat(b, loc, scalar, 0),
+                            createSplat(b, loc, scalar, 1));
+  };
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([&](auto) { return binary(AddOp()); })
+      .Case<arith::SubFOp, arith::SubIOp>([&](auto) { return binary(SubOp()); })
+      .Case<arith::MulFOp, arith::MulIOp>([&](auto) { return binary(MulOp()); })
+      .Case<arith::DivFOp, arith::DivSIOp>([&](auto) { return binary(DivOp()); })
+      .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(
+          [&](auto) { return binary(MaxOp()); })
+      .Case<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(
+          [&](auto) { return binary(MinOp()); })
+      .Case<math::PowFOp>([&](auto) { return binary(PowOp()); })
+      .Case<arith::NegFOp>([&](auto) { return unary(NegOp()); })
+      .Case<math::AbsFOp, math::AbsIOp>([&](auto) { return unary(AbsOp()); })
+      .Case<math::ExpOp>([&](auto) { return unary(ExpOp()); })
+      .Case<math::LogOp>([&](auto) { return unary(LogOp()); })
+      .Case<math::SqrtOp>([&](auto) { return unary(SqrtOp()); })
+      .Case<math::RsqrtOp>([&](auto) { return unary(RsqrtOp()); })
+      .Case<math::TanhOp>([&](auto) { return unary(TanhOp()); })
+      .Case<math::ErfOp>([&](auto) { return unary(ErfOp()); })
+      .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp, arith::ExtSIOp,
+            arith::TruncIOp>([&](auto) { return unary(CastOp()); })
+      .Case<arith::SelectOp>([&](auto) -> Value {
+        RankedTensorType t = resultTypeOf(in, elem);
+        return SelectOp::create(b, loc, t, in[0], in[1], in[2]);
+      })
+      .Case<math::FPowIOp>([&](math::FPowIOp p) -> Value {
+        // x^n by a constant: the common small powers get their own op.
+        double n = *getSplatValue(p.getRhs());
+        RankedTensorType t = cast<RankedTensorType>(in[0].getType());
+        if (n == 1)
+          return in[0];
+        if (n == 2)
+          return SquareOp::create(b, loc, t, in[0]);
+        if (n == -1)
+          return ReciprocalOp::create(b, loc, t, in[0]);
+        auto scalar = RankedTensorType::get({}, t.getElementType());
+        return PowOp::create(b, loc, t, in[0], createSplat(b, loc, scalar, n));
+      })
+      .Case<arith::CmpFOp>([&](arith::CmpFOp c) -> Value {
+        using P = arith::CmpFPredicate;
+        switch (c.getPredicate()) {
+        case P::OEQ: case P::UEQ: return compare(ComparePredicate::eq, false);
+        case P::ONE: case P::UNE: return compare(ComparePredicate::eq, true);
+        case P::OLT: case P::ULT: return compare(ComparePredicate::lt, false);
+        case P::OLE: case P::ULE: return compare(ComparePredicate::le, false);
+        case P::OGT: case P::UGT: return compare(ComparePredicate::gt, false);
+        case P::OGE: case P::UGE: return compare(ComparePredicate::ge, false);
+        default: return compare(ComparePredicate::eq, false); // ord/uno: not raisable
+        }
+      })
+      .Case<arith::CmpIOp>([&](arith::CmpIOp c) -> Value {
+        using P = arith::CmpIPredicate;
+        switch (c.getPredicate()) {
+        case P::eq: return compare(ComparePredicate::eq, false);
+        case P::ne: return compare(ComparePredicate::eq, true);
+        case P::slt: return compare(ComparePredicate::lt, false);
+        case P::sle: return compare(ComparePredicate::le, false);
+        case P::sgt: return compare(ComparePredicate::gt, false);
+        default: return compare(ComparePredicate::ge, false);
+        }
+      })
+      .Default([&](Operation *) -> Value { return {}; });
+}
+

@@ -1,0 +1,335 @@
+//===- RowKernelNodes.cpp - The ops of a row kernel as nodes -----------===//
+//
+// Each op becomes nodes (inputs, immediates, unary and binary functions,
+// selects, casts, reductions, statistics). Named ops are decomposed here
+// (rmsnorm: sum of squares, rsqrt(ss/N + eps), two products; layernorm:
+// bn_stats/bn_aggr; softmax: max, exp(x - max) with its sum, a product).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RowKernelImpl.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+
+namespace mlir::neuron::lowering {
+
+int RowKernelImpl::addNode(Node n) {
+  nodes.push_back(std::move(n));
+  return nodes.size() - 1;
+}
+
+int RowKernelImpl::imm(double v, Type t) {
+  Node n;
+  n.kind = NodeKind::Imm;
+  n.imm = v;
+  n.type = t;
+  return addNode(n);
+}
+
+int RowKernelImpl::unary(UKind k, int a, Operation *src, Type t) {
+  if (nodes[a].kind == NodeKind::Imm && k == UKind::Neg)
+    return imm(-nodes[a].imm, t);
+  Node n;
+  n.kind = NodeKind::Unary;
+  n.unary = k;
+  n.args = {a};
+  n.source = src;
+  n.type = t;
+  n.mask = nodes[a].mask;
+  return addNode(n);
+}
+
+int RowKernelImpl::binary(AluOp op, int a, int b, Operation *src, Type t) {
+  if (op == AluOp::multiply && a == b)
+    return unary(UKind::Square, a, src, t);
+  Node n;
+  n.kind = NodeKind::Binary;
+  n.alu = op;
+  n.args = {a, b};
+  n.source = src;
+  n.type = t;
+  n.mask = nodes[a].mask | nodes[b].mask;
+  return addNode(n);
+}
+
+int RowKernelImpl::nodeFor(Value v, std::string &why) {
+  auto it = valueNode.find(v);
+  if (it != valueNode.end())
+    return it->second;
+  Type et = cast<RankedTensorType>(v.getType()).getElementType();
+  if (std::optional<double> s = getSplatValue(v)) {
+    int n = imm(*s, et);
+    valueNode[v] = n;
+    return n;
+  }
+  // A value from outside the ops: an HBM input.
+  Node n;
+  n.kind = NodeKind::Input;
+  n.type = et;
+  n.mask = maskOf(v);
+  n.input = inputs.size();
+  int id = addNode(n);
+  InputInfo info;
+  info.buf = spec.bufferOf(v);
+  info.strides = stridesOver(v, cast<RankedTensorType>(v.getType()).getShape());
+  info.node = id;
+  inputs.push_back(info);
+  valueNode[v] = id;
+  return id;
+}
+
+LogicalResult RowKernelImpl::buildNodes(std::string &why) {
+  Builder b(spec.ops.front()->getContext());
+  Type f32 = b.getF32Type();
+  for (Operation *op : spec.ops) {
+    auto set = [&](int n) { valueNode[op->getResult(0)] = n; };
+    auto arg = [&](int i) { return nodeFor(op->getOperand(i), why); };
+    Type rt = op->getNumResults() ? cast<RankedTensorType>(op->getResult(0).getType())
+                                        .getElementType()
+                                  : Type();
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      if (std::optional<double> s = getSplatValue(c.getResult())) {
+        set(imm(*s, rt));
+        continue;
+      }
+      Node n;
+      n.kind = NodeKind::Input;
+      n.type = rt;
+      n.mask = maskOf(c.getResult());
+      n.input = inputs.size();
+      int id = addNode(n);
+      InputInfo info;
+      info.buf = spec.constantBuffer(c);
+      info.strides = stridesOver(c.getResult(), c.getType().getShape());
+      info.node = id;
+      inputs.push_back(info);
+      set(id);
+      continue;
+    }
+    if (auto mm = dyn_cast<MatmulOp>(op)) {
+      Node n;
+      n.kind = NodeKind::Psum;
+      n.type = f32;
+      n.mask = maskOf(mm.getResult());
+      n.source = op;
+      set(addNode(n));
+      continue;
+    }
+    if (std::optional<AluOp> alu = aluOf(op)) {
+      int a = arg(0), c = arg(1);
+      if (nodes[a].kind == NodeKind::Imm && nodes[c].kind == NodeKind::Imm) {
+        why = "an operation on two constants was not folded";
+        return failure();
+      }
+      set(binary(*alu, a, c, op, rt));
+      continue;
+    }
+    if (std::optional<UKind> k = unaryOf(op)) {
+      int a = arg(0);
+      if (nodes[a].kind == NodeKind::Imm && *k != UKind::Neg) {
+        why = "an operation on a constant was not folded";
+        return failure();
+      }
+      set(unary(*k, a, op, rt));
+      continue;
+    }
+    if (auto s = dyn_cast<SelectOp>(op)) {
+      Node n;
+      n.kind = NodeKind::Select;
+      n.args = {arg(0), arg(1), arg(2)};
+      n.source = op;
+      n.type = rt;
+      n.mask = nodes[n.args[0]].mask | nodes[n.args[1]].mask | nodes[n.args[2]].mask;
+      set(addNode(n));
+      continue;
+    }
+    if (isa<CastOp>(op)) {
+      int a = arg(0);
+      if (nodes[a].type == rt) {
+        set(a);
+        continue;
+      }
+      Node n;
+      n.kind = NodeKind::Cast;
+      n.args = {a};
+      n.source = op;
+      n.type = rt;
+      n.mask = nodes[a].mask;
+      set(addNode(n));
+      continue;
+    }
+    if (isa<BroadcastToOp, ReshapeOp>(op)) {
+      set(arg(0));
+      continue;
+    }
+    // An op that only reduces unit dims reduces single elements.
+    bool unitOnly = false;
+    if (isa<RmsNormOp, LayerNormOp, SoftmaxOp>(op)) {
+      auto shape = cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+      SmallVector<int64_t> axes;
+      if (auto s = dyn_cast<SoftmaxOp>(op))
+        axes.push_back(s.getAxis());
+      else
+        llvm::append_range(axes, cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef());
+      unitOnly = llvm::none_of(axes, [&](int64_t a) { return shape[a] > 1; });
+    }
+    auto reduce = [&](int x, AluOp alu, Operation *src, Type t) -> int {
+      if (unitOnly)
+        return x;
+      if (!isFull(x)) {
+        // The columns do not change x: sum is x * N, prod x^N, max/min x.
+        double n = static_cast<double>(cols);
+        if (alu == AluOp::add)
+          return binary(AluOp::multiply, x, imm(n, t), src, t);
+        if (alu == AluOp::multiply)
+          return binary(AluOp::pow, x, imm(n, t), src, t);
+        return x;
+      }
+      Node n;
+      n.kind = NodeKind::Reduce;
+      n.alu = alu;
+      n.args = {x};
+      n.source = src;
+      n.type = t;
+      n.mask = nodes[x].mask & ~fmask;
+      hasReduction = true;
+      return addNode(n);
+    };
+    if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op)) {
+      int x = arg(0);
+      // Reducing only unit dims changes nothing.
+      auto shape = cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+      auto axes = cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
+      if (llvm::none_of(axes, [&](int64_t a) { return shape[a] > 1; })) {
+        set(x);
+        continue;
+      }
+      int r = reduce(x, reduceAlu(op), op, rt);
+      if (isa<ReduceMeanOp>(op))
+        r = binary(AluOp::multiply, r, imm(1.0 / cols, rt), op, rt);
+      set(r);
+      continue;
+    }
+    if (auto n = dyn_cast<RmsNormOp>(op)) {
+      // ss = sum(x^2); r = rsqrt(ss/N + eps); y = x * r [* w]
+      int x = arg(0);
+      int ss = reduce(unary(UKind::Square, x, op, f32), AluOp::add, op, f32);
+      int t = binary(AluOp::multiply, ss, imm(unitOnly ? 1.0 : 1.0 / cols, f32), op, f32);
+      t = binary(AluOp::add, t, imm(n.getEpsilon().convertToFloat(), f32), op, f32);
+      int r = unary(UKind::Rsqrt, t, op, f32);
+      int y = binary(AluOp::multiply, x, r, op, n.getWeight() ? f32 : rt);
+      if (n.getWeight())
+        y = binary(AluOp::multiply, y, arg(1), op, rt);
+      set(y);
+      continue;
+    }
+    if (auto n = dyn_cast<LayerNormOp>(op)) {
+      // (mean, var) of each row by bn_stats/bn_aggr in one pass;
+      // y = (x - mean) * rsqrt(var + eps) [* w] [+ b]
+      int x = arg(0);
+      int mean, var;
+      if (unitOnly || !isFull(x)) {
+        double inv = unitOnly ? 1.0 : 1.0 / cols;
+        mean = binary(AluOp::multiply, reduce(x, AluOp::add, op, f32), imm(inv, f32), op, f32);
+        int d = binary(AluOp::subtract, x, mean, op, f32);
+        var = binary(AluOp::multiply, reduce(unary(UKind::Square, d, op, f32), AluOp::add, op, f32),
+                     imm(inv, f32), op, f32);
+      } else {
+        Node st;
+        st.kind = NodeKind::Stats;
+        st.args = {x};
+        st.source = op;
+        st.type = f32;
+        st.mask = nodes[x].mask & ~fmask;
+        int stats = addNode(st);
+        hasReduction = true;
+        auto part = [&](int which) {
+          Node pt;
+          pt.kind = NodeKind::Part;
+          pt.args = {stats};
+          pt.imm = which;
+          pt.source = op;
+          pt.type = f32;
+          pt.mask = nodes[stats].mask;
+          return addNode(pt);
+        };
+        mean = part(0);
+        var = part(1);
+      }
+      int c = binary(AluOp::subtract, x, mean, op, f32);
+      int t = binary(AluOp::add, var, imm(n.getEpsilon().convertToFloat(), f32), op, f32);
+      int r = unary(UKind::Rsqrt, t, op, f32);
+      bool more = n.getWeight() || n.getBias();
+      int y = binary(AluOp::multiply, c, r, op, more ? f32 : rt);
+      unsigned next = 1;
+      if (n.getWeight())
+        y = binary(AluOp::multiply, y, arg(next++), op, n.getBias() ? f32 : rt);
+      if (n.getBias())
+        y = binary(AluOp::add, y, arg(next++), op, rt);
+      set(y);
+      continue;
+    }
+    if (auto s = dyn_cast<SoftmaxOp>(op)) {
+      // m = max(x); d = x - m; e = exp(d); s = sum(e); y = e * (1/s) or d - log(s)
+      int x = arg(0);
+      int m = reduce(x, AluOp::max, op, f32);
+      int d = binary(AluOp::subtract, x, m, op, f32);
+      int e = unary(UKind::Exp, d, op, f32);
+      int sum = reduce(e, AluOp::add, op, f32);
+      if (s.getLog())
+        set(binary(AluOp::subtract, d, unary(UKind::Log, sum, op, f32), op, rt));
+      else
+        set(binary(AluOp::multiply, e, unary(UKind::Reciprocal, sum, op, f32), op, rt));
+      continue;
+    }
+    why = "'" + op->getName().getStringRef().str() + "' cannot be part of a row kernel";
+    return failure();
+  }
+  if (!why.empty())
+    return failure();
+  for (auto &[v, buf] : spec.outputs) {
+    auto it = valueNode.find(v);
+    if (it == valueNode.end()) {
+      why = "an output of the kernel is not computed by it";
+      return failure();
+    }
+    int n = it->second;
+    // A stored value needs a tile spanning what the output spans: the
+    // matmul result leaves PSUM through a copy, and a value broadcast along
+    // the columns is spread over them.
+    uint64_t want = maskOf(v);
+    if (nodes[n].kind == NodeKind::Psum || nodes[n].kind == NodeKind::Imm ||
+        ((want & fmask) && !(nodes[n].mask & fmask))) {
+      Type et = cast<RankedTensorType>(v.getType()).getElementType();
+      Node c;
+      c.kind = nodes[n].type == et ? NodeKind::Unary : NodeKind::Cast;
+      c.unary = UKind::Copy;
+      c.args = {n};
+      c.source = v.getDefiningOp() ? v.getDefiningOp() : spec.ops.back();
+      c.type = et;
+      c.mask = nodes[n].mask | want;
+      n = addNode(c);
+    }
+    OutputInfo out;
+    out.node = n;
+    out.buf = buf;
+    out.strides = stridesOver(v, cast<RankedTensorType>(v.getType()).getShape());
+    // Every output must cover the rows (an output broadcast along rows
+    // would be written once per row).
+    uint64_t pmask = (uint64_t(1) << pdims.size()) - 1;
+    if ((maskOf(v) & pmask) != pmask) {
+      why = "an output of the kernel does not vary along every row dim";
+      return failure();
+    }
+    ++nodes[n].outputs;
+    outputs.push_back(out);
+  }
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (int a : nodes[i].args)
+      nodes[a].users.push_back(i);
+  return success();
+}
+
+} // namespace mlir::neuron::lowering

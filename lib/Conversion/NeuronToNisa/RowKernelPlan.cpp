@@ -1,0 +1,253 @@
+//===- RowKernelPlan.cpp - Resident or streamed: the row kernel plan ---===//
+//
+// When the working set of one row tile fits SBUF ("resident"), each input is
+// loaded once and every node computed once per row tile. Otherwise the
+// columns are streamed in chunks, one pass per level of reductions,
+// recomputing what a pass needs. Also the public RowKernel API.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RowKernelImpl.h"
+
+#include "llvm/Support/Format.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+
+namespace mlir::neuron::lowering {
+
+LogicalResult RowKernelImpl::analyze(std::string &why) {
+  if (failed(unify(why)))
+    return failure();
+  // Every reduction reduces the same classes: the columns.
+  std::optional<SmallVector<int>> reduced;
+  for (auto &[op, red] : reductions) {
+    SmallVector<int> roots;
+    for (int c : red)
+      roots.push_back(classes.find(c));
+    llvm::sort(roots);
+    if (reduced && *reduced != roots) {
+      why = "its reductions reduce different dims";
+      return failure();
+    }
+    reduced = roots;
+  }
+  // The domain order: the value with the most classes.
+  Value ref;
+  size_t best = 0;
+  SmallVector<Value> all;
+  for (Operation *op : spec.ops) {
+    // A matmul hero's operands are the matmul's business, not the domain's.
+    if (!isa<MatmulOp>(op))
+      for (Value v : op->getOperands())
+        all.push_back(v);
+    for (Value v : op->getResults())
+      all.push_back(v);
+  }
+  llvm::SetVector<int> universe;
+  for (Value v : all) {
+    llvm::SetVector<int> mine;
+    for (int c : dimsOf(v))
+      if (c >= 0) {
+        if (!mine.insert(classes.find(c))) {
+          why = "a value uses the same dim twice";
+          return failure();
+        }
+        universe.insert(classes.find(c));
+      }
+    if (mine.size() > best || !ref) {
+      best = mine.size();
+      ref = v;
+    }
+  }
+  if (best < universe.size()) {
+    why = "no value spans the kernel's whole iteration space";
+    return failure();
+  }
+  SmallVector<int> order;
+  for (int c : dimsOf(ref))
+    if (c >= 0)
+      order.push_back(classes.find(c));
+  for (int c : order) {
+    DomainDim d{classes.size[c], c, 1};
+    if (reduced && llvm::is_contained(*reduced, c))
+      fdims.push_back(d);
+    else
+      pdims.push_back(d);
+  }
+  if (reduced && fdims.empty())
+    reduced.reset(); // only unit dims reduced
+  if (spec.psum) {
+    // The epilogue's domain is the matmul result [batch..., M, N]: rows are
+    // batch x M, columns N, as the matmul's output tiles are.
+    SmallVector<int> mine;
+    for (int c : dimsOf(spec.psum))
+      if (c >= 0)
+        mine.push_back(classes.find(c));
+    int64_t n = cast<RankedTensorType>(spec.psum.getType()).getShape().back();
+    if (reduced || mine != order) {
+      why = "the epilogue does not follow the matmul's output tiles (it reduces, or reads a "
+            "bigger domain)";
+      return failure();
+    }
+    if (n > 1) {
+      fdims.push_back(pdims.back());
+      pdims.pop_back();
+    }
+  } else if (!reduced && !pdims.empty()) {
+    fdims.push_back(pdims.back());
+    pdims.pop_back();
+  }
+  auto total = [](ArrayRef<DomainDim> d) {
+    int64_t n = 1;
+    for (const DomainDim &x : d)
+      n *= x.size;
+    return n;
+  };
+  if (!reduced && !spec.psum) {
+    // Few rows: move part of the first column dim onto the partitions.
+    int64_t prow = total(pdims);
+    if (prow < 128 && !fdims.empty()) {
+      DomainDim &f = fdims.front();
+      for (int64_t k = 128 / prow; k > 1; --k) {
+        if (f.size % k == 0 && f.size / k >= 64) {
+          pdims.push_back({k, f.cls, f.mult * (f.size / k)});
+          f.size /= k;
+          break;
+        }
+      }
+    }
+    // Short rows: move part of the last row dim into the columns.
+    int64_t fcol = total(fdims);
+    prow = total(pdims);
+    if (fcol < 256 && prow >= 256 && !pdims.empty()) {
+      DomainDim &p = pdims.back();
+      for (int64_t j = std::min<int64_t>(2048 / fcol, prow / 128); j > 1; --j) {
+        if (p.size % j == 0) {
+          fdims.insert(fdims.begin(), {j, p.cls, p.mult});
+          p.size /= j;
+          p.mult *= j;
+          break;
+        }
+      }
+    }
+  }
+  if (pdims.size() + fdims.size() > 60) {
+    why = "the iteration space has too many dims";
+    return failure();
+  }
+  for (size_t i = 0; i < fdims.size(); ++i)
+    fmask |= uint64_t(1) << (pdims.size() + i);
+  rows = total(pdims);
+  cols = total(fdims);
+  if (failed(buildNodes(why)))
+    return failure();
+
+  // Readiness: the pass after which each node's value exists (streaming).
+  ready.assign(nodes.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    int r = 0;
+    for (int a : nodes[i].args)
+      r = std::max(r, ready[a]);
+    if (nodes[i].kind == NodeKind::Reduce || nodes[i].kind == NodeKind::Stats)
+      r += 1;
+    ready[i] = r;
+  }
+  phases = 1;
+  for (const OutputInfo &o : outputs)
+    phases = std::max(phases, ready[o.node] + 1);
+
+  // SBUF: resident when a whole row tile fits, else stream the columns.
+  int64_t budget = hw.sbufPartitionBytes * 3 / 4;
+  int64_t perCol = bytesPerColumn();
+  if (spec.psum)
+    return success();
+  if (perCol * cols * 2 <= budget) {
+    nbuf = 2;
+    chunk = cols;
+  } else if (hasReduction && perCol * cols <= budget) {
+    nbuf = 1;
+    chunk = cols;
+  } else {
+    nbuf = 2;
+    chunk = std::max<int64_t>(1, budget / (perCol * 2));
+    if (chunk > 512)
+      chunk -= chunk % 512;
+  }
+  nchunks = (cols + chunk - 1) / chunk;
+  resident = nchunks == 1;
+  return success();
+}
+
+int64_t RowKernelImpl::bytesPerColumn() const {
+  // Every full node may need a tile; ScalarE writes results nobody reads
+  // into a scratch tile.
+  int64_t bytes = 4;
+  for (const Node &n : nodes)
+    if ((n.mask & fmask) && n.kind != NodeKind::Imm && n.kind != NodeKind::Psum)
+      bytes += nisa::elementBytes(n.type);
+  return bytes;
+}
+
+std::string RowKernelImpl::describe() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << rows << " rows x " << cols << " columns, ";
+  if (resident)
+    os << "resident";
+  else
+    os << "streamed in " << nchunks << " chunks of " << chunk << " over " << phases << " pass"
+       << (phases > 1 ? "es" : "");
+  return s;
+}
+
+
+RowKernel::RowKernel(std::unique_ptr<RowKernelImpl> impl) : impl(std::move(impl)) {}
+RowKernel::~RowKernel() = default;
+RowKernel::RowKernel(RowKernel &&) = default;
+
+std::optional<RowKernel> RowKernel::plan(RowKernelSpec spec, const neuronc::HardwareModel &hw,
+                                         std::string &why) {
+  auto impl = std::make_unique<RowKernelImpl>(std::move(spec), hw);
+  if (failed(impl->analyze(why)))
+    return std::nullopt;
+  return RowKernel(std::move(impl));
+}
+
+RowKernel::Layout RowKernel::layout() const { return {impl->chunk, impl->nbuf}; }
+
+SmallVector<RowKernel::Layout> RowKernel::fasterLayouts() const {
+  SmallVector<Layout> out;
+  if (impl->spec.psum)
+    return out;
+  Layout planned = layout();
+  for (Layout l : {Layout{impl->cols, 2}, Layout{impl->cols, 1}}) {
+    if (l == planned)
+      break;
+    // One buffer cannot overlap loads with compute; it pays only when it
+    // saves the streamed passes' second read of the inputs.
+    if (l.buffers == 1 && !impl->hasReduction)
+      continue;
+    out.push_back(l);
+  }
+  return out;
+}
+
+void RowKernel::setLayout(Layout l) {
+  impl->chunk = l.chunk;
+  impl->nbuf = l.buffers;
+  impl->nchunks = (impl->cols + l.chunk - 1) / l.chunk;
+  impl->resident = impl->nchunks == 1;
+}
+
+int64_t RowKernel::epilogueBytesPerPartition(int64_t nc) const {
+  return impl->bytesPerColumn() * nc * 2;
+}
+int64_t RowKernel::numRows() const { return impl->rows; }
+int64_t RowKernel::numCols() const { return impl->cols; }
+std::string RowKernel::describe() const { return impl->describe(); }
+
+} // namespace mlir::neuron::lowering

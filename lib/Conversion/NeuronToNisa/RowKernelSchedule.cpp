@@ -1,0 +1,436 @@
+//===- RowKernelSchedule.cpp - The row kernel step schedule ------------===//
+//
+// Rows are tiled by 128 partitions. Tiles per step and slot, loads through
+// each input's view, stores of outputs, and the schedule: loads of the next
+// step are issued before the current step computes when there are two
+// buffers (double buffering); with one they follow it. Standalone kernels and
+// matmul epilogues share it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RowKernelImpl.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+
+namespace mlir::neuron::lowering {
+
+HbmView RowKernelImpl::viewOf(const HbmBuffer &buf, ArrayRef<int64_t> strides, bool withCols) {
+  HbmView v;
+  v.sym = buf.sym;
+  v.elementType = buf.elementType;
+  for (size_t i = 0; i < pdims.size(); ++i) {
+    v.rowSizes.push_back(pdims[i].size);
+    v.rowStrides.push_back(strides[i]);
+  }
+  if (withCols)
+    for (size_t i = 0; i < fdims.size(); ++i) {
+      v.colSizes.push_back(fdims[i].size);
+      v.colStrides.push_back(strides[pdims.size() + i]);
+    }
+  return v;
+}
+
+FlatSymbolRefAttr RowKernelImpl::tileFor(int n, bool full, int slot) {
+  auto key = std::make_pair(n, slot);
+  auto it = tiles.find(key);
+  if (it != tiles.end())
+    return it->second;
+  int64_t parts = std::min<int64_t>(rows, 128);
+  FlatSymbolRefAttr sym =
+      kb->alloc(MemorySpace::sbuf, parts, full ? chunk : 1, nodes[n].type, full ? "t" : "r");
+  tiles[key] = sym;
+  return sym;
+}
+
+Val RowKernelImpl::fullVal(int n, int slot) {
+  Val v;
+  v.sym = tileFor(n, true, slot);
+  v.ap = kb->tileAP(0, np, 0, nc);
+  v.type = nodes[n].type;
+  v.full = true;
+  return v;
+}
+
+Val RowKernelImpl::rowVal(int n) {
+  Val v;
+  v.sym = tileFor(n, false, rowTile % 2);
+  v.ap = kb->tileAP(0, np, 0, 1);
+  v.type = nodes[n].type;
+  return v;
+}
+
+Val RowKernelImpl::destFor(int n) {
+  if (!isFull(n))
+    return rowVal(n);
+  auto it = stepSlot.find(n);
+  int slot;
+  if (it != stepSlot.end()) {
+    slot = it->second;
+  } else {
+    slot = useCount[n]++ % nbuf;
+    stepSlot[n] = slot;
+  }
+  return fullVal(n, slot);
+}
+
+
+/// Loads input node `n` into `dst` for the current box.
+void RowKernelImpl::loadInput(int n, Val dst) {
+  const InputInfo &in = inputs[nodes[n].input];
+  bool full = isFull(n);
+  HbmView view = viewOf(in.buf, in.strides, full);
+  // The load is the work of the op that reads the input (not of a constant
+  // that happens to come first in the group).
+  Operation *reader = nullptr;
+  for (int u : nodes[n].users)
+    if ((reader = nodes[u].source))
+      break;
+  if (!reader)
+    for (Operation *op : spec.ops)
+      if (!isa<ConstantOp, ReshapeOp>(op) && (reader = op))
+        break;
+  kb->setSource(reader ? reader : spec.ops.front());
+  kb->transfer(/*toTile=*/true, dst.sym, nodes[n].type, 0, 0, view, p0, np, full ? c0 : 0,
+               full ? nc : 1);
+}
+
+Val RowKernelImpl::asTile(Val v, Type type) {
+  if (!v.isImm)
+    return v;
+  // An immediate where an instruction needs a tile: a [P, 1] constant,
+  // written once for the whole kernel.
+  auto key = std::make_pair(v.imm, type.getAsOpaquePointer());
+  auto it = constTiles.find(key);
+  if (it == constTiles.end()) {
+    int64_t parts = std::min<int64_t>(rows, 128);
+    Val t;
+    t.sym = kb->alloc(MemorySpace::sbuf, parts, 1, type, "c");
+    t.type = type;
+    Engine e = kb->pick(Opcode::Memset, {Engine::vector, Engine::gpsimd}, parts, 1);
+    kb->emit<nisa::MemsetOp>(e, t.sym, kb->tileAP(0, parts, 0, 1),
+                             kb->builder().getF32FloatAttr(v.imm), DenseI64ArrayAttr(),
+                             UnitAttr());
+    it = constTiles.try_emplace(key, t).first;
+  }
+  Val t = it->second;
+  t.ap = kb->tileAP(0, np, 0, 1);
+  return t;
+}
+
+Val RowKernelImpl::negate(int rowNode) {
+  auto it = negated.find(rowNode);
+  if (it != negated.end())
+    return it->second;
+  Val src = materialize(rowNode);
+  auto key = std::make_pair(rowNode, -3 - rowTile % 2);
+  FlatSymbolRefAttr sym = tiles.lookup(key);
+  if (!sym) {
+    sym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, 128), 1, nodes[rowNode].type, "n");
+    tiles[key] = sym;
+  }
+  Val dst;
+  dst.sym = sym;
+  dst.ap = kb->tileAP(0, np, 0, 1);
+  dst.type = nodes[rowNode].type;
+  Engine e = kb->pick(Opcode::TensorScalar,
+                      src.inPsum ? ArrayRef<Engine>{Engine::vector}
+                                 : ArrayRef<Engine>{Engine::vector, Engine::gpsimd},
+                      np, 1);
+  Builder &b = kb->builder();
+  kb->emit<nisa::TensorScalarOp>(e, dst.sym, dst.ap, src.sym, src.ap, AluOp::multiply,
+                                 b.getF32FloatAttr(-1.0f), FlatSymbolRefAttr(),
+                                 nisa::AccessPatternAttr(), UnitAttr(), nisa::AluOpAttr(),
+                                 FloatAttr(), FlatSymbolRefAttr(), nisa::AccessPatternAttr(),
+                                 UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
+  return negated[rowNode] = dst;
+}
+
+Val RowKernelImpl::materialize(int n) {
+  const Node &node = nodes[n];
+  if (node.kind == NodeKind::Imm) {
+    Val v;
+    v.isImm = true;
+    v.imm = node.imm;
+    v.type = node.type;
+    return v;
+  }
+  if (node.kind == NodeKind::Psum) {
+    Val v;
+    v.sym = psumTile;
+    v.ap = kb->tileAP(0, np, psumOffset, nc);
+    v.type = node.type;
+    v.full = true;
+    v.inPsum = true;
+    return v;
+  }
+  if (isFull(n)) {
+    auto it = stepVals.find(n);
+    if (it != stepVals.end())
+      return it->second;
+    auto h = hoisted.find(n);
+    if (h != hoisted.end()) {
+      Val v = h->second;
+      v.ap = kb->tileAP(0, np, 0, nc);
+      return v;
+    }
+  } else {
+    auto it = rowVals.find(n);
+    if (it != rowVals.end())
+      return it->second;
+  }
+  Val v = computeNode(n);
+  if (isFull(n))
+    stepVals[n] = v;
+  else
+    rowVals[n] = v;
+  // Row outputs are stored as soon as they exist.
+  storeRowOutput(n, v);
+  return v;
+}
+
+void RowKernelImpl::storeRowOutput(int n, const Val &v) {
+  if (isFull(n) || !nodes[n].outputs || spec.psum || !storedRows.insert(n).second)
+    return;
+  for (const OutputInfo &o : outputs)
+    if (o.node == n) {
+      HbmView view = viewOf(o.buf, o.strides, false);
+      kb->transfer(false, v.sym, nodes[n].type, 0, 0, view, p0, np, 0, 1);
+    }
+}
+
+/// The nodes a step must compute to produce `targets`: streamed passes stop
+/// at row values (they exist from earlier passes) and at the finished
+/// reductions of earlier passes.
+llvm::SetVector<int> RowKernelImpl::neededNodes(ArrayRef<int> targets) {
+  llvm::SetVector<int> seen;
+  SmallVector<int> stack(targets.begin(), targets.end());
+  while (!stack.empty()) {
+    int n = stack.pop_back_val();
+    bool accumulates = nodes[n].kind == NodeKind::Reduce || nodes[n].kind == NodeKind::Stats;
+    if (!resident && !isFull(n) && !accumulates)
+      continue;
+    if (!resident && accumulates && !llvm::is_contained(targets, n))
+      continue;
+    if (!seen.insert(n))
+      continue;
+    for (int a : nodes[n].args)
+      stack.push_back(a);
+  }
+  return seen;
+}
+
+/// The full inputs a step must load to produce `targets`.
+SmallVector<int> RowKernelImpl::neededFull(ArrayRef<int> targets) {
+  SmallVector<int> out;
+  for (int n : neededNodes(targets))
+    if (nodes[n].kind == NodeKind::Input && isFull(n) && !hoisted.count(n))
+      out.push_back(n);
+  llvm::sort(out);
+  return out;
+}
+
+void RowKernel::emit(KernelBuilder &kb) { impl->emit(kb); }
+
+void RowKernelImpl::emit(KernelBuilder &builder) {
+  kb = &builder;
+  // Inputs that do not change from one row tile to the next are loaded once.
+  uint64_t pmask = (uint64_t(1) << pdims.size()) - 1;
+  int64_t rowTiles = (rows + 127) / 128;
+  struct Step {
+    int rowTile;
+    int phase;
+    int64_t c0, nc;
+    SmallVector<int> targets;
+    SmallVector<int> loads;
+  };
+  SmallVector<Step> steps;
+  SmallVector<int> fullOutputs, rowOutputs;
+  for (const OutputInfo &o : outputs)
+    (isFull(o.node) ? fullOutputs : rowOutputs).push_back(o.node);
+  p0 = 0;
+  np = std::min<int64_t>(rows, 128);
+  c0 = 0;
+  nc = chunk;
+  if (resident && rowTiles > 1) {
+    for (const InputInfo &in : inputs) {
+      int n = in.node;
+      if (isFull(n) && !(nodes[n].mask & pmask)) {
+        Val v;
+        v.sym = kb->alloc(MemorySpace::sbuf, np, chunk, nodes[n].type, "w");
+        v.ap = kb->tileAP(0, np, 0, chunk);
+        v.type = nodes[n].type;
+        v.full = true;
+        loadInput(n, v);
+        hoisted[n] = v;
+      }
+    }
+  }
+  for (int64_t rt = 0; rt < rowTiles; ++rt) {
+    if (resident) {
+      Step s{static_cast<int>(rt), phases - 1, 0, cols, {}, {}};
+      for (int o : fullOutputs)
+        s.targets.push_back(o);
+      for (int o : rowOutputs)
+        s.targets.push_back(o);
+      steps.push_back(s);
+      continue;
+    }
+    // One pass per level of reductions, then one computing the outputs.
+    int reducePasses = 0;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].kind == NodeKind::Reduce || nodes[i].kind == NodeKind::Stats)
+        reducePasses = std::max(reducePasses, ready[i]);
+    int passes = reducePasses + (fullOutputs.empty() ? 0 : 1);
+    for (int ph = 0; ph < passes; ++ph)
+      for (int64_t c = 0; c < cols; c += chunk) {
+        Step s{static_cast<int>(rt), ph, c, std::min(chunk, cols - c), {}, {}};
+        if (ph < reducePasses) {
+          for (size_t i = 0; i < nodes.size(); ++i)
+            if ((nodes[i].kind == NodeKind::Reduce || nodes[i].kind == NodeKind::Stats) &&
+                ready[i] == ph + 1)
+              s.targets.push_back(i);
+        } else {
+          for (int o : fullOutputs)
+            s.targets.push_back(o);
+        }
+        steps.push_back(s);
+      }
+  }
+  for (Step &s : steps)
+    s.loads = neededFull(s.targets);
+
+  // Inputs with one value per row, loaded with the first step of each row
+  // tile (into the row tile's parity slot).
+  SmallVector<int> rowInputs;
+  for (const InputInfo &in : inputs)
+    if (!isFull(in.node) && nodes[in.node].kind == NodeKind::Input)
+      rowInputs.push_back(in.node);
+
+  SmallVector<DenseMap<int, Val>> loaded(steps.size()), loadedRows(steps.size());
+  auto issueLoads = [&](size_t i) {
+    Step &s = steps[i];
+    p0 = s.rowTile * 128;
+    np = std::min<int64_t>(128, rows - p0);
+    c0 = s.c0;
+    nc = s.nc;
+    if (i == 0 || steps[i - 1].rowTile != s.rowTile)
+      for (int n : rowInputs) {
+        Val v;
+        v.sym = tileFor(n, false, s.rowTile % 2);
+        v.ap = kb->tileAP(0, np, 0, 1);
+        v.type = nodes[n].type;
+        loadInput(n, v);
+        loadedRows[i][n] = v;
+      }
+    for (int n : s.loads) {
+      int slot = useCount[n]++ % nbuf;
+      Val v = fullVal(n, slot);
+      loadInput(n, v);
+      loaded[i][n] = v;
+    }
+  };
+  // With two buffers the loads of step i+1 go to the other one and are
+  // issued before step i computes. With one they would overwrite what step
+  // i still reads, so they wait for it.
+  bool prefetch = nbuf >= 2;
+  if (!steps.empty() && prefetch)
+    issueLoads(0);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (!prefetch)
+      issueLoads(i);
+    else if (i + 1 < steps.size())
+      issueLoads(i + 1);
+    Step &s = steps[i];
+    p0 = s.rowTile * 128;
+    np = std::min<int64_t>(128, rows - p0);
+    c0 = s.c0;
+    nc = s.nc;
+    if (i == 0 || steps[i - 1].rowTile != s.rowTile) {
+      rowTile = s.rowTile;
+      rowVals.clear();
+      negated.clear();
+      storedRows.clear();
+      for (auto &[n, v] : loadedRows[i]) {
+        rowVals[n] = v;
+        storeRowOutput(n, v); // an input that is also an output
+      }
+    }
+    stepVals = loaded[i];
+    stepSlot.clear();
+    stepNeeds.clear();
+    for (int n : neededNodes(s.targets))
+      stepNeeds.insert(n);
+    bool lastChunk = s.c0 + s.nc == cols;
+    bool firstChunk = s.c0 == 0;
+    for (int t : s.targets) {
+      if (nodes[t].kind == NodeKind::Reduce && !resident) {
+        accumulateReduce(t, firstChunk, lastChunk);
+        continue;
+      }
+      if (nodes[t].kind == NodeKind::Stats && !resident) {
+        accumulateStats(t, firstChunk, lastChunk);
+        continue;
+      }
+      Val v = materialize(t);
+      if (isFull(t))
+        for (const OutputInfo &o : outputs)
+          if (o.node == t) {
+            Val src = v;
+            if (src.isImm)
+              src = asTile(src, nodes[t].type);
+            HbmView view = viewOf(o.buf, o.strides, true);
+            kb->setSource(nodes[t].source ? nodes[t].source : spec.ops.back());
+            kb->transfer(false, src.sym, nodes[t].type, 0, 0, view, p0, np, c0, nc);
+          }
+    }
+    // Row outputs of a streamed kernel exist once its reductions are done.
+    bool lastOfRowTile = i + 1 == steps.size() || steps[i + 1].rowTile != s.rowTile;
+    if (!resident && lastOfRowTile)
+      for (int o : rowOutputs)
+        storeRowOutput(o, materialize(o));
+  }
+}
+
+void RowKernel::emitEpilogue(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0, int64_t nc,
+                             FlatSymbolRefAttr psum, int64_t psumOffset) {
+  impl->emitEpilogue(kb, r0, nr, c0, nc, psum, psumOffset);
+}
+
+void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr, int64_t cs,
+                                 int64_t ncols, FlatSymbolRefAttr psum, int64_t off) {
+  kb = &builder;
+  p0 = r0;
+  np = nr;
+  c0 = cs;
+  nc = ncols;
+  chunk = std::max(chunk, ncols);
+  nbuf = 2;
+  psumTile = psum;
+  psumOffset = off;
+  ++rowTile;
+  rowVals.clear();
+  negated.clear();
+  stepVals.clear();
+  stepSlot.clear();
+  // Inputs first, so their DMA starts before the engines need them.
+  SmallVector<int> targets;
+  for (const OutputInfo &o : outputs)
+    targets.push_back(o.node);
+  stepNeeds.clear();
+  for (int n : neededNodes(targets))
+    stepNeeds.insert(n);
+  for (int n : neededFull(targets)) {
+    Val v = destFor(n);
+    loadInput(n, v);
+    stepVals[n] = v;
+  }
+  for (const OutputInfo &o : outputs) {
+    Val v = materialize(o.node);
+    HbmView view = viewOf(o.buf, o.strides, true);
+    kb->transfer(false, v.sym, nodes[o.node].type, 0, 0, view, p0, np, c0, nc);
+  }
+}
+
+} // namespace mlir::neuron::lowering

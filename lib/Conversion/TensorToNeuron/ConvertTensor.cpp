@@ -1,0 +1,196 @@
+//===- ConvertTensor.cpp - neuron-convert-tensor --------------------------===//
+//
+// tensor-dialect shape ops and arith tensor constants → neuron. The shape
+// helpers that only feed converted ops (tensor.empty, tensor.dim,
+// tosa.const_shape) become dead and are removed by canonicalization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Conversion/ImportUtils.h"
+
+#include "neuronc/Conversion/Passes.h"
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONCONVERTTENSORPASS
+#include "neuronc/Dialect/Neuron/NeuronConversionPasses.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::import;
+
+namespace {
+
+/// expand_shape / collapse_shape / reshape / cast all keep the row-major
+/// element order: `neuron.reshape` to the result type.
+template <typename SrcOp>
+struct ToReshape : OpRewritePattern<SrcOp> {
+  using OpRewritePattern<SrcOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(SrcOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!type || !in || !isSupportedElementType(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "needs ranked tensors of a supported type");
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, op->getOperand(0));
+    return success();
+  }
+};
+
+/// `arith.constant dense<...> : tensor<...>` → `neuron.constant`.
+struct ConstantPattern : OpRewritePattern<arith::ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    auto value = dyn_cast<ElementsAttr>(op.getValue());
+    if (!type || !value || !isSupportedElementType(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not a tensor constant of a supported type");
+    rewriter.replaceOpWithNewOp<ConstantOp>(op, type, value);
+    return success();
+  }
+};
+
+/// `tensor.splat %c` of a constant scalar → a splat `neuron.constant`.
+struct SplatPattern : OpRewritePattern<tensor::SplatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::SplatOp op, PatternRewriter &rewriter) const override {
+    Attribute scalar;
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !type.hasStaticShape() || !matchPattern(op.getInput(), m_Constant(&scalar)) ||
+        !isSupportedElementType(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "needs a constant scalar and a static shape");
+    rewriter.replaceOpWithNewOp<ConstantOp>(op, type, DenseElementsAttr::get(type, scalar));
+    return success();
+  }
+};
+
+/// `tensor.extract_slice` with static offsets/sizes/strides → `neuron.slice`,
+/// then a reshape when the slice drops unit dims.
+struct ExtractSlicePattern : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasUnitStride() && ShapedType::isDynamicShape(op.getStaticStrides()))
+      return rewriter.notifyMatchFailure(op, "dynamic strides");
+    if (ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(op.getStaticSizes()) ||
+        ShapedType::isDynamicShape(op.getStaticStrides()))
+      return rewriter.notifyMatchFailure(op, "needs static offsets, sizes and strides");
+    auto source = op.getSourceType();
+    if (!isSupportedElementType(source.getElementType()))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    auto sliceType = RankedTensorType::get(op.getStaticSizes(), source.getElementType());
+    Value slice = SliceOp::create(rewriter, op.getLoc(), sliceType, op.getSource(),
+                                  rewriter.getDenseI64ArrayAttr(op.getStaticOffsets()),
+                                  rewriter.getDenseI64ArrayAttr(op.getStaticSizes()),
+                                  rewriter.getDenseI64ArrayAttr(op.getStaticStrides()));
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), slice, op.getType().getShape()));
+    return success();
+  }
+};
+
+/// `tensor.insert_slice %src into %dest` where the slice covers `dest`
+/// except along one dim (a cache update, a padding) → slices of `dest`
+/// around `src`, concatenated along that dim.
+struct InsertSlicePattern : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto dest = op.getDestType();
+    if (!dest.hasStaticShape() || !op.hasUnitStride() ||
+        ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(op.getStaticSizes()) ||
+        !isSupportedElementType(dest.getElementType()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes, offsets and unit strides");
+    ArrayRef<int64_t> offsets = op.getStaticOffsets(), sizes = op.getStaticSizes();
+    int64_t axis = -1;
+    for (int64_t d = 0; d < dest.getRank(); ++d) {
+      if (offsets[d] == 0 && sizes[d] == dest.getDimSize(d))
+        continue;
+      if (axis >= 0)
+        return rewriter.notifyMatchFailure(op, "the slice differs from dest in more than one dim");
+      axis = d;
+    }
+    Location loc = op.getLoc();
+    Value src = reshapeTo(rewriter, loc, op.getSource(), sizes);
+    if (axis < 0) { // the slice is the whole tensor
+      rewriter.replaceOp(op, src);
+      return success();
+    }
+    auto piece = [&](int64_t begin, int64_t end) -> Value {
+      SmallVector<int64_t> off(dest.getRank(), 0), size(dest.getShape()),
+          stride(dest.getRank(), 1);
+      off[axis] = begin;
+      size[axis] = end - begin;
+      return SliceOp::create(rewriter, loc, RankedTensorType::get(size, dest.getElementType()),
+                             op.getDest(), rewriter.getDenseI64ArrayAttr(off),
+                             rewriter.getDenseI64ArrayAttr(size),
+                             rewriter.getDenseI64ArrayAttr(stride));
+    };
+    SmallVector<Value> parts;
+    if (offsets[axis] > 0)
+      parts.push_back(piece(0, offsets[axis]));
+    parts.push_back(src);
+    if (offsets[axis] + sizes[axis] < dest.getDimSize(axis))
+      parts.push_back(piece(offsets[axis] + sizes[axis], dest.getDimSize(axis)));
+    Value result = parts.size() == 1 ? parts.front()
+                                     : ConcatOp::create(rewriter, loc, dest, parts,
+                                                        rewriter.getI64IntegerAttr(axis))
+                                           .getResult();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// `tensor.concat dim(d)` → `neuron.concat axis = d`.
+struct ConcatPattern : OpRewritePattern<tensor::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ConcatOp op, PatternRewriter &rewriter) const override {
+    if (!hasSupportedTypes(op))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    rewriter.replaceOpWithNewOp<ConcatOp>(op, op.getType(), op.getInputs(),
+                                          rewriter.getI64IntegerAttr(op.getDim()));
+    return success();
+  }
+};
+
+/// arith/math ops applied to whole tensors (`%e = math.exp %t : tensor<...>`)
+/// → the same neuron ops an elementwise linalg.generic body raises to.
+struct ElementwiseOnTensors : RewritePattern {
+  explicit ElementwiseOnTensors(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isRaisableBodyOp(op) || isa<arith::ConstantOp>(op) || op->getNumResults() != 1 ||
+        !isa<RankedTensorType>(op->getResult(0).getType()) || !hasSupportedTypes(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise arith/math op on tensors");
+    if (auto fpowi = dyn_cast<math::FPowIOp>(op); fpowi && !getSplatValue(fpowi.getRhs()))
+      return rewriter.notifyMatchFailure(op, "math.fpowi needs a constant exponent");
+    rewriter.replaceOp(op, emitBodyOp(rewriter, op, llvm::to_vector(op->getOperands())));
+    return success();
+  }
+};
+
+struct ConvertTensorPass : mlir::neuron::impl::NeuronConvertTensorPassBase<ConvertTensorPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    patterns.add<ToReshape<tensor::ExpandShapeOp>, ToReshape<tensor::CollapseShapeOp>,
+                 ToReshape<tensor::ReshapeOp>, ToReshape<tensor::CastOp>, ConstantPattern,
+                 SplatPattern, ExtractSlicePattern, InsertSlicePattern, ConcatPattern,
+                 ElementwiseOnTensors>(ctx);
+    // No folding here: the input dialects' folders do not all agree with
+    // their own lowering (tosa.cast of i1 folds true to -1.0); neuron's
+    // canonicalizer folds afterwards, with the interpreter's semantics.
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns),
+                                GreedyRewriteConfig().enableFolding(false));
+  }
+};
+
+} // namespace

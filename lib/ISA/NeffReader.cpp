@@ -1,0 +1,937 @@
+//===- NeffReader.cpp - Decoding and validating the executable ------------===//
+//
+// Nothing in the file is trusted until checked: the header (magic, version,
+// feature bits, CRC), the section table against the file size, each
+// section's CRC and the content hash, then every count against the bytes
+// left, every enum against its range, every string offset, and every
+// operand against the memory it addresses (a tile access inside SBUF/PSUM,
+// an HBM access inside its variable, DMA element counts equal). A program
+// the reader returns can be executed without bounds checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NeffFormat.h"
+
+#include "neuronc/ISA/HardwareModel.h"
+#include "neuronc/Support/ByteSize.h"
+#include "neuronc/Support/Shape.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CRC.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstring>
+
+using namespace neuronc;
+using namespace neuronc::neff;
+using namespace neuronc::neff::format;
+using llvm::createStringError;
+using llvm::Error;
+
+namespace {
+
+Error fail(const llvm::Twine &msg) {
+  return createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// Bounds-checked little-endian reads within one section.
+class Cursor {
+public:
+  Cursor(llvm::ArrayRef<uint8_t> bytes, std::string where)
+      : bytes(bytes), where(std::move(where)) {}
+
+  bool need(uint64_t n, const char *what) {
+    if (error.empty() && bytes.size() - pos < n) {
+      error = where + ": " + what + " at byte " + std::to_string(pos) + " needs " +
+              std::to_string(n) + " bytes but only " + std::to_string(bytes.size() - pos) +
+              " remain";
+    }
+    return error.empty();
+  }
+  template <typename T> T get(const char *what) {
+    if (!need(sizeof(T), what))
+      return T();
+    T v = llvm::support::endian::read<T, llvm::endianness::little>(bytes.data() + pos);
+    pos += sizeof(T);
+    return v;
+  }
+  uint8_t u8(const char *w) { return get<uint8_t>(w); }
+  uint16_t u16(const char *w) { return get<uint16_t>(w); }
+  uint32_t u32(const char *w) { return get<uint32_t>(w); }
+  int64_t i64(const char *w) { return static_cast<int64_t>(get<uint64_t>(w)); }
+  float f32(const char *w) {
+    uint32_t u = u32(w);
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  void skip(uint64_t n) {
+    if (need(n, "padding"))
+      pos += n;
+  }
+  /// A count of records of at least `recordBytes` each.
+  uint32_t count(const char *what, uint64_t recordBytes) {
+    uint32_t n = u32(what);
+    if (error.empty() && recordBytes && n > (bytes.size() - pos) / recordBytes)
+      error = where + ": " + what + " is " + std::to_string(n) + ", more than the " +
+              std::to_string(bytes.size() - pos) + " bytes left can hold";
+    return error.empty() ? n : 0;
+  }
+  void fail(const llvm::Twine &msg) {
+    if (error.empty())
+      error = where + ": " + msg.str();
+  }
+  bool ok() const { return error.empty(); }
+  uint64_t offset() const { return pos; }
+  size_t size() const { return bytes.size(); }
+  const std::string &context() const { return where; }
+  void setContext(std::string w) { where = std::move(w); }
+
+  std::string error;
+
+private:
+  llvm::ArrayRef<uint8_t> bytes;
+  std::string where;
+  uint64_t pos = 0;
+};
+
+/// The string table.
+class StringTable {
+public:
+  explicit StringTable(llvm::ArrayRef<uint8_t> bytes) : bytes(bytes) {}
+  /// The string at `offset`, or an error text in `err`.
+  std::string get(uint32_t offset, Cursor &c, const char *what) {
+    if (offset >= bytes.size()) {
+      c.fail(llvm::Twine(what) + " names string offset " + llvm::Twine(offset) +
+             " outside the string table (" + llvm::Twine(bytes.size()) + " bytes)");
+      return {};
+    }
+    const uint8_t *end = static_cast<const uint8_t *>(
+        std::memchr(bytes.data() + offset, 0, bytes.size() - offset));
+    if (!end) {
+      c.fail(llvm::Twine(what) + " string at offset " + llvm::Twine(offset) +
+             " is not terminated");
+      return {};
+    }
+    return std::string(reinterpret_cast<const char *>(bytes.data() + offset),
+                       end - (bytes.data() + offset));
+  }
+
+private:
+  llvm::ArrayRef<uint8_t> bytes;
+};
+
+/// The largest element index a pattern reaches (offset included), or -1
+/// when it is malformed (non-positive size, negative stride).
+int64_t maxIndex(const isa::Operand &o) {
+  constexpr int64_t kLimit = int64_t(1) << 40;
+  if (o.offset < 0 || o.offset > kLimit)
+    return -1;
+  __int128 hi = o.offset;
+  for (int d = 0; d < o.rank; ++d) {
+    if (o.sizes[d] < 1 || o.strides[d] < 0 || o.sizes[d] > kLimit || o.strides[d] > kLimit)
+      return -1;
+    hi += static_cast<__int128>(o.sizes[d] - 1) * o.strides[d];
+  }
+  if (hi > kLimit)
+    return -1;
+  return static_cast<int64_t>(hi);
+}
+
+struct ProgramChecker {
+  const Program &p;
+  const HardwareModel &hw;
+
+  /// Checks an operand against the memory it addresses.
+  bool operand(const isa::Operand &o, Cursor &c, const char *role) {
+    if (o.space > static_cast<isa::Space>(isa::kLastSpace) ||
+        o.dtype > static_cast<isa::DType>(isa::kLastDType) || o.rank > isa::kMaxDims) {
+      c.fail(llvm::Twine(role) + " has an invalid memory space, element type or rank");
+      return false;
+    }
+    int64_t hi = maxIndex(o);
+    if (hi < 0) {
+      c.fail(llvm::Twine(role) + " has a malformed access pattern (negative offset or stride, "
+                                 "a size below 1, or a reach beyond 2^40 elements)");
+      return false;
+    }
+    __int128 elements = std::max<uint32_t>(o.partCount, 1);
+    for (int d = 0; d < o.rank; ++d)
+      elements *= o.sizes[d];
+    if (elements > (__int128(1) << 36)) {
+      c.fail(llvm::Twine(role) + " walks more than 2^36 elements");
+      return false;
+    }
+    if (o.space == isa::Space::Hbm) {
+      if (o.var >= p.variables.size()) {
+        c.fail(llvm::Twine(role) + " names variable " + llvm::Twine(o.var) + " of " +
+               llvm::Twine(p.variables.size()));
+        return false;
+      }
+      const Variable &v = p.variables[o.var];
+      if (v.dtype != o.dtype) {
+        c.fail(llvm::Twine(role) + " reads variable '" + v.name + "' as " +
+               isa::dtypeName(o.dtype) + " but it holds " + isa::dtypeName(v.dtype));
+        return false;
+      }
+      if (hi >= v.numElements()) {
+        c.fail(llvm::Twine(role) + " reaches element " + llvm::Twine(hi) + " of variable '" +
+               v.name + "', which has " + llvm::Twine(v.numElements()));
+        return false;
+      }
+      return true;
+    }
+    int64_t capacity = o.space == isa::Space::Sbuf ? hw.sbufPartitionBytes : hw.psumPartitionBytes;
+    if (o.partCount < 1 ||
+        uint64_t(o.partStart) + uint64_t(o.partCount) > static_cast<uint64_t>(hw.partitions)) {
+      c.fail(llvm::Twine(role) + " spans partitions " + llvm::Twine(o.partStart) + ":" +
+             llvm::Twine(o.partStart + o.partCount) + " of " + llvm::Twine(hw.partitions));
+      return false;
+    }
+    int64_t esize = isa::dtypeBytes(o.dtype);
+    // `offset` is a byte address for tiles; the pattern adds elements.
+    int64_t end = o.offset + (hi - o.offset + 1) * esize;
+    if (end > capacity) {
+      c.fail(llvm::Twine(role) + " reaches byte " + llvm::Twine(end) + " of a " +
+             isa::spaceName(o.space) + " partition of " + llvm::Twine(capacity));
+      return false;
+    }
+    return true;
+  }
+
+  bool sameShape(const isa::Operand &a, const isa::Operand &b, Cursor &c, const char *what) {
+    if (a.partCount != b.partCount || a.numElements() != b.numElements()) {
+      c.fail(llvm::Twine(what) + " operands cover different element counts");
+      return false;
+    }
+    return true;
+  }
+
+  bool scalar(const isa::Operand &s, const isa::Operand &main, Cursor &c, const char *what) {
+    if (s.partCount != main.partCount || s.numElements() != 1) {
+      c.fail(llvm::Twine(what) + " must be one element per partition");
+      return false;
+    }
+    return true;
+  }
+
+  /// The rules the simulator relies on, per opcode.
+  bool instruction(const isa::Instruction &inst, Cursor &c) {
+    using isa::Opcode;
+    if (!llvm::is_contained(isa::enginesOf(inst.opcode), inst.engine)) {
+      c.fail(isa::opcodeName(inst.opcode) + " cannot run on engine " +
+             llvm::Twine(static_cast<int>(inst.engine)));
+      return false;
+    }
+    if (inst.flags > (isa::kLastFlag << 1) - 1) {
+      c.fail("unknown flag bits " + llvm::Twine::utohexstr(inst.flags));
+      return false;
+    }
+    for (const isa::Wait &w : inst.waits)
+      if (w.stream >= isa::kMaxStreams || w.count < 1) {
+        c.fail("waits on stream " + llvm::Twine(unsigned(w.stream)) + " for count " +
+               llvm::Twine(w.count));
+        return false;
+      }
+    if (inst.debug >= p.debug.size() && !p.debug.empty()) {
+      c.fail("debug entry " + llvm::Twine(inst.debug) + " of " + llvm::Twine(p.debug.size()));
+      return false;
+    }
+    for (size_t i = 0; i < inst.operands.size(); ++i)
+      if (!operand(inst.operands[i], c, "operand"))
+        return false;
+    auto isTile = [](const isa::Operand &o) { return o.space != isa::Space::Hbm; };
+    if (inst.opcode != Opcode::DmaCopy)
+      for (const isa::Operand &o : inst.operands) {
+        if (!isTile(o)) {
+          c.fail(isa::opcodeName(inst.opcode) + " addresses HBM; only DMA does");
+          return false;
+        }
+        // The partition-start rule of compute engines (the nisa verifier's).
+        int64_t limit = hw.maxPartitionSpan(o.partStart);
+        if (limit == 0 || o.partCount > limit) {
+          c.fail(isa::opcodeName(inst.opcode) + " accesses partitions " +
+                 llvm::Twine(o.partStart) + ":" + llvm::Twine(o.partStart + o.partCount) +
+                 "; from partition " + llvm::Twine(o.partStart) + " an engine access spans " +
+                 (limit ? "at most " + llvm::Twine(limit) : llvm::Twine("nothing")));
+          return false;
+        }
+      }
+    const auto &ops = inst.operands;
+    auto funcMax = [&](int max) {
+      if (inst.func > max) {
+        c.fail("function/operation " + llvm::Twine(unsigned(inst.func)) + " is out of range");
+        return false;
+      }
+      return true;
+    };
+    switch (inst.opcode) {
+    case Opcode::DmaCopy: {
+      if (ops.size() < 2 || ops[0].totalElements() != ops[1].totalElements() ||
+          ops[0].dtype != ops[1].dtype) {
+        c.fail("dma_copy source and destination differ in element count or type");
+        return false;
+      }
+      if (inst.has(isa::kIndirect)) {
+        if (ops.size() < 3) {
+          c.fail("indirect dma_copy without its index operand");
+          return false;
+        }
+        const isa::Operand &tile = isTile(ops[0]) ? ops[0] : ops[1];
+        const isa::Operand &mem = isTile(ops[0]) ? ops[1] : ops[0];
+        if (isTile(mem) || !isTile(tile) || ops[2].dtype != isa::DType::I32 ||
+            ops[2].partCount != tile.partCount || ops[2].numElements() != 1 || mem.rank < 1 ||
+            mem.sizes[0] != tile.partCount || inst.params[1] < 1 || inst.params[2] < 1) {
+          c.fail("indirect dma_copy operands do not fit together");
+          return false;
+        }
+        // The furthest row an index may pick must stay inside the variable.
+        const Variable &v = p.variables[mem.var];
+        __int128 reach = maxIndex(mem) + __int128(inst.params[2] - 1) * inst.params[1];
+        if (reach >= v.numElements()) {
+          c.fail("indirect dma_copy can reach element " +
+                 (reach > INT64_MAX ? llvm::Twine("beyond 2^63")
+                                    : llvm::Twine(static_cast<int64_t>(reach))) +
+                 " of '" +
+                 v.name + "', which has " + llvm::Twine(v.numElements()));
+          return false;
+        }
+      }
+      return true;
+    }
+    case Opcode::LoadStationary:
+      if (ops[0].numElements() > 128 || ops[0].space != isa::Space::Sbuf) {
+        c.fail("load_stationary takes at most 128 columns from SBUF");
+        return false;
+      }
+      return true;
+    case Opcode::MultiplyMoving:
+      if (ops[0].space != isa::Space::Psum || ops[0].dtype != isa::DType::F32 ||
+          ops[1].numElements() > 512 || ops[0].numElements() != ops[1].numElements()) {
+        c.fail("multiply_moving needs an f32 PSUM accumulator as wide as the moving matrix "
+               "(at most 512)");
+        return false;
+      }
+      return true;
+    case Opcode::Transpose:
+      if (ops[0].partCount != ops[1].numElements() ||
+          ops[0].numElements() != static_cast<int64_t>(ops[1].partCount)) {
+        c.fail("transpose destination is not the source transposed");
+        return false;
+      }
+      return true;
+    case Opcode::Activation: {
+      if (!funcMax(static_cast<int>(isa::maxActFunc())) ||
+          !sameShape(ops[0], ops[1], c, "activation"))
+        return false;
+      for (size_t i = 2; i < ops.size(); ++i)
+        if (!scalar(ops[i], ops[1], c, "activation scale/bias/accumulator"))
+          return false;
+      return true;
+    }
+    case Opcode::TensorTensor:
+      return funcMax(static_cast<int>(isa::maxAluOp())) &&
+             sameShape(ops[0], ops[1], c, "tensor_tensor") &&
+             sameShape(ops[0], ops[2], c, "tensor_tensor");
+    case Opcode::TensorScalar:
+    case Opcode::ScalarTensorTensor: {
+      if (!funcMax(static_cast<int>(isa::maxAluOp())) ||
+          inst.op1 > isa::maxAluOp() ||
+          !sameShape(ops[0], ops[1], c, isa::opcodeName(inst.opcode).data()))
+        return false;
+      size_t scalars = ops.size() - (inst.opcode == Opcode::ScalarTensorTensor ? 3 : 2);
+      for (size_t i = 0; i < scalars; ++i)
+        if (!scalar(ops[2 + i], ops[1], c, "scalar operand"))
+          return false;
+      if (inst.opcode == Opcode::ScalarTensorTensor)
+        return sameShape(ops[0], ops.back(), c, "scalar_tensor_tensor");
+      return true;
+    }
+    case Opcode::TensorReduce: {
+      int64_t last = ops[1].rank ? ops[1].sizes[ops[1].rank - 1] : 1;
+      if (!funcMax(static_cast<int>(isa::maxAluOp())) ||
+          ops[0].partCount != ops[1].partCount ||
+          __int128(ops[0].numElements()) * last != ops[1].numElements()) {
+        c.fail("tensor_reduce destination is not the source without its innermost dim");
+        return false;
+      }
+      return true;
+    }
+    case Opcode::TensorCopy:
+    case Opcode::Reciprocal:
+      return sameShape(ops[0], ops[1], c, isa::opcodeName(inst.opcode).data());
+    case Opcode::Select:
+      return sameShape(ops[0], ops[1], c, "select") && sameShape(ops[0], ops[2], c, "select") &&
+             sameShape(ops[0], ops[3], c, "select");
+    case Opcode::BnStats:
+      if (ops[1].numElements() > 512 || ops[0].numElements() != 3 ||
+          ops[0].partCount != ops[1].partCount) {
+        c.fail("bn_stats takes at most 512 elements and writes 3 per partition");
+        return false;
+      }
+      return true;
+    case Opcode::BnAggr:
+      if (ops[1].numElements() % 3 || ops[0].numElements() != 2 ||
+          ops[0].partCount != ops[1].partCount) {
+        c.fail("bn_aggr reads triples and writes 2 values per partition");
+        return false;
+      }
+      return true;
+    case Opcode::AffineSelect:
+      return funcMax(static_cast<int>(isa::maxCmpOp())) &&
+             sameShape(ops[0], ops[1], c, "affine_select");
+    case Opcode::PartitionReduce:
+      if (!funcMax(static_cast<int>(isa::maxAluOp())) ||
+          ops[0].partCount != 1 || ops[0].numElements() != ops[1].numElements()) {
+        c.fail("partition_reduce writes one partition as wide as its source");
+        return false;
+      }
+      return true;
+    case Opcode::Iota:
+    case Opcode::Memset:
+      return true;
+    }
+    return true;
+  }
+};
+
+isa::Operand readOperand(Cursor &c) {
+  isa::Operand o;
+  o.space = static_cast<isa::Space>(c.u8("operand space"));
+  o.dtype = static_cast<isa::DType>(c.u8("operand type"));
+  o.rank = c.u8("operand rank");
+  c.skip(1);
+  o.var = c.u32("operand variable");
+  o.partStart = c.u32("operand partition start");
+  o.partCount = c.u32("operand partition count");
+  o.offset = c.i64("operand offset");
+  if (o.rank > isa::kMaxDims) {
+    c.fail("operand rank " + llvm::Twine(unsigned(o.rank)) + " exceeds " + llvm::Twine(isa::kMaxDims));
+    return o;
+  }
+  for (int d = 0; d < o.rank; ++d) {
+    o.sizes[d] = c.i64("operand size");
+    o.strides[d] = c.i64("operand stride");
+  }
+  return o;
+}
+
+} // namespace
+
+/// A bucket's program must take the entry's inputs at the bucket's sizes,
+/// then the masks, and return its outputs at those sizes.
+static llvm::Error checkBucketProgram(const EntryPoint &e, const Bucket &b, const Program &p) {
+  const BucketSignature &sig = e.signature;
+  if (!sig.dynamic()) {
+    if (!b.dims.empty())
+      return fail("entry point '" + e.name + "' has no dynamic dims but a bucket with " +
+                  llvm::Twine(b.dims.size()) + " sizes");
+    return llvm::Error::success();
+  }
+  std::vector<const Variable *> in = p.inputs(), out = p.outputs();
+  std::string where = "entry point '" + e.name + "' bucket " + sig.formatSizes(b.dims) +
+                      " (program '" + p.name + "')";
+  if (in.size() != sig.inputs.size() + sig.masks.size() || out.size() != sig.outputs.size())
+    return fail(where + " has " + llvm::Twine(in.size()) + " inputs and " +
+                llvm::Twine(out.size()) + " outputs; the signature needs " +
+                llvm::Twine(sig.inputs.size() + sig.masks.size()) + " and " +
+                llvm::Twine(sig.outputs.size()));
+  auto check = [&](const Variable *v, std::vector<int64_t> want) -> llvm::Error {
+    if (v->shape != want)
+      return fail(where + ": " + v->name + " has shape " + formatShape(v->shape) +
+                  " but the bucket needs " + formatShape(want));
+    return llvm::Error::success();
+  };
+  for (size_t i = 0; i < sig.inputs.size(); ++i)
+    if (llvm::Error err = check(in[i], BucketSignature::shapeAt(sig.inputs[i], b.dims)))
+      return err;
+  for (size_t k = 0; k < sig.masks.size(); ++k) {
+    if (in[sig.inputs.size() + k]->dtype != isa::DType::I1)
+      return fail(where + ": mask input " + in[sig.inputs.size() + k]->name + " is not i1");
+    if (llvm::Error err = check(in[sig.inputs.size() + k], {b.dims[sig.masks[k]]}))
+      return err;
+  }
+  for (size_t i = 0; i < sig.outputs.size(); ++i)
+    if (llvm::Error err = check(out[i], BucketSignature::shapeAt(sig.outputs[i], b.dims)))
+      return err;
+  return llvm::Error::success();
+}
+
+namespace {
+/// The container read and checked (header, section table, checksums,
+/// content hash), before any section is decoded.
+struct Container {
+  Executable exe;
+  llvm::StringMap<llvm::ArrayRef<uint8_t>> sections;
+  const HardwareModel *hw = nullptr;
+};
+} // namespace
+
+static llvm::Expected<Container> readContainer(llvm::ArrayRef<uint8_t> bytes,
+                                               std::vector<SectionInfo> *sectionsOut) {
+  Container out;
+  Executable &exe = out.exe;
+  llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections = out.sections;
+  using llvm::support::endian::read;
+  auto r16 = [&](size_t at) { return read<uint16_t, llvm::endianness::little>(&bytes[at]); };
+  auto r32 = [&](size_t at) { return read<uint32_t, llvm::endianness::little>(&bytes[at]); };
+  auto r64 = [&](size_t at) { return read<uint64_t, llvm::endianness::little>(&bytes[at]); };
+  if (bytes.size() < kHeaderBytes)
+    return fail("the file is " + llvm::Twine(bytes.size()) + " bytes, shorter than the " +
+                llvm::Twine(kHeaderBytes) + "-byte header: it is truncated or not an executable");
+  if (std::memcmp(bytes.data(), kMagic, 8) != 0)
+    return fail("not a neuronc executable (bad magic; expected NCXNEFF)");
+  exe.major = r16(kMajorAt);
+  exe.minor = r16(kMinorAt);
+  if (exe.major != kMajorVersion)
+    return fail("format version " + llvm::Twine(exe.major) + "." + llvm::Twine(exe.minor) +
+                (exe.major > kMajorVersion ? " is newer than" : " is older than") +
+                " this reader's " + llvm::Twine(kMajorVersion) + "." + llvm::Twine(kMinorVersion) +
+                ": recompile the model with this neuronc");
+  uint32_t headerCrc = llvm::crc32(bytes.take_front(kHeaderCrcAt));
+  if (headerCrc != r32(kHeaderCrcAt))
+    return fail("header checksum mismatch (stored " + llvm::utohexstr(r32(kHeaderCrcAt)) +
+                ", computed " + llvm::utohexstr(headerCrc) + "): the header is corrupted");
+  if (r32(kHeaderSizeAt) != kHeaderBytes)
+    return fail("header size " + llvm::Twine(r32(kHeaderSizeAt)) + " is not " +
+                llvm::Twine(kHeaderBytes));
+  exe.requiredFeatures = r64(kRequiredAt);
+  exe.optionalFeatures = r64(kOptionalAt);
+  if (uint64_t unknown = exe.requiredFeatures & ~kKnownRequiredFeatures)
+    return fail("the executable requires feature bits 0x" + llvm::utohexstr(unknown) +
+                " that this reader does not know: update neuronc");
+  auto text = [&](size_t at, size_t n) {
+    const char *p = reinterpret_cast<const char *>(&bytes[at]);
+    return std::string(p, strnlen(p, n));
+  };
+  exe.target = text(kTargetAt, 16);
+  exe.compiler = text(kCompilerAt, 32);
+  exe.contentHash = r64(kHashAt);
+  uint64_t fileSize = r64(kFileSizeAt);
+  if (fileSize != bytes.size())
+    return fail("the header records a file of " + llvm::Twine(fileSize) + " bytes but it has " +
+                llvm::Twine(bytes.size()) + (fileSize > bytes.size() ? ": it is truncated"
+                                         : ": bytes follow the recorded end"));
+  const HardwareModel *hw = out.hw = lookupHardwareModel(exe.target);
+  if (!hw)
+    return fail("unknown target '" + exe.target + "'; known targets: " + hardwareModelNames());
+  uint32_t sectionCount = r32(kSectionCountAt);
+  uint64_t tableAt = r64(kSectionTableAt);
+  // Written so that no sum can wrap: tableAt comes from the file.
+  if (sectionCount > kMaxSections || tableAt < kHeaderBytes || tableAt > bytes.size() ||
+      uint64_t(sectionCount) * kSectionEntryBytes > bytes.size() - tableAt)
+    return fail("section table at " + llvm::Twine(tableAt) + " with " +
+                llvm::Twine(sectionCount) + " entries exceeds file size " +
+                llvm::Twine(bytes.size()));
+
+  // Sections by name, each checked against the file and its CRC.
+  std::vector<uint8_t> hashed;
+  for (uint32_t i = 0; i < sectionCount; ++i) {
+    size_t at = tableAt + i * kSectionEntryBytes;
+    std::string name = text(at, 16);
+    uint64_t off = r64(at + 16), size = r64(at + 24);
+    uint32_t crc = r32(at + 32);
+    if (off > bytes.size() || size > bytes.size() - off)
+      return fail("section '" + name + "' offset " + llvm::Twine(off) + " + size " +
+                  llvm::Twine(size) + " exceeds file size " + llvm::Twine(bytes.size()));
+    if (off < tableAt + uint64_t(sectionCount) * kSectionEntryBytes && size)
+      return fail("section '" + name + "' at offset " + llvm::Twine(off) +
+                  " overlaps the header or section table");
+    llvm::ArrayRef<uint8_t> data = bytes.slice(off, size);
+    uint32_t actual = llvm::crc32(data);
+    if (actual != crc)
+      return fail("section '" + name + "' checksum mismatch (stored " + llvm::utohexstr(crc) +
+                  ", computed " + llvm::utohexstr(actual) + "): its bytes are corrupted");
+    if (!sections.try_emplace(name, data).second)
+      return fail("section '" + name + "' appears twice");
+    hashed.insert(hashed.end(), data.begin(), data.end());
+    if (sectionsOut)
+      sectionsOut->push_back({name, off, size, crc});
+  }
+  if (llvm::xxHash64(hashed) != exe.contentHash)
+    return fail("content hash mismatch: the sections are not those the header was written for");
+  return out;
+}
+
+llvm::Error neuronc::neff::verifyNeffChecksums(llvm::ArrayRef<uint8_t> bytes) {
+  llvm::Expected<Container> c = readContainer(bytes, nullptr);
+  if (!c)
+    return c.takeError();
+  return llvm::Error::success();
+}
+
+llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes,
+                                                   std::vector<SectionInfo> *sectionsOut) {
+  llvm::Expected<Container> container = readContainer(bytes, sectionsOut);
+  if (!container)
+    return container.takeError();
+  Executable exe = std::move(container->exe);
+  llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections = container->sections;
+  const HardwareModel *hw = container->hw;
+  const int64_t hbmBytes = hw->hbmBytesPerCore();
+  auto gib = [](int64_t b) { return formatByteSize(static_cast<double>(b)); };
+  for (const char *required : {"meta", "strings", "const"})
+    if (!sections.count(required))
+      return fail("section '" + llvm::Twine(required) + "' is missing");
+  StringTable strings(sections["strings"]);
+  exe.constants.assign(sections["const"].begin(), sections["const"].end());
+
+  Cursor c(sections["meta"], "section 'meta'");
+  uint32_t entries = c.count("entry point count", 8);
+  for (uint32_t e = 0; e < entries && c.ok(); ++e) {
+    EntryPoint ep;
+    ep.name = strings.get(c.u32("entry name"), c, "entry point");
+    BucketSignature &sig = ep.signature;
+    if (exe.minor >= 1) {
+      uint32_t symbols = c.count("symbol count", 4);
+      for (uint32_t k = 0; k < symbols && c.ok(); ++k)
+        sig.symbols.push_back(strings.get(c.u32("symbol name"), c, "symbol"));
+      for (auto *list : {&sig.inputs, &sig.outputs}) {
+        uint32_t n = c.count("signature value count", 4);
+        for (uint32_t k = 0; k < n && c.ok(); ++k) {
+          uint32_t rank = c.count("signature rank", 8);
+          std::vector<int64_t> dims;
+          for (uint32_t d = 0; d < rank && c.ok(); ++d)
+            dims.push_back(c.i64("signature dim"));
+          list->push_back(std::move(dims));
+        }
+      }
+      uint32_t masks = c.count("mask count", 4);
+      for (uint32_t k = 0; k < masks && c.ok(); ++k)
+        sig.masks.push_back(c.u32("mask symbol"));
+      uint32_t terms = c.count("work term count", 8 + 4ull * symbols);
+      for (uint32_t k = 0; k < terms && c.ok(); ++k) {
+        WorkTerm t;
+        uint64_t bits = c.get<uint64_t>("work coefficient");
+        std::memcpy(&t.coefficient, &bits, 8);
+        for (uint32_t x = 0; x < symbols && c.ok(); ++x)
+          t.exponents.push_back(c.u32("work exponent"));
+        sig.work.push_back(std::move(t));
+      }
+    }
+    uint32_t buckets = c.count("bucket count", 8);
+    for (uint32_t b = 0; b < buckets && c.ok(); ++b) {
+      Bucket bk;
+      bk.program = c.u32("bucket program");
+      uint32_t dims = c.count("bucket dims", 8);
+      for (uint32_t d = 0; d < dims && c.ok(); ++d)
+        bk.dims.push_back(c.i64("bucket dim"));
+      ep.buckets.push_back(std::move(bk));
+      if (c.ok() && sig.dynamic())
+        sig.buckets.push_back(ep.buckets.back().dims);
+    }
+    if (c.ok() && sig.dynamic())
+      if (llvm::Error err = sig.verify())
+        c.fail("entry point '" + ep.name + "': " + llvm::toString(std::move(err)));
+    if (c.ok() && ep.buckets.empty())
+      c.fail("entry point '" + ep.name + "' has no bucket (no program to run)");
+    if (c.ok() && !sig.dynamic() &&
+        (!sig.inputs.empty() || !sig.outputs.empty() || !sig.masks.empty() || !sig.work.empty()))
+      c.fail("entry point '" + ep.name +
+             "' has no dynamic dims but a signature (inputs, outputs, masks or work terms)");
+    if (c.ok() && sig.dynamic() && !(exe.requiredFeatures & kFeatureBuckets))
+      c.fail("entry point '" + ep.name +
+             "' is bucketed but the 'buckets' feature bit is not set");
+    exe.entries.push_back(std::move(ep));
+  }
+  uint32_t programs = c.count("program count", 24);
+  for (uint32_t pi = 0; pi < programs && c.ok(); ++pi) {
+    Program p;
+    p.name = strings.get(c.u32("program name"), c, "program");
+    p.target = strings.get(c.u32("program target"), c, "program target");
+    p.scratchBytes = c.i64("scratch bytes");
+    if (c.ok() && p.target != exe.target)
+      c.fail("program '" + p.name + "' targets " + p.target + " in a " + exe.target +
+             " executable");
+    if (c.ok() && (p.scratchBytes < 0 || p.scratchBytes > (int64_t(1) << 40)))
+      c.fail("program '" + p.name + "' needs " + llvm::Twine(p.scratchBytes) +
+             " scratch bytes");
+    uint32_t vars = c.count("variable count", 24);
+    for (uint32_t vi = 0; vi < vars && c.ok(); ++vi) {
+      Variable v;
+      v.name = strings.get(c.u32("variable name"), c, "variable");
+      uint8_t kind = c.u8("variable kind"), dtype = c.u8("variable type"),
+              rank = c.u8("variable rank");
+      c.skip(1);
+      v.index = c.i64("variable index");
+      v.offset = c.i64("variable offset");
+      if (kind > kLastVarKind || dtype > isa::kLastDType || rank > 16) {
+        c.fail("variable '" + v.name + "' has an invalid kind, type or rank");
+        break;
+      }
+      v.kind = static_cast<VarKind>(kind);
+      v.dtype = static_cast<isa::DType>(dtype);
+      int64_t elements = 1;
+      for (uint8_t d = 0; d < rank && c.ok(); ++d) {
+        int64_t s = c.i64("variable dim");
+        if (s < 0 || s > (int64_t(1) << 40) || (s && elements > (int64_t(1) << 40) / s)) {
+          c.fail("variable '" + v.name + "' has dim " + llvm::Twine(s));
+          break;
+        }
+        elements *= s;
+        v.shape.push_back(s);
+      }
+      if (!c.ok())
+        break;
+      // Offsets come from the file: compared without sums that could wrap
+      // (bytes() is at most 2^43 here).
+      int64_t constBytes = static_cast<int64_t>(exe.constants.size());
+      if (v.kind == VarKind::Const &&
+          (v.offset < 0 || v.bytes() > constBytes || v.offset > constBytes - v.bytes()))
+        c.fail("constant '" + v.name + "' (" + llvm::Twine(v.bytes()) + " bytes at " +
+               llvm::Twine(v.offset) + ") lies outside the const section (" +
+               llvm::Twine(exe.constants.size()) + " bytes)");
+      if (v.kind == VarKind::Internal &&
+          (v.offset < 0 || v.bytes() > p.scratchBytes || v.offset > p.scratchBytes - v.bytes()))
+        c.fail("internal tensor '" + v.name + "' lies outside the scratch area");
+      if (c.ok() && v.bytes() > hbmBytes)
+        c.fail("variable '" + v.name + "' is " + llvm::Twine(v.bytes()) + " bytes, more than a " +
+               hw->name + " NeuronCore's " + gib(hbmBytes) + " of HBM");
+      p.variables.push_back(std::move(v));
+    }
+    // What the device allocates for a run must fit one core's HBM.
+    if (c.ok()) {
+      int64_t total = p.scratchBytes;
+      for (const Variable &v : p.variables)
+        if ((v.kind == VarKind::Input || v.kind == VarKind::Output) && total <= hbmBytes)
+          total += v.bytes(); // each at most the core's HBM: the sum cannot wrap
+      if (total > hbmBytes)
+        c.fail("program '" + p.name + "' needs " + llvm::Twine(total) +
+               " bytes of HBM (inputs, outputs and scratch), more than a " + hw->name +
+               " NeuronCore's " + gib(hbmBytes));
+    }
+    uint32_t kernels = c.count("kernel count", 16);
+    for (uint32_t k = 0; k < kernels && c.ok(); ++k) {
+      Kernel kern;
+      kern.name = strings.get(c.u32("kernel name"), c, "kernel");
+      kern.kind = strings.get(c.u32("kernel kind"), c, "kernel kind");
+      kern.source = strings.get(c.u32("kernel source"), c, "kernel source");
+      kern.location = strings.get(c.u32("kernel location"), c, "kernel location");
+      p.kernels.push_back(std::move(kern));
+    }
+    uint32_t present = c.u32("stream mask");
+    if (!c.ok())
+      break;
+    // Inputs and outputs are numbered 0..n-1.
+    for (VarKind kind : {VarKind::Input, VarKind::Output}) {
+      std::vector<bool> seen;
+      for (const Variable &v : p.variables)
+        if (v.kind == kind) {
+          if (v.index < 0 || v.index >= static_cast<int64_t>(p.variables.size()))
+            return fail("program '" + p.name + "': " + varKindName(kind) + " '" + v.name +
+                        "' has index " + llvm::Twine(v.index));
+          seen.resize(std::max<size_t>(seen.size(), v.index + 1));
+          if (seen[v.index])
+            return fail("program '" + p.name + "': two " + varKindName(kind) + "s have index " +
+                        llvm::Twine(v.index));
+          seen[v.index] = true;
+        }
+      if (llvm::is_contained(seen, false))
+        return fail("program '" + p.name + "': " + varKindName(kind) + " indices have a gap");
+    }
+
+    auto section = [&](llvm::StringRef what) -> std::optional<llvm::ArrayRef<uint8_t>> {
+      auto it = sections.find(programSection(pi, what));
+      if (it == sections.end())
+        return std::nullopt;
+      return it->second;
+    };
+    // Debug map and cost tables.
+    for (const char *what : {"debug", "cost", "dma"})
+      if (!section(what))
+        return fail("section '" + programSection(pi, what) + "' is missing");
+    {
+      Cursor d(*section("debug"), "section '" + programSection(pi, "debug") + "'");
+      uint32_t n = d.count("debug entry count", 12);
+      for (uint32_t i = 0; i < n && d.ok(); ++i) {
+        DebugEntry e;
+        e.kernel = d.u32("debug kernel");
+        e.op = strings.get(d.u32("debug op"), d, "debug entry");
+        e.location = strings.get(d.u32("debug location"), d, "debug entry");
+        if (d.ok() && e.kernel >= p.kernels.size())
+          d.fail("debug entry " + llvm::Twine(i) + " names kernel " + llvm::Twine(e.kernel) +
+                 " of " + llvm::Twine(p.kernels.size()));
+        p.debug.push_back(std::move(e));
+      }
+      if (!d.ok())
+        return fail(d.error);
+    }
+    {
+      Cursor k(*section("cost"), "section '" + programSection(pi, "cost") + "'");
+      uint32_t n = k.count("cost table count", 8 * 22);
+      if (k.ok() && n != p.kernels.size())
+        k.fail("has " + llvm::Twine(n) + " cost tables for " + llvm::Twine(p.kernels.size()) +
+               " kernels");
+      for (uint32_t i = 0; i < n && k.ok(); ++i) {
+        CostTable &t = p.kernels[i].cost;
+        for (auto *arr : {&t.instructions, &t.cycles, &t.elements})
+          for (int64_t &v : *arr)
+            v = k.i64("cost");
+        for (int64_t *v : {&t.matmulFlops, &t.transposeFlops, &t.transcendentals, &t.dmaCount,
+                           &t.dmaBytes, &t.dmaQueueNs, &t.hbmReadBytes, &t.hbmWriteBytes,
+                           &t.sbufBytes, &t.psumBytes})
+          *v = k.i64("cost");
+      }
+      if (!k.ok())
+        return fail(k.error);
+    }
+    ProgramChecker check{p, *hw};
+    {
+      Cursor d(*section("dma"), "section '" + programSection(pi, "dma") + "'");
+      uint32_t n = d.count("descriptor count", 24 + 2 * kOperandHeaderBytes);
+      for (uint32_t i = 0; i < n && d.ok(); ++i) {
+        d.setContext("section '" + programSection(pi, "dma") + "' descriptor " +
+                     std::to_string(i));
+        DmaDescriptor desc;
+        uint8_t flags = d.u8("indirect flag");
+        d.skip(7);
+        desc.indirect = flags & 1;
+        desc.indirectStride = d.i64("indirect stride");
+        desc.indirectBound = d.i64("indirect bound");
+        desc.dst = readOperand(d);
+        desc.src = readOperand(d);
+        if (desc.indirect)
+          desc.index = readOperand(d);
+        if (!d.ok())
+          break;
+        if (flags > 1)
+          d.fail("unknown descriptor flags " + llvm::Twine(unsigned(flags)));
+        p.dma.push_back(desc);
+      }
+      if (!d.ok())
+        return fail(d.error);
+    }
+    for (int64_t s = 0; s < isa::kMaxStreams; ++s) {
+      std::string name = programSection(pi, isa::streamName(s));
+      auto data = section(isa::streamName(s));
+      if (static_cast<bool>(data) != static_cast<bool>(present & (1u << s)))
+        return fail("section '" + name + "' " +
+                    (data ? "is present but the stream mask says it is empty"
+                          : "is missing though the stream mask lists it"));
+      if (!data)
+        continue;
+      Cursor d(*data, "section '" + name + "'");
+      uint32_t n = d.count("instruction count", kInstructionHeaderBytes);
+      for (uint32_t i = 0; i < n && d.ok(); ++i) {
+        d.setContext("section '" + name + "' instruction " + std::to_string(i));
+        uint64_t start = d.offset();
+        isa::Instruction inst;
+        uint16_t length = d.u16("length");
+        uint8_t opcode = d.u8("opcode");
+        uint8_t engine = d.u8("engine");
+        inst.queue = d.u8("queue");
+        uint8_t waits = d.u8("wait count");
+        uint8_t params = d.u8("parameter count");
+        uint8_t operands = d.u8("operand count");
+        inst.flags = d.u16("flags");
+        inst.func = d.u8("function");
+        inst.op1 = d.u8("second operation");
+        inst.debug = d.u32("debug entry");
+        inst.imm0 = d.f32("immediate");
+        inst.imm1 = d.f32("immediate");
+        if (!d.ok())
+          break;
+        if (opcode < 1 || opcode > isa::kLastOpcode) {
+          d.fail("unknown opcode " + llvm::Twine(unsigned(opcode)));
+          break;
+        }
+        inst.opcode = static_cast<isa::Opcode>(opcode);
+        if (engine > static_cast<uint8_t>(isa::Engine::dma)) {
+          d.fail("unknown engine " + llvm::Twine(unsigned(engine)));
+          break;
+        }
+        inst.engine = static_cast<isa::Engine>(engine);
+        if (inst.stream() != s) {
+          d.fail(isa::opcodeName(inst.opcode) + " of stream " +
+                 isa::streamName(inst.stream()) + " is in the wrong stream");
+          break;
+        }
+        if (params > inst.params.size()) {
+          d.fail("has " + llvm::Twine(unsigned(params)) + " parameters; at most " +
+                 llvm::Twine(inst.params.size()));
+          break;
+        }
+        if (operands != format::expectedOperands(inst.opcode, inst.flags)) {
+          d.fail(isa::opcodeName(inst.opcode) + " has " + llvm::Twine(unsigned(operands)) +
+                 " operands; its flags call for " +
+                 llvm::Twine(format::expectedOperands(inst.opcode, inst.flags)));
+          break;
+        }
+        for (uint8_t w = 0; w < waits && d.ok(); ++w) {
+          isa::Wait wt;
+          wt.stream = d.u8("wait stream");
+          d.skip(3);
+          wt.count = d.u32("wait count");
+          inst.waits.push_back(wt);
+        }
+        for (uint8_t k = 0; k < params && d.ok(); ++k)
+          inst.params[k] = d.i64("parameter");
+        for (uint8_t k = 0; k < operands && d.ok(); ++k)
+          inst.operands.push_back(readOperand(d));
+        if (!d.ok())
+          break;
+        if (d.offset() - start != length) {
+          d.fail("record length " + llvm::Twine(length) + " does not match its " +
+                 llvm::Twine(d.offset() - start) + " bytes of fields");
+          break;
+        }
+        if (inst.opcode == isa::Opcode::DmaCopy) {
+          if (inst.params[0] < 0 || inst.params[0] >= static_cast<int64_t>(p.dma.size())) {
+            d.fail("names DMA descriptor " + llvm::Twine(inst.params[0]) + " of " +
+                   llvm::Twine(p.dma.size()));
+            break;
+          }
+          const DmaDescriptor &desc = p.dma[inst.params[0]];
+          if (desc.indirect != inst.has(isa::kIndirect)) {
+            d.fail("indirect flag disagrees with its descriptor");
+            break;
+          }
+          inst.operands = {desc.dst, desc.src};
+          if (desc.indirect) {
+            inst.operands.push_back(desc.index);
+            inst.params[1] = desc.indirectStride;
+            inst.params[2] = desc.indirectBound;
+          }
+        }
+        if (!check.instruction(inst, d))
+          break;
+        p.streams[s].push_back(std::move(inst));
+      }
+      if (!d.ok())
+        return fail(d.error);
+    }
+    exe.programs.push_back(std::move(p));
+  }
+  if (c.ok() && c.offset() != c.size())
+    c.fail(llvm::Twine(c.size() - c.offset()) + " byte(s) follow the last program record");
+  if (!c.ok())
+    return fail(c.error);
+  for (const EntryPoint &e : exe.entries)
+    for (const Bucket &b : e.buckets) {
+      if (b.program >= exe.programs.size())
+        return fail("entry point '" + e.name + "' names program " + llvm::Twine(b.program) +
+                    " of " + llvm::Twine(exe.programs.size()));
+      if (llvm::Error err = checkBucketProgram(e, b, exe.programs[b.program]))
+        return err;
+    }
+  return exe;
+}
+
+llvm::Expected<Executable> neuronc::neff::readNeffFile(llvm::StringRef path,
+                                                       std::vector<SectionInfo> *sections) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false,
+                                                /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return fail("cannot read " + path + ": " + buf.getError().message());
+  llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
+                                (*buf)->getBufferSize());
+  auto exe = readNeff(bytes, sections);
+  if (!exe)
+    return fail(path + ": " + llvm::toString(exe.takeError()));
+  return exe;
+}
