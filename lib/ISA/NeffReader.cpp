@@ -305,16 +305,18 @@ struct ProgramChecker {
       return true;
     }
     case Opcode::LoadStationary:
-      if (ops[0].numElements() > 128 || ops[0].space != isa::Space::Sbuf) {
-        c.fail("load_stationary takes at most 128 columns from SBUF");
+      if (ops[0].numElements() > hw.partitions || ops[0].space != isa::Space::Sbuf) {
+        c.fail("load_stationary takes at most " + llvm::Twine(hw.partitions) +
+               " columns from SBUF");
         return false;
       }
       return true;
     case Opcode::MultiplyMoving:
       if (ops[0].space != isa::Space::Psum || ops[0].dtype != isa::DType::F32 ||
-          ops[1].numElements() > 512 || ops[0].numElements() != ops[1].numElements()) {
+          ops[1].numElements() > hw.psumBankFp32() ||
+          ops[0].numElements() != ops[1].numElements()) {
         c.fail("multiply_moving needs an f32 PSUM accumulator as wide as the moving matrix "
-               "(at most 512)");
+               "(at most " + llvm::Twine(hw.psumBankFp32()) + ")");
         return false;
       }
       return true;
@@ -369,9 +371,10 @@ struct ProgramChecker {
       return sameShape(ops[0], ops[1], c, "select") && sameShape(ops[0], ops[2], c, "select") &&
              sameShape(ops[0], ops[3], c, "select");
     case Opcode::BnStats:
-      if (ops[1].numElements() > 512 || ops[0].numElements() != 3 ||
+      if (ops[1].numElements() > hw.bnStatsMaxElements || ops[0].numElements() != 3 ||
           ops[0].partCount != ops[1].partCount) {
-        c.fail("bn_stats takes at most 512 elements and writes 3 per partition");
+        c.fail("bn_stats takes at most " + llvm::Twine(hw.bnStatsMaxElements) +
+               " elements and writes 3 per partition");
         return false;
       }
       return true;

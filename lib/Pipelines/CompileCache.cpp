@@ -16,7 +16,7 @@
 using namespace neuronc;
 
 std::string CompileCache::defaultDir() {
-  llvm::SmallString<128> dir;
+  llvm::SmallString<256> dir;
   if (std::optional<std::string> xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
       xdg && !xdg->empty()) {
     dir = *xdg;

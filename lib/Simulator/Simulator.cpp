@@ -164,7 +164,7 @@ struct ProgramTiming {
 ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
   ProgramTiming out;
   for (int64_t s = 0; s < kStreams; ++s) {
-    int64_t stationaryCols = 128;
+    int64_t stationaryCols = hw.partitions;
     for (const isa::Instruction &inst : program.streams[s]) {
       Timing t;
       t.dma = inst.opcode == isa::Opcode::DmaCopy;

@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Pipelines/Registration.h"
+#include "neuronc/Profile/Inspect.h"
 #include "neuronc/Profile/Profile.h"
-#include "neuronc/ISA/Disassemble.h"
 #include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/ISA/Neff.h"
 #include "neuronc/ISA/Roofline.h"
@@ -49,280 +49,6 @@ static cl::opt<std::string> profilePath(
              "--disassemble"),
     cl::value_desc("DIR"), cl::cat(category));
 
-namespace {
-
-/// The measured times of the profile given with --profile, if any.
-profile::MeasuredTimes measured;
-
-/// The measured times of instruction `i` of stream `s`, if profiled.
-const std::array<double, 3> *measuredOf(const neff::Program &p, size_t s, size_t i) {
-  auto it = measured.find(p.name);
-  if (it == measured.end() || i >= it->second[s].size())
-    return nullptr;
-  return &it->second[s][i];
-}
-
-std::string formatNs(double ns) {
-  if (ns < 1000)
-    return llvm::formatv("{0:f1} ns", ns).str();
-  if (ns < 1e6)
-    return llvm::formatv("{0:f2} us", ns / 1e3).str();
-  return llvm::formatv("{0:f3} ms", ns / 1e6).str();
-}
-
-std::string formatBytes(int64_t b) {
-  if (b < 10 * 1024)
-    return std::to_string(b) + " B";
-  if (b < 10 * 1024 * 1024)
-    return llvm::formatv("{0:f1} KiB", b / 1024.0).str();
-  return llvm::formatv("{0:f1} MiB", b / (1024.0 * 1024.0)).str();
-}
-
-llvm::json::Object rooflineJSON(const HardwareModel &hw, const neff::CostTable &c) {
-  RooflineEstimate r = kernelRoofline(hw, c);
-  return llvm::json::Object{
-      {"tensor_ns", r.tensorNs},
-      {"vector_ns", r.vectorNs},
-      {"scalar_ns", r.scalarNs},
-      {"gpsimd_ns", r.gpsimdNs},
-      {"hbm_ns", r.hbmNs},
-      {"latency_ns", r.latencyNs},
-      {"predicted_ns", r.boundNs()},
-      {"verdict", r.verdict()},
-      {"matmul_flops", c.matmulFlops},
-      {"hbm_read_bytes", c.hbmReadBytes},
-      {"hbm_write_bytes", c.hbmWriteBytes},
-      {"arithmetic_intensity", arithmeticIntensity(c)},
-      {"ridge_point", hw.ridgePoint()},
-      {"dma_count", c.dmaCount},
-      {"instructions", llvm::json::Array{c.instructions[0], c.instructions[1],
-                                         c.instructions[2], c.instructions[3]}},
-  };
-}
-
-void printJSON(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> sections,
-               const HardwareModel &hw) {
-  llvm::json::Array secs, entries, programs;
-  for (const auto &s : sections)
-    secs.push_back(llvm::json::Object{{"name", s.name},
-                                      {"offset", static_cast<int64_t>(s.offset)},
-                                      {"size", static_cast<int64_t>(s.size)},
-                                      {"crc32", static_cast<int64_t>(s.crc)}});
-  for (const auto &e : exe.entries) {
-    llvm::json::Array buckets;
-    for (const auto &b : e.buckets) {
-      llvm::json::Object o{{"program", static_cast<int64_t>(b.program)},
-                           {"dims", llvm::json::Array(b.dims)}};
-      if (!b.dims.empty()) {
-        const neff::Program &p = exe.programs[b.program];
-        o["kernels"] = static_cast<int64_t>(p.kernels.size());
-        o["roofline"] = rooflineJSON(hw, programCost(p));
-      }
-      buckets.push_back(std::move(o));
-    }
-    llvm::json::Object entry{{"name", e.name}, {"buckets", std::move(buckets)}};
-    const BucketSignature &sig = e.signature;
-    if (sig.dynamic()) {
-      auto dims = [](const std::vector<std::vector<int64_t>> &list) {
-        llvm::json::Array a;
-        for (const auto &d : list)
-          a.push_back(llvm::json::Array(d));
-        return a;
-      };
-      llvm::json::Array work;
-      for (const WorkTerm &t : sig.work)
-        work.push_back(llvm::json::Object{{"coefficient", t.coefficient},
-                                          {"exponents", llvm::json::Array(t.exponents)}});
-      entry["signature"] = llvm::json::Object{{"symbols", llvm::json::Array(sig.symbols)},
-                                              {"inputs", dims(sig.inputs)},
-                                              {"outputs", dims(sig.outputs)},
-                                              {"masks", llvm::json::Array(sig.masks)},
-                                              {"work", std::move(work)}};
-    }
-    entries.push_back(std::move(entry));
-  }
-  for (const auto &p : exe.programs) {
-    llvm::json::Array vars, kernels, streams;
-    for (const auto &v : p.variables)
-      vars.push_back(llvm::json::Object{{"name", v.name},
-                                        {"kind", neff::varKindName(v.kind)},
-                                        {"type", isa::variableTypeString(v)},
-                                        {"bytes", v.bytes()},
-                                        {"index", v.index}});
-    for (const auto &k : p.kernels) {
-      llvm::json::Object o{{"name", k.name},
-                           {"kind", k.kind},
-                           {"source", k.source},
-                           {"location", k.location},
-                           {"roofline", rooflineJSON(hw, k.cost)}};
-      kernels.push_back(std::move(o));
-    }
-    for (size_t s = 0; s < p.streams.size(); ++s) {
-      if (p.streams[s].empty())
-        continue;
-      llvm::json::Object o{{"stream", isa::streamName(s)},
-                           {"instructions", static_cast<int64_t>(p.streams[s].size())}};
-      if (disassemble) {
-        llvm::json::Array list;
-        for (const auto &inst : p.streams[s]) {
-          const neff::DebugEntry *d = p.debug.empty() ? nullptr : &p.debug[inst.debug];
-          llvm::json::Object entry{{"text", isa::instructionString(p, inst)},
-                                   {"kernel", d ? p.kernels[d->kernel].name : ""},
-                                   {"op", d ? d->op : ""},
-                                   {"location", d ? d->location : ""}};
-          if (const auto *m = measuredOf(p, s, list.size()))
-            entry["measured"] = llvm::json::Object{
-                {"start_ns", (*m)[0]}, {"duration_ns", (*m)[1]}, {"wait_ns", (*m)[2]}};
-          list.push_back(std::move(entry));
-        }
-        o["listing"] = std::move(list);
-      }
-      streams.push_back(std::move(o));
-    }
-    programs.push_back(llvm::json::Object{{"name", p.name},
-                                          {"target", p.target},
-                                          {"scratch_bytes", p.scratchBytes},
-                                          {"variables", std::move(vars)},
-                                          {"streams", std::move(streams)},
-                                          {"kernels", std::move(kernels)},
-                                          {"roofline", rooflineJSON(hw, programCost(p))}});
-  }
-  llvm::json::Object root{
-      {"format", llvm::formatv("{0}.{1}", exe.major, exe.minor).str()},
-      {"target", exe.target},
-      {"compiler", exe.compiler},
-      {"required_features", static_cast<int64_t>(exe.requiredFeatures)},
-      {"content_hash", llvm::formatv("{0:x16}", exe.contentHash).str()},
-      {"sections", std::move(secs)},
-      {"entry_points", std::move(entries)},
-      {"programs", std::move(programs)},
-  };
-  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
-}
-
-void printText(const neff::Executable &exe, llvm::ArrayRef<neff::SectionInfo> sections,
-               const HardwareModel &hw) {
-  llvm::raw_ostream &os = llvm::outs();
-  os << "executable: format " << exe.major << "." << exe.minor << ", target " << exe.target
-     << " (" << hw.core << "), " << exe.compiler << "\n";
-  os << "  content hash " << llvm::formatv("{0:x16}", exe.contentHash) << ", required features: ";
-  if (!exe.requiredFeatures)
-    os << "none";
-  if (exe.requiredFeatures & neff::kFeatureIndirectDma)
-    os << "indirect-dma ";
-  if (exe.requiredFeatures & neff::kFeatureBuckets)
-    os << "buckets";
-  os << "\n\nsections (" << sections.size() << "):\n";
-  for (const auto &s : sections)
-    os << llvm::formatv("  {0,-14} offset {1,9}  size {2,10}  crc32 {3:x8}\n", s.name, s.offset,
-                        s.size, s.crc);
-  os << "\nentry points (" << exe.entries.size() << "):\n";
-  for (const auto &e : exe.entries) {
-    const BucketSignature &sig = e.signature;
-    os << "  @" << e.name << ": " << e.buckets.size() << " bucket(s)";
-    if (sig.dynamic()) {
-      os << " over " << llvm::join(sig.symbols, ", ") << "; inputs";
-      for (const auto &d : sig.inputs)
-        os << " " << sig.formatDims(d);
-      os << ", outputs";
-      for (const auto &d : sig.outputs)
-        os << " " << sig.formatDims(d);
-      if (!sig.masks.empty()) {
-        os << ", masks";
-        for (uint32_t m : sig.masks)
-          os << " " << sig.symbols[m];
-      }
-    }
-    os << "\n";
-    for (const auto &b : e.buckets) {
-      const neff::Program &p = exe.programs[b.program];
-      if (b.dims.empty()) {
-        os << "    program " << b.program << " (" << p.name << ") static shapes\n";
-        continue;
-      }
-      RooflineEstimate r = kernelRoofline(hw, programCost(p));
-      os << llvm::formatv("    {0,-20} program {1,-3} {2,-28} {3,3} kernel(s)  {4,10}  {5}\n",
-                          sig.formatSizes(b.dims), b.program, "(" + p.name + ")",
-                          p.kernels.size(), formatNs(r.boundNs()), r.verdict());
-    }
-  }
-  for (const auto &p : exe.programs) {
-    os << "\nprogram @" << p.name << " on " << p.target << ": " << p.inputs().size()
-       << " input(s), " << p.outputs().size() << " output(s), scratch "
-       << formatBytes(p.scratchBytes) << "\n";
-    for (const auto &v : p.variables)
-      os << llvm::formatv("  {0,-10} {1,-8} {2,-28} {3}\n", v.name, neff::varKindName(v.kind),
-                          isa::variableTypeString(v), formatBytes(v.bytes()));
-    os << "  instructions:";
-    int64_t dma = 0, queues = 0;
-    for (size_t s = 0; s < p.streams.size(); ++s) {
-      if (s < static_cast<size_t>(isa::kFirstQueueStream))
-        os << " " << isa::streamName(s) << " " << p.streams[s].size() << ",";
-      else if (!p.streams[s].empty()) {
-        dma += p.streams[s].size();
-        ++queues;
-      }
-    }
-    os << " dma " << dma << " on " << queues << " queue(s); " << p.instructionCount()
-       << " in all\n";
-    os << "  static roofline (lower bounds from the instructions' cost formulas; ridge point "
-       << llvm::format("%.0f", hw.ridgePoint()) << " FLOP/B):\n";
-    os << llvm::formatv("    {0,-6} {1,-18} {2,-20} {3,7} {4,10} {5,10} {6,9} {7,11}  {8}\n",
-                        "kernel", "kind", "source", "instrs", "MFLOP", "HBM", "FLOP/B",
-                        "predicted", "verdict");
-    auto row = [&](llvm::StringRef name, llvm::StringRef kind, llvm::StringRef source,
-                   const neff::CostTable &c) {
-      RooflineEstimate r = kernelRoofline(hw, c);
-      int64_t instrs = c.instructions[0] + c.instructions[1] + c.instructions[2] +
-                       c.instructions[3] + c.dmaCount;
-      os << llvm::formatv("    {0,-6} {1,-18} {2,-20} {3,7} {4,10:f2} {5,10} {6,9:f1} {7,11}  {8}\n",
-                          name, kind.take_front(18), source.take_front(20), instrs,
-                          c.matmulFlops / 1e6, formatBytes(c.hbmReadBytes + c.hbmWriteBytes),
-                          arithmeticIntensity(c), formatNs(r.boundNs()), r.verdict());
-    };
-    for (const auto &k : p.kernels)
-      row(k.name, k.kind, k.source, k.cost);
-    row("all", "", "", programCost(p));
-  }
-  if (!disassemble)
-    return;
-  for (const auto &p : exe.programs) {
-    os << "\n";
-    for (size_t s = 0; s < p.streams.size(); ++s) {
-      if (p.streams[s].empty())
-        continue;
-      os << "== program @" << p.name << ", stream " << isa::streamName(s) << " ("
-         << p.streams[s].size() << " instructions";
-      if (measuredOf(p, s, 0)) {
-        double busy = 0;
-        for (size_t i = 0; i < p.streams[s].size(); ++i)
-          busy += (*measuredOf(p, s, i))[1];
-        os << ", measured busy " << formatNs(busy);
-      }
-      os << ")\n";
-      if (measuredOf(p, s, 0))
-        os << "         start        duration    wait\n";
-      for (size_t i = 0; i < p.streams[s].size(); ++i) {
-        const isa::Instruction &inst = p.streams[s][i];
-        os << llvm::formatv("  {0,5}  ", i);
-        if (const auto *m = measuredOf(p, s, i))
-          os << llvm::formatv("{0,12} {1,10} {2,8}  ", formatNs((*m)[0]), formatNs((*m)[1]),
-                              (*m)[2] > 0 ? formatNs((*m)[2]) : std::string("-"));
-        os << isa::instructionString(p, inst);
-        if (!p.debug.empty()) {
-          const neff::DebugEntry &d = p.debug[inst.debug];
-          os << "    ; " << p.kernels[d.kernel].name << " " << d.op;
-          if (!d.location.empty())
-            os << " " << d.location;
-        }
-        os << "\n";
-      }
-    }
-  }
-}
-
-} // namespace
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions({&category});
@@ -338,6 +64,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   const HardwareModel *hw = lookupHardwareModel(exe->target);
+  profile::MeasuredTimes measured;
   if (!profilePath.empty()) {
     auto times = profile::readInstructionTimes(profilePath, *exe);
     if (!times) {
@@ -345,11 +72,11 @@ int main(int argc, char **argv) {
       return 1;
     }
     measured = std::move(*times);
-    disassemble = true;
   }
-  if (json)
-    printJSON(*exe, sections, *hw);
-  else
-    printText(*exe, sections, *hw);
+  profile::InspectOptions options;
+  options.disassemble = disassemble || !profilePath.empty();
+  options.json = json;
+  options.measured = profilePath.empty() ? nullptr : &measured;
+  profile::printExecutable(llvm::outs(), *exe, sections, *hw, options);
   return 0;
 }

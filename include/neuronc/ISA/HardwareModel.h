@@ -31,6 +31,7 @@ struct HardwareModel {
   int64_t psumBanks;           ///< PSUM banks per partition
   int64_t partitionQuadrant;   ///< engine accesses start at multiples of this
   int64_t vectorTransposeMax;  ///< VectorE transposes blocks up to this square
+  int64_t bnStatsMaxElements;  ///< bn_stats reads at most this many elements per partition
   int64_t sbufBytes() const { return partitions * sbufPartitionBytes; }
   int64_t psumBytes() const { return partitions * psumPartitionBytes; }
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }

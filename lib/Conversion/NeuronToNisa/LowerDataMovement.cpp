@@ -93,11 +93,12 @@ LogicalResult lowerGather(FunctionLowering &fl, GatherOp op) {
   HbmBuffer dst = fl.resultBuffer(op.getResult());
   KernelBuilder kb(fl.pb, "gather", op);
   const neuronc::HardwareModel &hw = fl.pb.hw();
+  const int64_t P = hw.partitions;
   Type et = tableType.getElementType();
   int64_t esize = nisa::elementBytes(et);
   // Columns per transfer: what two buffers of 128 rows may take of SBUF.
   int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(inner, hw.sbufPartitionBytes / 4 / esize));
-  int64_t parts = std::min<int64_t>(n, 128);
+  int64_t parts = std::min<int64_t>(n, P);
   FlatSymbolRefAttr idx[2] = {
       kb.alloc(nisa::MemorySpace::sbuf, parts, 1, op.getIndices().getType().getElementType(), "idx"),
       kb.alloc(nisa::MemorySpace::sbuf, parts, 1, op.getIndices().getType().getElementType(), "idx")};
@@ -106,9 +107,9 @@ LogicalResult lowerGather(FunctionLowering &fl, GatherOp op) {
   Builder &b = kb.builder();
   int slot = 0;
   for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t r0 = 0; r0 < n; r0 += 128) {
-      int64_t np = std::min<int64_t>(128, n - r0);
-      FlatSymbolRefAttr ix = idx[(r0 / 128) % 2];
+    for (int64_t r0 = 0; r0 < n; r0 += P) {
+      int64_t np = std::min<int64_t>(P, n - r0);
+      FlatSymbolRefAttr ix = idx[(r0 / P) % 2];
       kb.dma(ix, kb.tileAP(0, np, 0, 1), indices.sym, kb.hbmAP(r0, {np}, {1}),
              op.getIndices().getType().getElementType());
       for (int64_t c0 = 0; c0 < inner; c0 += chunk) {

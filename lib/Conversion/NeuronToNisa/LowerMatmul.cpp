@@ -59,13 +59,14 @@ struct MatmulLowering {
   MatmulOp mm;
   RowKernel &epilogue;
   const neuronc::HardwareModel &hw;
+  const int64_t P; ///< partitions: rows of a tile, K rows of one matmul step
 
   int64_t M, N, K, kt;
   bool transA, transB;
   Type aType, bType, f32;
   HbmBuffer a, b;
   int64_t G = 1;   ///< row tiles per block
-  int64_t nsz = 512;
+  int64_t nsz = 0;
   bool needAT, needBT;
 
   // Tiles.
@@ -74,7 +75,7 @@ struct MatmulLowering {
   int stageSlot = 0, tpSlot = 0, accSlot = 0;
 
   MatmulLowering(FunctionLowering &fl, KernelBuilder &kb, MatmulOp mm, RowKernel &epilogue)
-      : fl(fl), kb(kb), mm(mm), epilogue(epilogue), hw(fl.pb.hw()) {}
+      : fl(fl), kb(kb), mm(mm), epilogue(epilogue), hw(fl.pb.hw()), P(hw.partitions) {}
 
   /// Picks the block size; false when even one row tile does not fit.
   bool plan(std::string &why) {
@@ -85,27 +86,27 @@ struct MatmulLowering {
     M = transA ? lt.getShape()[lr - 1] : lt.getShape()[lr - 2];
     K = transA ? lt.getShape()[lr - 2] : lt.getShape()[lr - 1];
     N = transB ? rt.getShape()[rr - 2] : rt.getShape()[rr - 1];
-    kt = (K + 127) / 128;
+    kt = llvm::divideCeil(K, P);
     aType = lt.getElementType();
     bType = rt.getElementType();
     f32 = Builder(mm.getContext()).getF32Type();
     needAT = !transA; // A is [M, K]: K innermost, transpose on TensorE
     needBT = transB;  // B is [N, K]
-    nsz = std::min<int64_t>(N, 512);
+    nsz = std::min<int64_t>(N, hw.psumBankFp32());
     int64_t ea = nisa::elementBytes(aType), eb = nisa::elementBytes(bType);
     int64_t budget = hw.sbufPartitionBytes * 85 / 100;
-    int64_t mt = (M + 127) / 128;
+    int64_t mt = llvm::divideCeil(M, P);
     // PSUM: two banks for TensorE transposes, the rest for accumulators.
     int64_t psumFree = hw.psumPartitionBytes - ((needAT || needBT) ? 2 * hw.psumBankBytes() : 0);
     int64_t slots = psumFree / (nsz * 4);
     auto bytes = [&](int64_t g, bool streamK) {
-      int64_t mb = std::min<int64_t>(g * 128, M);
+      int64_t mb = std::min<int64_t>(g * P, M);
       int64_t total = kt * mb * ea; // Aᵀ block
       total += (streamK ? 3 : 2 * kt) * nsz * eb; // moving tiles
       if (needAT)
         total += 2 * std::min<int64_t>(K, kStage) * ea; // staged rows of A
       if (needBT)
-        total += 2 * std::min<int64_t>(streamK ? 128 : K, kStage) * eb; // staged rows of B
+        total += 2 * std::min<int64_t>(streamK ? P : K, kStage) * eb; // staged rows of B
       total += epilogue.epilogueBytesPerPartition(nsz);
       return total;
     };
@@ -126,8 +127,8 @@ struct MatmulLowering {
         accSlots = std::min<int64_t>(slots, 2 * g);
       }
     if (!G) {
-      int64_t stationary = kt * std::min<int64_t>(128, M) * ea;
-      why = "one block of 128 rows needs " + std::to_string(bytes(1, true)) +
+      int64_t stationary = kt * std::min<int64_t>(P, M) * ea;
+      why = "one block of " + std::to_string(P) + " rows needs " + std::to_string(bytes(1, true)) +
             " bytes per partition of SBUF (the " + std::to_string(kt) +
             " K tiles of its stationary matrix alone take " + std::to_string(stationary) +
             "), over the budget of " + std::to_string(budget) + " of " +
@@ -149,25 +150,25 @@ struct MatmulLowering {
   static constexpr int64_t kStage = 4096;
 
   void allocate() {
-    int64_t mb = std::min<int64_t>(G * 128, M);
-    aT = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, 128), kt * mb, aType, "aT");
+    int64_t mb = std::min<int64_t>(G * P, M);
+    aT = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P), kt * mb, aType, "aT");
     for (int i = 0; i < (streamK ? 3 : 2); ++i)
-      mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, 128),
+      mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P),
                         (streamK ? 1 : kt) * nsz, bType, "mov");
     for (int i = 0; i < 2; ++i) {
       if (needAT)
-        stageA[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(M, 128),
+        stageA[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(M, P),
                              std::min<int64_t>(K, kStage), aType, "stA");
       if (needBT)
-        stageB[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, 128),
-                             std::min<int64_t>(streamK ? std::min<int64_t>(K, 128) : K, kStage),
+        stageB[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, P),
+                             std::min<int64_t>(streamK ? std::min<int64_t>(K, P) : K, kStage),
                              bType, "stB");
       if (needAT || needBT)
-        tp[i] = kb.alloc(nisa::MemorySpace::psum, 128, 512, f32, "tp");
+        tp[i] = kb.alloc(nisa::MemorySpace::psum, P, hw.psumBankFp32(), f32, "tp");
     }
     for (int64_t i = 0; i < accSlots; ++i)
       acc.push_back(
-          kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, 128), nsz, f32, "acc"));
+          kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, P), nsz, f32, "acc"));
   }
 
   Engine copyEngine(int64_t parts, int64_t elems) {
@@ -198,7 +199,7 @@ struct MatmulLowering {
     if (!needAT) {
       // A is [K, M]: rows k on partitions, columns m.
       for (int64_t k = 0; k < kt; ++k) {
-        int64_t k0 = k * 128, ksz = std::min<int64_t>(128, K - k0);
+        int64_t k0 = k * P, ksz = std::min<int64_t>(P, K - k0);
         view.rowSizes = {K};
         view.rowStrides = {lastDim};
         view.colSizes = {M};
@@ -212,15 +213,15 @@ struct MatmulLowering {
     view.rowStrides = {K};
     view.colSizes = {K};
     view.colStrides = {1};
-    for (int64_t j = 0; j < mb; j += 128) {
-      int64_t msz = std::min<int64_t>(128, mb - j);
+    for (int64_t j = 0; j < mb; j += P) {
+      int64_t msz = std::min<int64_t>(P, mb - j);
       for (int64_t ks = 0; ks < K; ks += kStage) {
         int64_t kc = std::min<int64_t>(kStage, K - ks);
         FlatSymbolRefAttr st = stageA[stageSlot++ % 2];
         kb.transfer(true, st, aType, 0, 0, view, m0 + j, msz, ks, kc);
-        for (int64_t k0 = ks; k0 < ks + kc; k0 += 128) {
-          int64_t ksz = std::min<int64_t>(128, K - k0);
-          transposeInto(st, msz, k0 - ks, ksz, aT, (k0 / 128) * mb + j);
+        for (int64_t k0 = ks; k0 < ks + kc; k0 += P) {
+          int64_t ksz = std::min<int64_t>(P, K - k0);
+          transposeInto(st, msz, k0 - ks, ksz, aT, (k0 / P) * mb + j);
         }
       }
     }
@@ -243,7 +244,7 @@ struct MatmulLowering {
       for (int64_t k = 0; k < kt; ++k) {
         if (only >= 0 && k != only)
           continue;
-        int64_t k0 = k * 128, ksz = std::min<int64_t>(128, K - k0);
+        int64_t k0 = k * P, ksz = std::min<int64_t>(P, K - k0);
         kb.transfer(true, tile, bType, 0, only >= 0 ? 0 : k * nsz, view, k0, ksz, n0, ns);
       }
       return;
@@ -253,10 +254,10 @@ struct MatmulLowering {
     view.rowStrides = {K};
     view.colSizes = {K};
     view.colStrides = {1};
-    for (int64_t j = 0; j < ns; j += 128) {
-      int64_t rows = std::min<int64_t>(128, ns - j);
+    for (int64_t j = 0; j < ns; j += P) {
+      int64_t rows = std::min<int64_t>(P, ns - j);
       if (only >= 0) {
-        int64_t k0 = only * 128, ksz = std::min<int64_t>(128, K - k0);
+        int64_t k0 = only * P, ksz = std::min<int64_t>(P, K - k0);
         FlatSymbolRefAttr st = stageB[stageSlot++ % 2];
         kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, k0, ksz);
         transposeInto(st, rows, 0, ksz, tile, j);
@@ -266,9 +267,9 @@ struct MatmulLowering {
         int64_t kc = std::min<int64_t>(kStage, K - ks);
         FlatSymbolRefAttr st = stageB[stageSlot++ % 2];
         kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, ks, kc);
-        for (int64_t k0 = ks; k0 < ks + kc; k0 += 128) {
-          int64_t ksz = std::min<int64_t>(128, K - k0);
-          transposeInto(st, rows, k0 - ks, ksz, tile, (k0 / 128) * nsz + j);
+        for (int64_t k0 = ks; k0 < ks + kc; k0 += P) {
+          int64_t ksz = std::min<int64_t>(P, K - k0);
+          transposeInto(st, rows, k0 - ks, ksz, tile, (k0 / P) * nsz + j);
         }
       }
     }
@@ -282,7 +283,7 @@ struct MatmulLowering {
     for (int64_t t = 0; t < nts; ++t) {
       int64_t n0 = t * nsz, ns = std::min(nsz, N - n0);
       SmallVector<FlatSymbolRefAttr> accs;
-      for (int64_t j = 0; j < mb; j += 128)
+      for (int64_t j = 0; j < mb; j += P)
         accs.push_back(acc[accSlot++ % accSlots]);
       auto load = [&](int64_t k) {
         kb.setSource(mm);
@@ -293,24 +294,24 @@ struct MatmulLowering {
         if (k + 1 < kt)
           load(k + 1);
         FlatSymbolRefAttr moving = mov[(ring + k) % 3];
-        int64_t ksz = std::min<int64_t>(128, K - k * 128);
+        int64_t ksz = std::min<int64_t>(P, K - k * P);
         kb.setSource(mm);
-        for (int64_t j = 0; j < mb; j += 128) {
-          int64_t msz = std::min<int64_t>(128, mb - j);
+        for (int64_t j = 0; j < mb; j += P) {
+          int64_t msz = std::min<int64_t>(P, mb - j);
           kb.charge(Engine::tensor,
                     kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, ns, fp32));
           kb.emit<nisa::LoadStationaryOp>(aT, kb.tileAP(0, ksz, k * mb + j, msz),
                                           DenseI64ArrayAttr(), UnitAttr());
-          kb.emit<nisa::MultiplyMovingOp>(accs[j / 128], kb.tileAP(0, msz, 0, ns), moving,
+          kb.emit<nisa::MultiplyMovingOp>(accs[j / P], kb.tileAP(0, msz, 0, ns), moving,
                                           kb.tileAP(0, ksz, 0, ns),
                                           k == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
                                           DenseI64ArrayAttr(), UnitAttr());
         }
       }
       ring += kt;
-      for (int64_t j = 0; j < mb; j += 128)
+      for (int64_t j = 0; j < mb; j += P)
         epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j,
-                              std::min<int64_t>(128, mb - j), n0, ns, accs[j / 128], 0);
+                              std::min<int64_t>(P, mb - j), n0, ns, accs[j / P], 0);
     }
   }
 
@@ -325,8 +326,8 @@ struct MatmulLowering {
     bool fp32 = aType.isF32() || bType.isF32();
     int64_t nts = (N + nsz - 1) / nsz;
     for (size_t bi = 0; bi < aOffs.size(); ++bi) {
-      for (int64_t m0 = 0; m0 < M; m0 += G * 128) {
-        int64_t mb = std::min<int64_t>(G * 128, M - m0);
+      for (int64_t m0 = 0; m0 < M; m0 += G * P) {
+        int64_t mb = std::min<int64_t>(G * P, M - m0);
         kb.setSource(mm);
         loadStationary(aOffs[bi], m0, mb);
         if (streamK) {
@@ -344,12 +345,12 @@ struct MatmulLowering {
             load(t + 1);
           int64_t n0 = t * nsz, ns = std::min(nsz, N - n0);
           FlatSymbolRefAttr moving = mov[t % 2];
-          for (int64_t j = 0; j < mb; j += 128) {
-            int64_t msz = std::min<int64_t>(128, mb - j);
+          for (int64_t j = 0; j < mb; j += P) {
+            int64_t msz = std::min<int64_t>(P, mb - j);
             FlatSymbolRefAttr accum = acc[accSlot++ % accSlots];
             kb.setSource(mm);
             for (int64_t k = 0; k < kt; ++k) {
-              int64_t ksz = std::min<int64_t>(128, K - k * 128);
+              int64_t ksz = std::min<int64_t>(P, K - k * P);
               kb.charge(Engine::tensor,
                         kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, ns, fp32));
               kb.emit<nisa::LoadStationaryOp>(aT, kb.tileAP(0, ksz, k * mb + j, msz),
@@ -483,7 +484,7 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
   if (fl.remarks)
     anchor->emitRemark("lowered as one ")
         << kind << " kernel: " << lowering.M << "x" << lowering.K << "x" << lowering.N
-        << " in blocks of " << std::min<int64_t>(lowering.G * 128, lowering.M)
+        << " in blocks of " << std::min<int64_t>(lowering.G * lowering.P, lowering.M)
         << " rows, column tiles of " << lowering.nsz
         << (lowering.needAT ? ", lhs transposed on TensorE" : "")
         << (lowering.needBT ? ", rhs transposed on TensorE" : "");

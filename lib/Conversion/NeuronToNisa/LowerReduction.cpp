@@ -67,6 +67,8 @@ FailureOr<bool> mlir::neuron::lowering::lowerPartitionReduction(FunctionLowering
   bool isFloat = isa<FloatType>(et);
   nisa::AluOp alu = aluOf(op);
   bool viaTensor = alu == nisa::AluOp::add && isFloat;
+  const neuronc::HardwareModel &hw = fl.pb.hw();
+  const int64_t P = hw.partitions;
 
   SmallVector<int64_t> strides = rowMajorStrides(shape);
   HbmView view;
@@ -77,7 +79,7 @@ FailureOr<bool> mlir::neuron::lowering::lowerPartitionReduction(FunctionLowering
   if (full) {
     // All elements, viewed flat as [rows, cols]: cols a divisor of n near n/128.
     int64_t n = type.getNumElements();
-    int64_t want = std::max<int64_t>(1, std::min<int64_t>(n / 128, 8192));
+    int64_t want = std::max<int64_t>(1, std::min<int64_t>(n / P, 8192));
     int64_t cols = 1;
     for (int64_t c = want; c >= 1; --c)
       if (n % c == 0) {
@@ -111,11 +113,10 @@ FailureOr<bool> mlir::neuron::lowering::lowerPartitionReduction(FunctionLowering
 
   KernelBuilder kb(fl.pb, "reduction", op);
   Builder &b = kb.builder();
-  const neuronc::HardwareModel &hw = fl.pb.hw();
-  int64_t parts = std::min<int64_t>(rows, 128);
+  int64_t parts = std::min<int64_t>(rows, P);
   // Columns per pass: one PSUM bank of fp32, or a budget of SBUF.
   int64_t chunk = full ? cols
-                       : std::min<int64_t>(cols, viaTensor ? hw.psumBankBytes() / 4 : 2048);
+                       : std::min<int64_t>(cols, viaTensor ? hw.psumBankFp32() : 2048); // heuristic: VectorE pass
   chunk = std::min<int64_t>(chunk, hw.sbufPartitionBytes / 8 / nisa::elementBytes(et));
   FlatSymbolRefAttr tiles[2] = {kb.alloc(nisa::MemorySpace::sbuf, parts, chunk, et, "x"),
                                 kb.alloc(nisa::MemorySpace::sbuf, parts, chunk, et, "x")};
@@ -148,8 +149,8 @@ FailureOr<bool> mlir::neuron::lowering::lowerPartitionReduction(FunctionLowering
   for (int64_t c0 = 0; c0 < (full ? 1 : cols); c0 += chunk) {
     int64_t nc = full ? cols : std::min(chunk, cols - c0);
     int64_t width = full ? 1 : nc;
-    for (int64_t r0 = 0; r0 < rows; r0 += 128) {
-      int64_t np = std::min<int64_t>(128, rows - r0);
+    for (int64_t r0 = 0; r0 < rows; r0 += P) {
+      int64_t np = std::min<int64_t>(P, rows - r0);
       bool first = r0 == 0;
       FlatSymbolRefAttr tile = tiles[slot % 2];
       kb.transfer(true, tile, et, 0, 0, view, r0, np, full ? 0 : c0, nc);

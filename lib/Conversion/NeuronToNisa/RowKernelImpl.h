@@ -191,7 +191,7 @@ inline AluOp reduceAlu(Operation *op) {
 class RowKernelImpl {
 public:
   RowKernelImpl(RowKernelSpec spec, const neuronc::HardwareModel &hw)
-      : spec(std::move(spec)), hw(hw) {}
+      : spec(std::move(spec)), hw(hw), P(hw.partitions) {}
 
   LogicalResult analyze(std::string &why);
   void emit(KernelBuilder &kb);
@@ -202,6 +202,7 @@ public:
 
   RowKernelSpec spec;
   const neuronc::HardwareModel &hw;
+  const int64_t P; ///< partitions: rows of one row tile
 
   // Domain.
   SmallVector<DomainDim> pdims, fdims;

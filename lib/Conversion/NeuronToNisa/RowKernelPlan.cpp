@@ -110,9 +110,9 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
   if (!reduced && !spec.psum) {
     // Few rows: move part of the first column dim onto the partitions.
     int64_t prow = total(pdims);
-    if (prow < 128 && !fdims.empty()) {
+    if (prow < P && !fdims.empty()) {
       DomainDim &f = fdims.front();
-      for (int64_t k = 128 / prow; k > 1; --k) {
+      for (int64_t k = P / prow; k > 1; --k) {
         if (f.size % k == 0 && f.size / k >= 64) {
           pdims.push_back({k, f.cls, f.mult * (f.size / k)});
           f.size /= k;
@@ -125,7 +125,8 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
     prow = total(pdims);
     if (fcol < 256 && prow >= 256 && !pdims.empty()) {
       DomainDim &p = pdims.back();
-      for (int64_t j = std::min<int64_t>(2048 / fcol, prow / 128); j > 1; --j) {
+      // heuristic: up to 2048 columns per row, keeping a full row tile.
+      for (int64_t j = std::min<int64_t>(2048 / fcol, prow / P); j > 1; --j) { // heuristic: see above
         if (p.size % j == 0) {
           fdims.insert(fdims.begin(), {j, p.cls, p.mult});
           p.size /= j;
@@ -174,8 +175,8 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
   } else {
     nbuf = 2;
     chunk = std::max<int64_t>(1, budget / (perCol * 2));
-    if (chunk > 512)
-      chunk -= chunk % 512;
+    if (chunk > 512)        // heuristic: whole 512-column steps
+      chunk -= chunk % 512; // heuristic: see above
   }
   nchunks = (cols + chunk - 1) / chunk;
   resident = nchunks == 1;

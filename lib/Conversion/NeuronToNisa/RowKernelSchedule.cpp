@@ -37,7 +37,7 @@ FlatSymbolRefAttr RowKernelImpl::tileFor(int n, bool full, int slot) {
   auto it = tiles.find(key);
   if (it != tiles.end())
     return it->second;
-  int64_t parts = std::min<int64_t>(rows, 128);
+  int64_t parts = std::min<int64_t>(rows, P);
   FlatSymbolRefAttr sym =
       kb->alloc(MemorySpace::sbuf, parts, full ? chunk : 1, nodes[n].type, full ? "t" : "r");
   tiles[key] = sym;
@@ -104,7 +104,7 @@ Val RowKernelImpl::asTile(Val v, Type type) {
   auto key = std::make_pair(v.imm, type.getAsOpaquePointer());
   auto it = constTiles.find(key);
   if (it == constTiles.end()) {
-    int64_t parts = std::min<int64_t>(rows, 128);
+    int64_t parts = std::min<int64_t>(rows, P);
     Val t;
     t.sym = kb->alloc(MemorySpace::sbuf, parts, 1, type, "c");
     t.type = type;
@@ -127,7 +127,7 @@ Val RowKernelImpl::negate(int rowNode) {
   auto key = std::make_pair(rowNode, -3 - rowTile % 2);
   FlatSymbolRefAttr sym = tiles.lookup(key);
   if (!sym) {
-    sym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, 128), 1, nodes[rowNode].type, "n");
+    sym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, P), 1, nodes[rowNode].type, "n");
     tiles[key] = sym;
   }
   Val dst;
@@ -237,7 +237,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   kb = &builder;
   // Inputs that do not change from one row tile to the next are loaded once.
   uint64_t pmask = (uint64_t(1) << pdims.size()) - 1;
-  int64_t rowTiles = (rows + 127) / 128;
+  int64_t rowTiles = llvm::divideCeil(rows, P);
   struct Step {
     int rowTile;
     int phase;
@@ -250,7 +250,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   for (const OutputInfo &o : outputs)
     (isFull(o.node) ? fullOutputs : rowOutputs).push_back(o.node);
   p0 = 0;
-  np = std::min<int64_t>(rows, 128);
+  np = std::min<int64_t>(rows, P);
   c0 = 0;
   nc = chunk;
   if (resident && rowTiles > 1) {
@@ -311,8 +311,8 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   SmallVector<DenseMap<int, Val>> loaded(steps.size()), loadedRows(steps.size());
   auto issueLoads = [&](size_t i) {
     Step &s = steps[i];
-    p0 = s.rowTile * 128;
-    np = std::min<int64_t>(128, rows - p0);
+    p0 = s.rowTile * P;
+    np = std::min<int64_t>(P, rows - p0);
     c0 = s.c0;
     nc = s.nc;
     if (i == 0 || steps[i - 1].rowTile != s.rowTile)
@@ -343,8 +343,8 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
     else if (i + 1 < steps.size())
       issueLoads(i + 1);
     Step &s = steps[i];
-    p0 = s.rowTile * 128;
-    np = std::min<int64_t>(128, rows - p0);
+    p0 = s.rowTile * P;
+    np = std::min<int64_t>(P, rows - p0);
     c0 = s.c0;
     nc = s.nc;
     if (i == 0 || steps[i - 1].rowTile != s.rowTile) {

@@ -373,7 +373,7 @@ Val RowKernelImpl::reduceInto(int r, Val dst) {
       out = destFor(x);
     } else {
       if (!junk[1])
-        junk[1] = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, 128), chunk,
+        junk[1] = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, P), chunk,
                             b.getF32Type(), "scratch", /*discard=*/true);
       out.sym = junk[1];
       out.ap = kb->tileAP(0, np, 0, nc);
@@ -409,7 +409,7 @@ void RowKernelImpl::accumulateReduce(int r, bool first, bool last) {
     auto key = std::make_pair(r, -1 - rowTile % 2);
     FlatSymbolRefAttr partSym = tiles.lookup(key);
     if (!partSym) {
-      partSym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, 128), 1, nodes[r].type, "p");
+      partSym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, P), 1, nodes[r].type, "p");
       tiles[key] = partSym;
     }
     Val part;
@@ -425,14 +425,16 @@ void RowKernelImpl::accumulateReduce(int r, bool first, bool last) {
     rowVals[r] = acc;
 }
 
-/// One chunk's bn_stats of Stats node `n` (one triple per 512 columns),
+/// One chunk's bn_stats of Stats node `n` (one triple per bnStatsMaxElements
+/// columns),
 /// and on the last chunk the bn_aggr that makes (mean, variance).
 Val RowKernelImpl::accumulateStats(int n, bool first, bool last) {
   const Node &node = nodes[n];
   kb->setSource(node.source);
   int slot = rowTile % 2;
-  int64_t parts = std::min<int64_t>(rows, 128);
-  int64_t triples = 3 * ((cols + 511) / 512 + (cols + chunk - 1) / chunk);
+  int64_t parts = std::min<int64_t>(rows, P);
+  const int64_t fmax = hw.bnStatsMaxElements;
+  int64_t triples = 3 * (llvm::divideCeil(cols, fmax) + llvm::divideCeil(cols, chunk));
   auto key = std::make_pair(n, -5 - slot);
   FlatSymbolRefAttr acc = tiles.lookup(key);
   if (!acc) {
@@ -442,8 +444,8 @@ Val RowKernelImpl::accumulateStats(int n, bool first, bool last) {
   if (first)
     statsCount[n] = 0;
   Val x = materialize(node.args[0]);
-  for (int64_t j = 0; j < nc; j += 512) {
-    int64_t len = std::min<int64_t>(512, nc - j);
+  for (int64_t j = 0; j < nc; j += fmax) {
+    int64_t len = std::min<int64_t>(fmax, nc - j);
     kb->charge(Engine::vector, kb->estimate(Opcode::BnStats, Engine::vector, np, len));
     kb->emit<nisa::BnStatsOp>(acc, kb->tileAP(0, np, 3 * statsCount[n]++, 3), x.sym,
                               kb->tileAP(0, np, x.ap.getOffset() + j, len), DenseI64ArrayAttr(),

@@ -201,7 +201,7 @@ struct ProgramAssembler {
       varIndex[t] = out.variables.size();
       out.variables.push_back(std::move(v));
     }
-    SmallVector<int64_t> stationary(1, 128);
+    SmallVector<int64_t> stationary(1, hw.partitions);
     for (nisa::KernelOp kernel : program.getBodyBlock().getOps<nisa::KernelOp>()) {
       uint32_t ki = out.kernels.size();
       neff::Kernel k;

@@ -475,9 +475,11 @@ LogicalResult MultiplyMovingOp::verify() {
   if (failed(checkEngineAccess(*this, "accumulator", getDstAp())) ||
       failed(checkEngineAccess(*this, "moving", getSrcAp())))
     return failure();
-  if (getSrcAp().getNumElements() > 512)
+  int64_t maxCols = hardwareOf(*this).psumBankFp32();
+  if (getSrcAp().getNumElements() > maxCols)
     return emitOpError("moving matrix has N = ")
-           << getSrcAp().getNumElements() << " columns; TensorE takes at most 512 (one PSUM bank)";
+           << getSrcAp().getNumElements() << " columns; TensorE takes at most " << maxCols
+           << " (one PSUM bank)";
   if (getDstAp().getNumElements() != getSrcAp().getNumElements())
     return emitOpError("accumulator has ") << getDstAp().getNumElements()
                                            << " columns but the moving matrix has "
@@ -718,9 +720,10 @@ LogicalResult BnStatsOp::verify() {
   if (failed(checkEngineAccess(*this, "destination", getDstAp())) ||
       failed(checkEngineAccess(*this, "source", getSrcAp())))
     return failure();
-  if (getSrcAp().getNumElements() > 512)
-    return emitOpError("takes at most 512 elements per partition, got ")
-           << getSrcAp().getNumElements();
+  int64_t maxElements = hardwareOf(*this).bnStatsMaxElements;
+  if (getSrcAp().getNumElements() > maxElements)
+    return emitOpError("takes at most ") << maxElements << " elements per partition, got "
+                                         << getSrcAp().getNumElements();
   if (getDstAp().getPartCount() != getSrcAp().getPartCount() ||
       getDstAp().getNumElements() != 3)
     return emitOpError("writes 3 values (count, mean, M2) on each source partition");

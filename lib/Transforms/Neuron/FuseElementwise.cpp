@@ -10,6 +10,7 @@
 
 #include "FusionUtils.h"
 
+#include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -46,14 +47,18 @@ bool isInlinableConstant(Operation *op) {
   return c && (isa<SplatElementsAttr>(c.getValue()) || c.getType().getNumElements() <= 4096);
 }
 
-/// Bytes of `v` that one 128-row tile holds: rows are all dims but the last.
+/// Rows of one tile: the partitions of the default target (fusion runs before
+/// a target is chosen; every target has as many).
+int64_t tileRows() { return neuronc::hardwareModels().front().partitions; }
+
+/// Bytes of `v` that one row tile holds: rows are all dims but the last.
 int64_t tileBytes(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   if (!t.hasStaticShape())
     return 0;
   int64_t last = t.getRank() ? t.getShape().back() : 1;
   int64_t rows = last ? t.getNumElements() / last : 0;
-  return std::min<int64_t>(rows, 128) * last * elementBytes(t.getElementType());
+  return std::min<int64_t>(rows, tileRows()) * last * elementBytes(t.getElementType());
 }
 
 /// The working set of a group: every value it reads or produces, per tile.
@@ -135,7 +140,8 @@ struct FuseElementwisePass
               if (ws > sbufBytes) {
                 group.pop_back();
                 why = "adding " + describe(p, "the producer") + " makes the working set " +
-                      formatBytes(ws) + " per 128-row tile, over the SBUF budget of " +
+                      formatBytes(ws) + " per " + std::to_string(tileRows()) +
+                      "-row tile, over the SBUF budget of " +
                       formatBytes(sbufBytes);
               }
             }
