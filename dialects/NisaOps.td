@@ -135,6 +135,36 @@ def Nisa_InstructionInterface : OpInterface<"InstructionOpInterface"> {
 class Nisa_Op<string mnemonic, list<Trait> traits = []>
     : Op<Nisa_Dialect, mnemonic, traits>;
 
+def Nisa_EntryOp : Nisa_Op<"entry", [Symbol]> {
+  let summary = "an entry point whose inputs' sizes pick one of its bucket programs";
+  let description = [{
+    What the lowering makes of a `neuron.dispatch` function: the entry point
+    `@sym_name` of the executable runs `callees[i]` (a `nisa.program`) for
+    the smallest `bucket_sizes[i]` that holds the actual sizes of `symbols`.
+    The signature attributes mean what they mean on `neuron.dispatch`
+    (input and output dims with symbols as `-1 - k`, the masks the runtime
+    passes, the work polynomial). After the lowering nothing but nisa ops
+    remains, and the assembler reads entry points from these.
+    ```mlir
+    nisa.entry @f buckets [@f.seq128, @f.seq256] {symbols = ["seq"], ...}
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, SymbolRefArrayAttr:$callees,
+                       StrArrayAttr:$symbols,
+                       TypedArrayAttrBase<DenseI64ArrayAttr, "dims">:$input_dims,
+                       TypedArrayAttrBase<DenseI64ArrayAttr, "dims">:$output_dims,
+                       DenseI64ArrayAttr:$masks,
+                       TypedArrayAttrBase<DenseI64ArrayAttr, "sizes">:$bucket_sizes,
+                       DenseF64ArrayAttr:$work_coefficients,
+                       TypedArrayAttrBase<DenseI64ArrayAttr, "exponents">:$work_exponents);
+  let assemblyFormat = "$sym_name `buckets` $callees attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The signature as the executable and the runners hold it.
+    ::neuronc::BucketSignature getSignature();
+  }];
+}
+
 def Nisa_ProgramOp : Nisa_Op<"program", [SymbolTable, Symbol, NoTerminator,
     IsolatedFromAbove, SingleBlock]> {
   let summary = "an executable program: HBM tensors and kernels, in program order";

@@ -2,6 +2,7 @@
 
 #include "neuronc/ISA/Isa.h"
 
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
@@ -106,7 +107,7 @@ std::optional<int64_t> neuronc::isa::parseStreamName(llvm::StringRef name) {
 
 llvm::StringRef neuronc::isa::opcodeName(Opcode op) {
   switch (op) {
-#define NEURONC_OPCODE(name, mnemonic, value, engines)                         \
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional)                         \
   case Opcode::name:                                                           \
     return #mnemonic;
 #include "neuronc/ISA/Isa.def"
@@ -129,12 +130,22 @@ using namespace engine_names;
 
 llvm::ArrayRef<Engine> neuronc::isa::enginesOf(Opcode op) {
   switch (op) {
-#define NEURONC_OPCODE(name, mnemonic, value, engines)                         \
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional)                         \
   case Opcode::name:                                                           \
     return engines##Engines;
 #include "neuronc/ISA/Isa.def"
   }
   return {};
+}
+
+int neuronc::isa::operandCount(Opcode op, uint16_t flags) {
+  switch (op) {
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional)     \
+  case Opcode::name:                                                           \
+    return operands + llvm::popcount(static_cast<uint16_t>(flags & (optional)));
+#include "neuronc/ISA/Isa.def"
+  }
+  return -1;
 }
 
 int64_t neuronc::isa::dtypeBytes(DType t) {

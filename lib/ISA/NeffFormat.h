@@ -1,6 +1,7 @@
 //===- NeffFormat.h - Byte-level layout shared by writer and reader -*- C++ -*-===//
 //
-// Record sizes, section names and the operand counts each opcode carries:
+// Record sizes, section names and the operand counts each opcode carries
+// (from include/neuronc/ISA/Isa.def):
 // the parts of docs/neff-format.md that both sides must agree on.
 //
 //===----------------------------------------------------------------------===//
@@ -42,31 +43,9 @@ inline std::string programSection(size_t program, llvm::StringRef what) {
 }
 
 /// Operands an instruction of `op` carries in its stream record, given its
-/// flags (DMA operands live in the descriptor table instead).
+/// flags (DMA operands live in the descriptor table instead): Isa.def says.
 inline int expectedOperands(isa::Opcode op, uint16_t flags) {
-  auto has = [&](isa::Flag f) { return (flags & f) ? 1 : 0; };
-  switch (op) {
-  case isa::Opcode::DmaCopy: return 0;
-  case isa::Opcode::LoadStationary: return 1;
-  case isa::Opcode::MultiplyMoving: return 2;
-  case isa::Opcode::Transpose: return 2;
-  case isa::Opcode::Activation:
-    return 2 + has(isa::kHasScale) + has(isa::kHasBias) + has(isa::kHasAcc);
-  case isa::Opcode::TensorTensor: return 3;
-  case isa::Opcode::TensorScalar: return 2 + has(isa::kHasS0) + has(isa::kHasS1);
-  case isa::Opcode::ScalarTensorTensor: return 3 + has(isa::kHasS0);
-  case isa::Opcode::TensorReduce:
-  case isa::Opcode::TensorCopy:
-  case isa::Opcode::Reciprocal:
-  case isa::Opcode::BnStats:
-  case isa::Opcode::BnAggr:
-  case isa::Opcode::AffineSelect:
-  case isa::Opcode::PartitionReduce: return 2;
-  case isa::Opcode::Select: return 4;
-  case isa::Opcode::Iota:
-  case isa::Opcode::Memset: return 1;
-  }
-  return -1;
+  return isa::operandCount(op, flags);
 }
 
 } // namespace neuronc::neff::format

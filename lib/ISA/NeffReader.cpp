@@ -568,25 +568,33 @@ llvm::Error neuronc::neff::verifyNeffChecksums(llvm::ArrayRef<uint8_t> bytes) {
   return llvm::Error::success();
 }
 
-llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes,
-                                                   std::vector<SectionInfo> *sectionsOut) {
-  llvm::Expected<Container> container = readContainer(bytes, sectionsOut);
-  if (!container)
-    return container.takeError();
-  Executable exe = std::move(container->exe);
-  llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections = container->sections;
-  const HardwareModel *hw = container->hw;
-  const int64_t hbmBytes = hw->hbmBytesPerCore();
-  auto gib = [](int64_t b) { return formatByteSize(static_cast<double>(b)); };
-  for (const char *required : {"meta", "strings", "const"})
-    if (!sections.count(required))
-      return fail("section '" + llvm::Twine(required) + "' is missing");
-  StringTable strings(sections["strings"]);
-  exe.constants.assign(sections["const"].begin(), sections["const"].end());
+namespace {
 
-  Cursor c(sections["meta"], "section 'meta'");
-  uint32_t entries = c.count("entry point count", 8);
-  for (uint32_t e = 0; e < entries && c.ok(); ++e) {
+/// Reads section 'meta' and each program's sections of a container whose
+/// checksums were verified, validating every field the simulator relies on.
+/// Record-level problems fail the cursor; whole-section ones return errors.
+class MetaReader {
+public:
+  MetaReader(Executable &exe, llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections,
+             const HardwareModel *hw, StringTable &strings)
+      : exe(exe), sections(sections), hw(hw), hbmBytes(hw->hbmBytesPerCore()),
+        strings(strings) {}
+
+  /// Program record `pi` of section 'meta' and its sections.
+  llvm::Error program(Cursor &c, size_t pi);
+
+private:
+  Executable &exe;
+  llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections;
+  const HardwareModel *hw;
+  const int64_t hbmBytes;
+  StringTable &strings;
+
+  static std::string gib(int64_t b) { return formatByteSize(static_cast<double>(b)); }
+
+public:
+  /// One entry point record of section 'meta'.
+  void entryPoint(Cursor &c) {
     EntryPoint ep;
     ep.name = strings.get(c.u32("entry name"), c, "entry point");
     BucketSignature &sig = ep.signature;
@@ -616,7 +624,7 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
           t.exponents.push_back(c.u32("work exponent"));
         sig.work.push_back(std::move(t));
       }
-    }
+  }
     uint32_t buckets = c.count("bucket count", 8);
     for (uint32_t b = 0; b < buckets && c.ok(); ++b) {
       Bucket bk;
@@ -627,7 +635,7 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
       ep.buckets.push_back(std::move(bk));
       if (c.ok() && sig.dynamic())
         sig.buckets.push_back(ep.buckets.back().dims);
-    }
+  }
     if (c.ok() && sig.dynamic())
       if (llvm::Error err = sig.verify())
         c.fail("entry point '" + ep.name + "': " + llvm::toString(std::move(err)));
@@ -642,85 +650,216 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
              "' is bucketed but the 'buckets' feature bit is not set");
     exe.entries.push_back(std::move(ep));
   }
-  uint32_t programs = c.count("program count", 24);
-  for (uint32_t pi = 0; pi < programs && c.ok(); ++pi) {
-    Program p;
-    p.name = strings.get(c.u32("program name"), c, "program");
-    p.target = strings.get(c.u32("program target"), c, "program target");
-    p.scratchBytes = c.i64("scratch bytes");
-    if (c.ok() && p.target != exe.target)
-      c.fail("program '" + p.name + "' targets " + p.target + " in a " + exe.target +
-             " executable");
-    if (c.ok() && (p.scratchBytes < 0 || p.scratchBytes > (int64_t(1) << 40)))
-      c.fail("program '" + p.name + "' needs " + llvm::Twine(p.scratchBytes) +
-             " scratch bytes");
-    uint32_t vars = c.count("variable count", 24);
-    for (uint32_t vi = 0; vi < vars && c.ok(); ++vi) {
-      Variable v;
-      v.name = strings.get(c.u32("variable name"), c, "variable");
-      uint8_t kind = c.u8("variable kind"), dtype = c.u8("variable type"),
-              rank = c.u8("variable rank");
-      c.skip(1);
-      v.index = c.i64("variable index");
-      v.offset = c.i64("variable offset");
-      if (kind > kLastVarKind || dtype > isa::kLastDType || rank > 16) {
-        c.fail("variable '" + v.name + "' has an invalid kind, type or rank");
-        break;
+
+  /// One variable record of program `p`; false when the record is bad.
+  bool variable(Cursor &c, Program &p) {
+    Variable v;
+    v.name = strings.get(c.u32("variable name"), c, "variable");
+    uint8_t kind = c.u8("variable kind"), dtype = c.u8("variable type"),
+            rank = c.u8("variable rank");
+    c.skip(1);
+    v.index = c.i64("variable index");
+    v.offset = c.i64("variable offset");
+    if (kind > kLastVarKind || dtype > isa::kLastDType || rank > 16) {
+      c.fail("variable '" + v.name + "' has an invalid kind, type or rank");
+      return false;
+  }
+    v.kind = static_cast<VarKind>(kind);
+    v.dtype = static_cast<isa::DType>(dtype);
+    int64_t elements = 1;
+    for (uint8_t d = 0; d < rank && c.ok(); ++d) {
+      int64_t s = c.i64("variable dim");
+      if (s < 0 || s > (int64_t(1) << 40) || (s && elements > (int64_t(1) << 40) / s)) {
+        c.fail("variable '" + v.name + "' has dim " + llvm::Twine(s));
+        return false;
       }
-      v.kind = static_cast<VarKind>(kind);
-      v.dtype = static_cast<isa::DType>(dtype);
-      int64_t elements = 1;
-      for (uint8_t d = 0; d < rank && c.ok(); ++d) {
-        int64_t s = c.i64("variable dim");
-        if (s < 0 || s > (int64_t(1) << 40) || (s && elements > (int64_t(1) << 40) / s)) {
-          c.fail("variable '" + v.name + "' has dim " + llvm::Twine(s));
-          break;
-        }
-        elements *= s;
-        v.shape.push_back(s);
-      }
-      if (!c.ok())
-        break;
-      // Offsets come from the file: compared without sums that could wrap
-      // (bytes() is at most 2^43 here).
-      int64_t constBytes = static_cast<int64_t>(exe.constants.size());
-      if (v.kind == VarKind::Const &&
-          (v.offset < 0 || v.bytes() > constBytes || v.offset > constBytes - v.bytes()))
-        c.fail("constant '" + v.name + "' (" + llvm::Twine(v.bytes()) + " bytes at " +
-               llvm::Twine(v.offset) + ") lies outside the const section (" +
-               llvm::Twine(exe.constants.size()) + " bytes)");
-      if (v.kind == VarKind::Internal &&
-          (v.offset < 0 || v.bytes() > p.scratchBytes || v.offset > p.scratchBytes - v.bytes()))
-        c.fail("internal tensor '" + v.name + "' lies outside the scratch area");
-      if (c.ok() && v.bytes() > hbmBytes)
-        c.fail("variable '" + v.name + "' is " + llvm::Twine(v.bytes()) + " bytes, more than a " +
-               hw->name + " NeuronCore's " + gib(hbmBytes) + " of HBM");
-      p.variables.push_back(std::move(v));
-    }
-    // What the device allocates for a run must fit one core's HBM.
-    if (c.ok()) {
-      int64_t total = p.scratchBytes;
-      for (const Variable &v : p.variables)
-        if ((v.kind == VarKind::Input || v.kind == VarKind::Output) && total <= hbmBytes)
-          total += v.bytes(); // each at most the core's HBM: the sum cannot wrap
-      if (total > hbmBytes)
-        c.fail("program '" + p.name + "' needs " + llvm::Twine(total) +
-               " bytes of HBM (inputs, outputs and scratch), more than a " + hw->name +
-               " NeuronCore's " + gib(hbmBytes));
-    }
-    uint32_t kernels = c.count("kernel count", 16);
-    for (uint32_t k = 0; k < kernels && c.ok(); ++k) {
-      Kernel kern;
-      kern.name = strings.get(c.u32("kernel name"), c, "kernel");
-      kern.kind = strings.get(c.u32("kernel kind"), c, "kernel kind");
-      kern.source = strings.get(c.u32("kernel source"), c, "kernel source");
-      kern.location = strings.get(c.u32("kernel location"), c, "kernel location");
-      p.kernels.push_back(std::move(kern));
-    }
-    uint32_t present = c.u32("stream mask");
+      elements *= s;
+      v.shape.push_back(s);
+  }
     if (!c.ok())
-      break;
-    // Inputs and outputs are numbered 0..n-1.
+      return false;
+    // Offsets come from the file: compared without sums that could wrap
+    // (bytes() is at most 2^43 here).
+    int64_t constBytes = static_cast<int64_t>(exe.constants.size());
+    if (v.kind == VarKind::Const &&
+        (v.offset < 0 || v.bytes() > constBytes || v.offset > constBytes - v.bytes()))
+      c.fail("constant '" + v.name + "' (" + llvm::Twine(v.bytes()) + " bytes at " +
+             llvm::Twine(v.offset) + ") lies outside the const section (" +
+             llvm::Twine(exe.constants.size()) + " bytes)");
+    if (v.kind == VarKind::Internal &&
+        (v.offset < 0 || v.bytes() > p.scratchBytes || v.offset > p.scratchBytes - v.bytes()))
+      c.fail("internal tensor '" + v.name + "' lies outside the scratch area");
+    if (c.ok() && v.bytes() > hbmBytes)
+      c.fail("variable '" + v.name + "' is " + llvm::Twine(v.bytes()) + " bytes, more than a " +
+             hw->name + " NeuronCore's " + gib(hbmBytes) + " of HBM");
+    p.variables.push_back(std::move(v));
+    return true;
+  }
+
+  /// Section p<i>.debug: the debug map from instructions to kernels and ops.
+  llvm::Error debugMap(size_t pi, Program &p, llvm::ArrayRef<uint8_t> data) {
+    Cursor d(data, "section '" + programSection(pi, "debug") + "'");
+    uint32_t n = d.count("debug entry count", 12);
+    for (uint32_t i = 0; i < n && d.ok(); ++i) {
+      DebugEntry e;
+      e.kernel = d.u32("debug kernel");
+      e.op = strings.get(d.u32("debug op"), d, "debug entry");
+      e.location = strings.get(d.u32("debug location"), d, "debug entry");
+      if (d.ok() && e.kernel >= p.kernels.size())
+        d.fail("debug entry " + llvm::Twine(i) + " names kernel " + llvm::Twine(e.kernel) +
+               " of " + llvm::Twine(p.kernels.size()));
+      p.debug.push_back(std::move(e));
+    }
+    if (!d.ok())
+      return fail(d.error);
+    return llvm::Error::success();
+  }
+
+
+  /// Section p<i>.cost: one static cost table per kernel.
+  llvm::Error costTables(size_t pi, Program &p, llvm::ArrayRef<uint8_t> data) {
+    Cursor k(data, "section '" + programSection(pi, "cost") + "'");
+    uint32_t n = k.count("cost table count", 8 * 22);
+    if (k.ok() && n != p.kernels.size())
+      k.fail("has " + llvm::Twine(n) + " cost tables for " + llvm::Twine(p.kernels.size()) +
+             " kernels");
+    for (uint32_t i = 0; i < n && k.ok(); ++i) {
+      CostTable &t = p.kernels[i].cost;
+      for (auto *arr : {&t.instructions, &t.cycles, &t.elements})
+        for (int64_t &v : *arr)
+          v = k.i64("cost");
+      for (int64_t *v : {&t.matmulFlops, &t.transposeFlops, &t.transcendentals, &t.dmaCount,
+                         &t.dmaBytes, &t.dmaQueueNs, &t.hbmReadBytes, &t.hbmWriteBytes,
+                         &t.sbufBytes, &t.psumBytes})
+        *v = k.i64("cost");
+    }
+    if (!k.ok())
+      return fail(k.error);
+    return llvm::Error::success();
+  }
+
+
+  /// Section p<i>.dma: the DMA descriptors dma_copy instructions name.
+  llvm::Error dmaDescriptors(size_t pi, Program &p, llvm::ArrayRef<uint8_t> data) {
+    Cursor d(data, "section '" + programSection(pi, "dma") + "'");
+    uint32_t n = d.count("descriptor count", 24 + 2 * kOperandHeaderBytes);
+    for (uint32_t i = 0; i < n && d.ok(); ++i) {
+      d.setContext("section '" + programSection(pi, "dma") + "' descriptor " +
+                   std::to_string(i));
+      DmaDescriptor desc;
+      uint8_t flags = d.u8("indirect flag");
+      d.skip(7);
+      desc.indirect = flags & 1;
+      desc.indirectStride = d.i64("indirect stride");
+      desc.indirectBound = d.i64("indirect bound");
+      desc.dst = readOperand(d);
+      desc.src = readOperand(d);
+      if (desc.indirect)
+        desc.index = readOperand(d);
+      if (!d.ok())
+        break;
+      if (flags > 1)
+        d.fail("unknown descriptor flags " + llvm::Twine(unsigned(flags)));
+      p.dma.push_back(desc);
+    }
+    if (!d.ok())
+      return fail(d.error);
+    return llvm::Error::success();
+  }
+
+
+  /// One instruction record of stream `s`, checked against the hardware
+  /// rules; false (with `d` failed) when it is bad.
+  bool instruction(Cursor &d, Program &p, int64_t s, ProgramChecker &check) {
+    uint64_t start = d.offset();
+    isa::Instruction inst;
+    uint16_t length = d.u16("length");
+    uint8_t opcode = d.u8("opcode");
+    uint8_t engine = d.u8("engine");
+    inst.queue = d.u8("queue");
+    uint8_t waits = d.u8("wait count");
+    uint8_t params = d.u8("parameter count");
+    uint8_t operands = d.u8("operand count");
+    inst.flags = d.u16("flags");
+    inst.func = d.u8("function");
+    inst.op1 = d.u8("second operation");
+    inst.debug = d.u32("debug entry");
+    inst.imm0 = d.f32("immediate");
+    inst.imm1 = d.f32("immediate");
+    if (!d.ok())
+      return false;
+    if (opcode < 1 || opcode > isa::kLastOpcode) {
+      d.fail("unknown opcode " + llvm::Twine(unsigned(opcode)));
+      return false;
+    }
+    inst.opcode = static_cast<isa::Opcode>(opcode);
+    if (engine > static_cast<uint8_t>(isa::Engine::dma)) {
+      d.fail("unknown engine " + llvm::Twine(unsigned(engine)));
+      return false;
+    }
+    inst.engine = static_cast<isa::Engine>(engine);
+    if (inst.stream() != s) {
+      d.fail(isa::opcodeName(inst.opcode) + " of stream " +
+             isa::streamName(inst.stream()) + " is in the wrong stream");
+      return false;
+    }
+    if (params > inst.params.size()) {
+      d.fail("has " + llvm::Twine(unsigned(params)) + " parameters; at most " +
+             llvm::Twine(inst.params.size()));
+      return false;
+    }
+    if (operands != format::expectedOperands(inst.opcode, inst.flags)) {
+      d.fail(isa::opcodeName(inst.opcode) + " has " + llvm::Twine(unsigned(operands)) +
+             " operands; its flags call for " +
+             llvm::Twine(format::expectedOperands(inst.opcode, inst.flags)));
+      return false;
+    }
+    for (uint8_t w = 0; w < waits && d.ok(); ++w) {
+      isa::Wait wt;
+      wt.stream = d.u8("wait stream");
+      d.skip(3);
+      wt.count = d.u32("wait count");
+      inst.waits.push_back(wt);
+    }
+    for (uint8_t k = 0; k < params && d.ok(); ++k)
+      inst.params[k] = d.i64("parameter");
+    for (uint8_t k = 0; k < operands && d.ok(); ++k)
+      inst.operands.push_back(readOperand(d));
+    if (!d.ok())
+      return false;
+    if (d.offset() - start != length) {
+      d.fail("record length " + llvm::Twine(length) + " does not match its " +
+             llvm::Twine(d.offset() - start) + " bytes of fields");
+      return false;
+    }
+    if (inst.opcode == isa::Opcode::DmaCopy) {
+      if (inst.params[0] < 0 || inst.params[0] >= static_cast<int64_t>(p.dma.size())) {
+        d.fail("names DMA descriptor " + llvm::Twine(inst.params[0]) + " of " +
+               llvm::Twine(p.dma.size()));
+        return false;
+      }
+      const DmaDescriptor &desc = p.dma[inst.params[0]];
+      if (desc.indirect != inst.has(isa::kIndirect)) {
+        d.fail("indirect flag disagrees with its descriptor");
+        return false;
+      }
+      inst.operands = {desc.dst, desc.src};
+      if (desc.indirect) {
+        inst.operands.push_back(desc.index);
+        inst.params[1] = desc.indirectStride;
+        inst.params[2] = desc.indirectBound;
+      }
+    }
+    if (!check.instruction(inst, d))
+      return false;
+    p.streams[s].push_back(std::move(inst));
+    return true;
+  }
+
+
+private:
+  /// Inputs and outputs of `p` are numbered 0..n-1.
+  llvm::Error checkIndices(const Program &p) {
     for (VarKind kind : {VarKind::Input, VarKind::Output}) {
       std::vector<bool> seen;
       for (const Variable &v : p.variables)
@@ -737,179 +876,123 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
       if (llvm::is_contained(seen, false))
         return fail("program '" + p.name + "': " + varKindName(kind) + " indices have a gap");
     }
-
-    auto section = [&](llvm::StringRef what) -> std::optional<llvm::ArrayRef<uint8_t>> {
-      auto it = sections.find(programSection(pi, what));
-      if (it == sections.end())
-        return std::nullopt;
-      return it->second;
-    };
-    // Debug map and cost tables.
-    for (const char *what : {"debug", "cost", "dma"})
-      if (!section(what))
-        return fail("section '" + programSection(pi, what) + "' is missing");
-    {
-      Cursor d(*section("debug"), "section '" + programSection(pi, "debug") + "'");
-      uint32_t n = d.count("debug entry count", 12);
-      for (uint32_t i = 0; i < n && d.ok(); ++i) {
-        DebugEntry e;
-        e.kernel = d.u32("debug kernel");
-        e.op = strings.get(d.u32("debug op"), d, "debug entry");
-        e.location = strings.get(d.u32("debug location"), d, "debug entry");
-        if (d.ok() && e.kernel >= p.kernels.size())
-          d.fail("debug entry " + llvm::Twine(i) + " names kernel " + llvm::Twine(e.kernel) +
-                 " of " + llvm::Twine(p.kernels.size()));
-        p.debug.push_back(std::move(e));
-      }
-      if (!d.ok())
-        return fail(d.error);
-    }
-    {
-      Cursor k(*section("cost"), "section '" + programSection(pi, "cost") + "'");
-      uint32_t n = k.count("cost table count", 8 * 22);
-      if (k.ok() && n != p.kernels.size())
-        k.fail("has " + llvm::Twine(n) + " cost tables for " + llvm::Twine(p.kernels.size()) +
-               " kernels");
-      for (uint32_t i = 0; i < n && k.ok(); ++i) {
-        CostTable &t = p.kernels[i].cost;
-        for (auto *arr : {&t.instructions, &t.cycles, &t.elements})
-          for (int64_t &v : *arr)
-            v = k.i64("cost");
-        for (int64_t *v : {&t.matmulFlops, &t.transposeFlops, &t.transcendentals, &t.dmaCount,
-                           &t.dmaBytes, &t.dmaQueueNs, &t.hbmReadBytes, &t.hbmWriteBytes,
-                           &t.sbufBytes, &t.psumBytes})
-          *v = k.i64("cost");
-      }
-      if (!k.ok())
-        return fail(k.error);
-    }
-    ProgramChecker check{p, *hw};
-    {
-      Cursor d(*section("dma"), "section '" + programSection(pi, "dma") + "'");
-      uint32_t n = d.count("descriptor count", 24 + 2 * kOperandHeaderBytes);
-      for (uint32_t i = 0; i < n && d.ok(); ++i) {
-        d.setContext("section '" + programSection(pi, "dma") + "' descriptor " +
-                     std::to_string(i));
-        DmaDescriptor desc;
-        uint8_t flags = d.u8("indirect flag");
-        d.skip(7);
-        desc.indirect = flags & 1;
-        desc.indirectStride = d.i64("indirect stride");
-        desc.indirectBound = d.i64("indirect bound");
-        desc.dst = readOperand(d);
-        desc.src = readOperand(d);
-        if (desc.indirect)
-          desc.index = readOperand(d);
-        if (!d.ok())
-          break;
-        if (flags > 1)
-          d.fail("unknown descriptor flags " + llvm::Twine(unsigned(flags)));
-        p.dma.push_back(desc);
-      }
-      if (!d.ok())
-        return fail(d.error);
-    }
-    for (int64_t s = 0; s < isa::kMaxStreams; ++s) {
-      std::string name = programSection(pi, isa::streamName(s));
-      auto data = section(isa::streamName(s));
-      if (static_cast<bool>(data) != static_cast<bool>(present & (1u << s)))
-        return fail("section '" + name + "' " +
-                    (data ? "is present but the stream mask says it is empty"
-                          : "is missing though the stream mask lists it"));
-      if (!data)
-        continue;
-      Cursor d(*data, "section '" + name + "'");
-      uint32_t n = d.count("instruction count", kInstructionHeaderBytes);
-      for (uint32_t i = 0; i < n && d.ok(); ++i) {
-        d.setContext("section '" + name + "' instruction " + std::to_string(i));
-        uint64_t start = d.offset();
-        isa::Instruction inst;
-        uint16_t length = d.u16("length");
-        uint8_t opcode = d.u8("opcode");
-        uint8_t engine = d.u8("engine");
-        inst.queue = d.u8("queue");
-        uint8_t waits = d.u8("wait count");
-        uint8_t params = d.u8("parameter count");
-        uint8_t operands = d.u8("operand count");
-        inst.flags = d.u16("flags");
-        inst.func = d.u8("function");
-        inst.op1 = d.u8("second operation");
-        inst.debug = d.u32("debug entry");
-        inst.imm0 = d.f32("immediate");
-        inst.imm1 = d.f32("immediate");
-        if (!d.ok())
-          break;
-        if (opcode < 1 || opcode > isa::kLastOpcode) {
-          d.fail("unknown opcode " + llvm::Twine(unsigned(opcode)));
-          break;
-        }
-        inst.opcode = static_cast<isa::Opcode>(opcode);
-        if (engine > static_cast<uint8_t>(isa::Engine::dma)) {
-          d.fail("unknown engine " + llvm::Twine(unsigned(engine)));
-          break;
-        }
-        inst.engine = static_cast<isa::Engine>(engine);
-        if (inst.stream() != s) {
-          d.fail(isa::opcodeName(inst.opcode) + " of stream " +
-                 isa::streamName(inst.stream()) + " is in the wrong stream");
-          break;
-        }
-        if (params > inst.params.size()) {
-          d.fail("has " + llvm::Twine(unsigned(params)) + " parameters; at most " +
-                 llvm::Twine(inst.params.size()));
-          break;
-        }
-        if (operands != format::expectedOperands(inst.opcode, inst.flags)) {
-          d.fail(isa::opcodeName(inst.opcode) + " has " + llvm::Twine(unsigned(operands)) +
-                 " operands; its flags call for " +
-                 llvm::Twine(format::expectedOperands(inst.opcode, inst.flags)));
-          break;
-        }
-        for (uint8_t w = 0; w < waits && d.ok(); ++w) {
-          isa::Wait wt;
-          wt.stream = d.u8("wait stream");
-          d.skip(3);
-          wt.count = d.u32("wait count");
-          inst.waits.push_back(wt);
-        }
-        for (uint8_t k = 0; k < params && d.ok(); ++k)
-          inst.params[k] = d.i64("parameter");
-        for (uint8_t k = 0; k < operands && d.ok(); ++k)
-          inst.operands.push_back(readOperand(d));
-        if (!d.ok())
-          break;
-        if (d.offset() - start != length) {
-          d.fail("record length " + llvm::Twine(length) + " does not match its " +
-                 llvm::Twine(d.offset() - start) + " bytes of fields");
-          break;
-        }
-        if (inst.opcode == isa::Opcode::DmaCopy) {
-          if (inst.params[0] < 0 || inst.params[0] >= static_cast<int64_t>(p.dma.size())) {
-            d.fail("names DMA descriptor " + llvm::Twine(inst.params[0]) + " of " +
-                   llvm::Twine(p.dma.size()));
-            break;
-          }
-          const DmaDescriptor &desc = p.dma[inst.params[0]];
-          if (desc.indirect != inst.has(isa::kIndirect)) {
-            d.fail("indirect flag disagrees with its descriptor");
-            break;
-          }
-          inst.operands = {desc.dst, desc.src};
-          if (desc.indirect) {
-            inst.operands.push_back(desc.index);
-            inst.params[1] = desc.indirectStride;
-            inst.params[2] = desc.indirectBound;
-          }
-        }
-        if (!check.instruction(inst, d))
-          break;
-        p.streams[s].push_back(std::move(inst));
-      }
-      if (!d.ok())
-        return fail(d.error);
-    }
-    exe.programs.push_back(std::move(p));
+    return llvm::Error::success();
   }
+
+  /// What the device allocates for a run of `p` must fit one core's HBM.
+  void checkFootprint(Cursor &c, const Program &p) {
+    int64_t total = p.scratchBytes;
+    for (const Variable &v : p.variables)
+      if ((v.kind == VarKind::Input || v.kind == VarKind::Output) && total <= hbmBytes)
+        total += v.bytes(); // each at most the core's HBM: the sum cannot wrap
+    if (total > hbmBytes)
+      c.fail("program '" + p.name + "' needs " + llvm::Twine(total) +
+             " bytes of HBM (inputs, outputs and scratch), more than a " + hw->name +
+             " NeuronCore's " + gib(hbmBytes));
+  }
+
+  /// Stream section `s` of program `pi` (present per `present`, the mask).
+  llvm::Error stream(size_t pi, Program &p, int64_t s, uint32_t present,
+                     ProgramChecker &check) {
+    std::string name = programSection(pi, isa::streamName(s));
+    auto it = sections.find(name);
+    bool found = it != sections.end();
+    if (found != static_cast<bool>(present & (1u << s)))
+      return fail("section '" + name + "' " +
+                  (found ? "is present but the stream mask says it is empty"
+                         : "is missing though the stream mask lists it"));
+    if (!found)
+      return llvm::Error::success();
+    Cursor d(it->second, "section '" + name + "'");
+    uint32_t n = d.count("instruction count", kInstructionHeaderBytes);
+    for (uint32_t i = 0; i < n && d.ok(); ++i) {
+      d.setContext("section '" + name + "' instruction " + std::to_string(i));
+      if (!instruction(d, p, s, check))
+        break;
+    }
+    if (!d.ok())
+      return fail(d.error);
+    return llvm::Error::success();
+  }
+};
+
+llvm::Error MetaReader::program(Cursor &c, size_t pi) {
+  Program p;
+  p.name = strings.get(c.u32("program name"), c, "program");
+  p.target = strings.get(c.u32("program target"), c, "program target");
+  p.scratchBytes = c.i64("scratch bytes");
+  if (c.ok() && p.target != exe.target)
+    c.fail("program '" + p.name + "' targets " + p.target + " in a " + exe.target +
+           " executable");
+  if (c.ok() && (p.scratchBytes < 0 || p.scratchBytes > (int64_t(1) << 40)))
+    c.fail("program '" + p.name + "' needs " + llvm::Twine(p.scratchBytes) + " scratch bytes");
+  uint32_t vars = c.count("variable count", 24);
+  for (uint32_t vi = 0; vi < vars && c.ok(); ++vi)
+    if (!variable(c, p))
+      break;
+  if (c.ok())
+    checkFootprint(c, p);
+  uint32_t kernels = c.count("kernel count", 16);
+  for (uint32_t k = 0; k < kernels && c.ok(); ++k) {
+    Kernel kern;
+    kern.name = strings.get(c.u32("kernel name"), c, "kernel");
+    kern.kind = strings.get(c.u32("kernel kind"), c, "kernel kind");
+    kern.source = strings.get(c.u32("kernel source"), c, "kernel source");
+    kern.location = strings.get(c.u32("kernel location"), c, "kernel location");
+    p.kernels.push_back(std::move(kern));
+  }
+  uint32_t present = c.u32("stream mask");
+  if (!c.ok())
+    return llvm::Error::success(); // the caller reports the cursor's error
+  if (llvm::Error err = checkIndices(p))
+    return err;
+  // Debug map, cost tables, DMA descriptors, then the streams that use them.
+  llvm::ArrayRef<uint8_t> data[3];
+  const char *names[3] = {"debug", "cost", "dma"};
+  for (int i = 0; i < 3; ++i) {
+    auto it = sections.find(programSection(pi, names[i]));
+    if (it == sections.end())
+      return fail("section '" + programSection(pi, names[i]) + "' is missing");
+    data[i] = it->second;
+  }
+  if (llvm::Error err = debugMap(pi, p, data[0]))
+    return err;
+  if (llvm::Error err = costTables(pi, p, data[1]))
+    return err;
+  ProgramChecker check{p, *hw};
+  if (llvm::Error err = dmaDescriptors(pi, p, data[2]))
+    return err;
+  for (int64_t s = 0; s < isa::kMaxStreams; ++s)
+    if (llvm::Error err = stream(pi, p, s, present, check))
+      return err;
+  exe.programs.push_back(std::move(p));
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes,
+                                                   std::vector<SectionInfo> *sectionsOut) {
+  llvm::Expected<Container> container = readContainer(bytes, sectionsOut);
+  if (!container)
+    return container.takeError();
+  Executable exe = std::move(container->exe);
+  llvm::StringMap<llvm::ArrayRef<uint8_t>> &sections = container->sections;
+  for (const char *required : {"meta", "strings", "const"})
+    if (!sections.count(required))
+      return fail("section '" + llvm::Twine(required) + "' is missing");
+  StringTable strings(sections["strings"]);
+  exe.constants.assign(sections["const"].begin(), sections["const"].end());
+  MetaReader reader(exe, sections, container->hw, strings);
+
+  Cursor c(sections["meta"], "section 'meta'");
+  uint32_t entries = c.count("entry point count", 8);
+  for (uint32_t e = 0; e < entries && c.ok(); ++e)
+    reader.entryPoint(c);
+  uint32_t programs = c.count("program count", 24);
+  for (uint32_t pi = 0; pi < programs && c.ok(); ++pi)
+    if (llvm::Error err = reader.program(c, pi))
+      return err;
   if (c.ok() && c.offset() != c.size())
     c.fail(llvm::Twine(c.size() - c.offset()) + " byte(s) follow the last program record");
   if (!c.ok())

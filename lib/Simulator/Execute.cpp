@@ -289,97 +289,118 @@ llvm::Error Executor::checkRead(const isa::Operand &o, size_t index) {
               " bytes no earlier instruction wrote");
 }
 
+/// Dispatches every non-DMA instruction to its semantics below.
 llvm::Error Executor::elementwise(const isa::Instruction &inst) {
-  const auto &ops = inst.operands;
-  const isa::Operand &dst = ops[0];
-  int64_t total = dst.totalElements();
-  int64_t parts = dst.partCount;
-  bool allInt = llvm::all_of(ops, [](const isa::Operand &o) { return isInt(o.dtype); });
-  AluOp op0 = static_cast<AluOp>(inst.func), op1 = static_cast<AluOp>(inst.op1);
-  /// A per-partition scalar: the operand's value for partition p, or `imm`.
-  auto scalars = [&](int slot, const isa::Operand *o, float imm, int64_t n) {
-    float *s = fbuf(slot, n);
-    if (o)
-      dev.load(*o, s);
-    else
-      std::fill(s, s + n, imm);
-    return s;
-  };
   switch (inst.opcode) {
   case Opcode::DmaCopy:
-    break;
-  case Opcode::LoadStationary: {
-    stationaryK = ops[0].partCount;
-    stationaryM = ops[0].numElements();
-    stationary.resize(stationaryK * stationaryM);
-    dev.load(ops[0], stationary.data());
     return llvm::Error::success();
+  case Opcode::LoadStationary:
+    return loadStationary(inst);
+  case Opcode::MultiplyMoving:
+    return multiplyMoving(inst);
+  case Opcode::Transpose:
+    return transpose(inst);
+  case Opcode::Activation:
+    return activation(inst);
+  case Opcode::TensorTensor:
+    return tensorTensor(inst);
+  case Opcode::TensorScalar:
+  case Opcode::ScalarTensorTensor:
+    return tensorScalar(inst);
+  case Opcode::TensorReduce:
+  case Opcode::PartitionReduce:
+    return reduce(inst);
+  case Opcode::TensorCopy:
+    return tensorCopy(inst);
+  case Opcode::Reciprocal:
+    return reciprocal(inst);
+  case Opcode::Select:
+    return select(inst);
+  case Opcode::BnStats:
+    return bnStats(inst);
+  case Opcode::BnAggr:
+    return bnAggr(inst);
+  case Opcode::Iota:
+    return iota(inst);
+  case Opcode::AffineSelect:
+    return affineSelect(inst);
+  case Opcode::Memset:
+    return memset(inst);
   }
-  case Opcode::MultiplyMoving: {
-    int64_t k = ops[1].partCount, n = ops[1].numElements(), m = dst.partCount;
-    if (k != stationaryK || m != stationaryM)
-      return fail("multiply_moving with K=" + llvm::Twine(k) + ", M=" + llvm::Twine(m) +
-                  " after a stationary matrix of " + llvm::Twine(stationaryK) + "x" +
-                  llvm::Twine(stationaryM));
-    float *mov = fbuf(1, k * n);
-    dev.load(ops[1], mov);
-    float *acc = fbuf(0, m * n);
-    if (inst.has(isa::kStart))
-      std::fill(acc, acc + m * n, 0.0f);
-    else
-      dev.load(dst, acc);
-    for (int64_t i = 0; i < m; ++i) {
-      float *row = acc + i * n;
-      for (int64_t kk = 0; kk < k; ++kk) {
-        float a = stationary[kk * stationaryM + i];
-        const float *b = mov + kk * n;
-        for (int64_t j = 0; j < n; ++j)
-          row[j] += a * b[j];
-      }
+  return llvm::Error::success();
+}
+
+float *Executor::scalars(int slot, const isa::Operand *o, float imm, int64_t n) {
+  float *s = fbuf(slot, n);
+  if (o)
+    dev.load(*o, s);
+  else
+    std::fill(s, s + n, imm);
+  return s;
+}
+
+/// load_stationary: keeps the stationary matrix.
+llvm::Error Executor::loadStationary(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  stationaryK = ops[0].partCount;
+  stationaryM = ops[0].numElements();
+  stationary.resize(stationaryK * stationaryM);
+  dev.load(ops[0], stationary.data());
+  return llvm::Error::success();
+}
+
+/// multiply_moving: stationaryᵀ · moving into the PSUM accumulator.
+llvm::Error Executor::multiplyMoving(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t k = ops[1].partCount, n = ops[1].numElements(), m = dst.partCount;
+  if (k != stationaryK || m != stationaryM)
+    return fail("multiply_moving with K=" + llvm::Twine(k) + ", M=" + llvm::Twine(m) +
+                " after a stationary matrix of " + llvm::Twine(stationaryK) + "x" +
+                llvm::Twine(stationaryM));
+  float *mov = fbuf(1, k * n);
+  dev.load(ops[1], mov);
+  float *acc = fbuf(0, m * n);
+  if (inst.has(isa::kStart))
+    std::fill(acc, acc + m * n, 0.0f);
+  else
+    dev.load(dst, acc);
+  for (int64_t i = 0; i < m; ++i) {
+    float *row = acc + i * n;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      float a = stationary[kk * stationaryM + i];
+      const float *b = mov + kk * n;
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += a * b[j];
     }
-    dev.store(dst, acc);
-    return llvm::Error::success();
   }
-  case Opcode::Transpose: {
-    int64_t p = ops[1].partCount, f = ops[1].numElements();
-    float *src = fbuf(1, p * f), *out = fbuf(0, p * f);
-    dev.load(ops[1], src);
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < f; ++j)
-        out[j * p + i] = src[i * f + j];
-    dev.store(dst, out);
-    return llvm::Error::success();
-  }
-  case Opcode::Activation: {
-    int64_t per = ops[1].numElements();
-    if (flatF32(dst) && flatF32(ops[1]) && !overlapsShifted(dst, ops[1])) {
-      // In place over the tiles' rows.
-      size_t next = 2;
-      const isa::Operand *scaleOp = inst.has(isa::kHasScale) ? &ops[next++] : nullptr;
-      const isa::Operand *biasOp = inst.has(isa::kHasBias) ? &ops[next++] : nullptr;
-      const isa::Operand *accOp = inst.has(isa::kHasAcc) ? &ops[next++] : nullptr;
-      float *scale = scalars(2, scaleOp, inst.imm0, parts);
-      float *bias = scalars(3, biasOp, inst.imm1, parts);
-      float *acc = fbuf(4, parts);
-      withActivation(static_cast<isa::ActFunc>(inst.func), [&](auto f) {
-        for (int64_t p = 0; p < parts; ++p) {
-          const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
-          float *y = reinterpret_cast<float *>(dev.base(dst, p));
-          float sum = 0.0f, sc = scale[p], bi = bias[p];
-          for (int64_t j = 0; j < per; ++j) {
-            float v = f(x[j] * sc + bi);
-            y[j] = v;
-            sum += v;
-          }
-          acc[p] = sum;
-        }
-      });
-      if (accOp)
-        dev.store(*accOp, acc);
-      return llvm::Error::success();
-    }
-    float *x = fbuf(1, total);
-    dev.load(ops[1], x);
+  dev.store(dst, acc);
+  return llvm::Error::success();
+}
+
+/// transpose (TensorE or VectorE).
+llvm::Error Executor::transpose(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t p = ops[1].partCount, f = ops[1].numElements();
+  float *src = fbuf(1, p * f), *out = fbuf(0, p * f);
+  dev.load(ops[1], src);
+  for (int64_t i = 0; i < p; ++i)
+    for (int64_t j = 0; j < f; ++j)
+      out[j * p + i] = src[i * f + j];
+  dev.store(dst, out);
+  return llvm::Error::success();
+}
+
+/// activation: func(scale * x + bias), with the row sum when accumulating.
+llvm::Error Executor::activation(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  int64_t parts = inst.operands[0].partCount;
+  int64_t per = ops[1].numElements();
+  if (flatF32(dst) && flatF32(ops[1]) && !overlapsShifted(dst, ops[1])) {
+    // In place over the tiles' rows.
     size_t next = 2;
     const isa::Operand *scaleOp = inst.has(isa::kHasScale) ? &ops[next++] : nullptr;
     const isa::Operand *biasOp = inst.has(isa::kHasBias) ? &ops[next++] : nullptr;
@@ -387,211 +408,267 @@ llvm::Error Executor::elementwise(const isa::Instruction &inst) {
     float *scale = scalars(2, scaleOp, inst.imm0, parts);
     float *bias = scalars(3, biasOp, inst.imm1, parts);
     float *acc = fbuf(4, parts);
-    auto func = static_cast<isa::ActFunc>(inst.func);
-    for (int64_t p = 0; p < parts; ++p) {
-      float sum = 0.0f;
-      float *v = x + p * per;
-      for (int64_t j = 0; j < per; ++j) {
-        v[j] = activate(func, v[j] * scale[p] + bias[p]);
-        sum += v[j];
+    withActivation(static_cast<isa::ActFunc>(inst.func), [&](auto f) {
+      for (int64_t p = 0; p < parts; ++p) {
+        const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
+        float *y = reinterpret_cast<float *>(dev.base(dst, p));
+        float sum = 0.0f, sc = scale[p], bi = bias[p];
+        for (int64_t j = 0; j < per; ++j) {
+          float v = f(x[j] * sc + bi);
+          y[j] = v;
+          sum += v;
+        }
+        acc[p] = sum;
       }
-      acc[p] = sum;
-    }
-    dev.store(dst, x);
+    });
     if (accOp)
       dev.store(*accOp, acc);
     return llvm::Error::success();
   }
-  case Opcode::TensorTensor: {
-    if (allInt) {
-      int32_t *a = ibufOf(1, total), *b = ibufOf(2, total), *o = ibufOf(0, total);
-      dev.load(ops[1], a);
-      dev.load(ops[2], b);
-      for (int64_t i = 0; i < total; ++i)
-        if (!alu(op0, a[i], b[i], o[i]))
-          return fail("integer division by zero");
-      dev.store(dst, o);
-      return llvm::Error::success();
+  float *x = fbuf(1, total);
+  dev.load(ops[1], x);
+  size_t next = 2;
+  const isa::Operand *scaleOp = inst.has(isa::kHasScale) ? &ops[next++] : nullptr;
+  const isa::Operand *biasOp = inst.has(isa::kHasBias) ? &ops[next++] : nullptr;
+  const isa::Operand *accOp = inst.has(isa::kHasAcc) ? &ops[next++] : nullptr;
+  float *scale = scalars(2, scaleOp, inst.imm0, parts);
+  float *bias = scalars(3, biasOp, inst.imm1, parts);
+  float *acc = fbuf(4, parts);
+  auto func = static_cast<isa::ActFunc>(inst.func);
+  for (int64_t p = 0; p < parts; ++p) {
+    float sum = 0.0f;
+    float *v = x + p * per;
+    for (int64_t j = 0; j < per; ++j) {
+      v[j] = activate(func, v[j] * scale[p] + bias[p]);
+      sum += v[j];
     }
-    if (flatF32(dst) && flatF32(ops[1]) && flatF32(ops[2]) && !overlapsShifted(dst, ops[1]) &&
-        !overlapsShifted(dst, ops[2])) {
-      int64_t per = dst.numElements();
-      withAlu(op0, [&](auto f) {
-        for (int64_t p = 0; p < parts; ++p) {
-          const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
-          const float *y = reinterpret_cast<const float *>(dev.base(ops[2], p));
-          float *o = reinterpret_cast<float *>(dev.base(dst, p));
-          for (int64_t j = 0; j < per; ++j)
-            o[j] = f(x[j], y[j]);
-        }
-      });
-      return llvm::Error::success();
-    }
-    float *a = fbuf(1, total), *b = fbuf(2, total);
+    acc[p] = sum;
+  }
+  dev.store(dst, x);
+  if (accOp)
+    dev.store(*accOp, acc);
+  return llvm::Error::success();
+}
+
+/// tensor_tensor: a op b elementwise, in i32 when every operand is integer.
+llvm::Error Executor::tensorTensor(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  int64_t parts = inst.operands[0].partCount;
+  bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
+  AluOp op0 = static_cast<AluOp>(inst.func);
+  if (allInt) {
+    int32_t *a = ibufOf(1, total), *b = ibufOf(2, total), *o = ibufOf(0, total);
     dev.load(ops[1], a);
     dev.load(ops[2], b);
     for (int64_t i = 0; i < total; ++i)
-      a[i] = alu(op0, a[i], b[i]);
-    dev.store(dst, a);
+      if (!alu(op0, a[i], b[i], o[i]))
+        return fail("integer division by zero");
+    dev.store(dst, o);
     return llvm::Error::success();
   }
-  case Opcode::TensorScalar:
-  case Opcode::ScalarTensorTensor: {
-    bool stt = inst.opcode == Opcode::ScalarTensorTensor;
-    int64_t per = ops[1].numElements();
-    size_t next = 2;
-    const isa::Operand *s0 = inst.has(isa::kHasS0) ? &ops[next++] : nullptr;
-    const isa::Operand *s1 = !stt && inst.has(isa::kHasS1) ? &ops[next++] : nullptr;
-    bool hasOp1 = stt || inst.has(isa::kHasOp1);
-    if (allInt) {
-      int32_t *x = ibufOf(1, total), *o = ibufOf(0, total);
-      int32_t *a = ibufOf(2, parts), *c = ibufOf(3, parts);
-      int32_t *rhs = stt ? ibufOf(4, total) : nullptr;
-      dev.load(ops[1], x);
-      if (stt)
-        dev.load(ops.back(), rhs);
-      if (s0)
-        dev.load(*s0, a);
-      else
-        std::fill(a, a + parts, floatToInt(inst.imm0));
-      if (s1)
-        dev.load(*s1, c);
-      else
-        std::fill(c, c + parts, floatToInt(inst.imm1));
-      for (int64_t p = 0; p < parts; ++p)
-        for (int64_t j = 0; j < per; ++j) {
-          int64_t i = p * per + j;
-          int32_t t;
-          bool ok = inst.has(isa::kReverse0) ? alu(op0, a[p], x[i], t) : alu(op0, x[i], a[p], t);
-          if (ok && hasOp1) {
-            int32_t other = stt ? rhs[i] : c[p];
-            ok = !stt && inst.has(isa::kReverse1) ? alu(op1, other, t, t) : alu(op1, t, other, t);
-          }
-          if (!ok)
-            return fail("integer division by zero");
-          o[i] = t;
-        }
-      dev.store(dst, o);
-      return llvm::Error::success();
-    }
-    bool rev0 = inst.has(isa::kReverse0), rev1 = inst.has(isa::kReverse1);
-    if (flatF32(dst) && flatF32(ops[1]) && !overlapsShifted(dst, ops[1]) &&
-        (!stt || (flatF32(ops.back()) && !overlapsShifted(dst, ops.back())))) {
-      float *a = scalars(2, s0, inst.imm0, parts);
-      float *c = scalars(3, s1, inst.imm1, parts);
-      AluOp second = hasOp1 ? op1 : AluOp::bypass;
-      withAlu(op0, [&](auto f0) {
-        withAlu(second, [&](auto f1) {
-          for (int64_t p = 0; p < parts; ++p) {
-            const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
-            const float *r =
-                stt ? reinterpret_cast<const float *>(dev.base(ops.back(), p)) : nullptr;
-            float *o = reinterpret_cast<float *>(dev.base(dst, p));
-            float ap = a[p], cp = c[p];
-            for (int64_t j = 0; j < per; ++j) {
-              float t = rev0 ? f0(ap, x[j]) : f0(x[j], ap);
-              if (stt)
-                t = f1(t, r[j]);
-              else
-                t = rev1 ? f1(cp, t) : f1(t, cp);
-              o[j] = t;
-            }
-          }
-        });
-      });
-      return llvm::Error::success();
-    }
-    float *x = fbuf(1, total);
+  if (flatF32(dst) && flatF32(ops[1]) && flatF32(ops[2]) && !overlapsShifted(dst, ops[1]) &&
+      !overlapsShifted(dst, ops[2])) {
+    int64_t per = dst.numElements();
+    withAlu(op0, [&](auto f) {
+      for (int64_t p = 0; p < parts; ++p) {
+        const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
+        const float *y = reinterpret_cast<const float *>(dev.base(ops[2], p));
+        float *o = reinterpret_cast<float *>(dev.base(dst, p));
+        for (int64_t j = 0; j < per; ++j)
+          o[j] = f(x[j], y[j]);
+      }
+    });
+    return llvm::Error::success();
+  }
+  float *a = fbuf(1, total), *b = fbuf(2, total);
+  dev.load(ops[1], a);
+  dev.load(ops[2], b);
+  for (int64_t i = 0; i < total; ++i)
+    a[i] = alu(op0, a[i], b[i]);
+  dev.store(dst, a);
+  return llvm::Error::success();
+}
+
+/// tensor_scalar and scalar_tensor_tensor: one or two operations with per-partition scalars.
+llvm::Error Executor::tensorScalar(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  int64_t parts = inst.operands[0].partCount;
+  bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
+  AluOp op0 = static_cast<AluOp>(inst.func);
+  AluOp op1 = static_cast<AluOp>(inst.op1);
+  bool stt = inst.opcode == Opcode::ScalarTensorTensor;
+  int64_t per = ops[1].numElements();
+  size_t next = 2;
+  const isa::Operand *s0 = inst.has(isa::kHasS0) ? &ops[next++] : nullptr;
+  const isa::Operand *s1 = !stt && inst.has(isa::kHasS1) ? &ops[next++] : nullptr;
+  bool hasOp1 = stt || inst.has(isa::kHasOp1);
+  if (allInt) {
+    int32_t *x = ibufOf(1, total), *o = ibufOf(0, total);
+    int32_t *a = ibufOf(2, parts), *c = ibufOf(3, parts);
+    int32_t *rhs = stt ? ibufOf(4, total) : nullptr;
     dev.load(ops[1], x);
+    if (stt)
+      dev.load(ops.back(), rhs);
+    if (s0)
+      dev.load(*s0, a);
+    else
+      std::fill(a, a + parts, floatToInt(inst.imm0));
+    if (s1)
+      dev.load(*s1, c);
+    else
+      std::fill(c, c + parts, floatToInt(inst.imm1));
+    for (int64_t p = 0; p < parts; ++p)
+      for (int64_t j = 0; j < per; ++j) {
+        int64_t i = p * per + j;
+        int32_t t = 0;
+        bool ok = inst.has(isa::kReverse0) ? alu(op0, a[p], x[i], t) : alu(op0, x[i], a[p], t);
+        if (ok && hasOp1) {
+          int32_t other = stt ? rhs[i] : c[p];
+          ok = !stt && inst.has(isa::kReverse1) ? alu(op1, other, t, t) : alu(op1, t, other, t);
+        }
+        if (!ok)
+          return fail("integer division by zero");
+        o[i] = t;
+      }
+    dev.store(dst, o);
+    return llvm::Error::success();
+  }
+  bool rev0 = inst.has(isa::kReverse0), rev1 = inst.has(isa::kReverse1);
+  if (flatF32(dst) && flatF32(ops[1]) && !overlapsShifted(dst, ops[1]) &&
+      (!stt || (flatF32(ops.back()) && !overlapsShifted(dst, ops.back())))) {
     float *a = scalars(2, s0, inst.imm0, parts);
     float *c = scalars(3, s1, inst.imm1, parts);
-    float *rhs = nullptr;
-    if (stt) {
-      rhs = fbuf(0, total);
-      dev.load(ops.back(), rhs);
-    }
-    for (int64_t p = 0; p < parts; ++p) {
-      float *v = x + p * per;
-      for (int64_t j = 0; j < per; ++j) {
-        float t = rev0 ? alu(op0, a[p], v[j]) : alu(op0, v[j], a[p]);
-        if (stt)
-          t = alu(op1, t, rhs[p * per + j]);
-        else if (hasOp1)
-          t = rev1 ? alu(op1, c[p], t) : alu(op1, t, c[p]);
-        v[j] = t;
-      }
-    }
-    dev.store(dst, x);
+    AluOp second = hasOp1 ? op1 : AluOp::bypass;
+    withAlu(op0, [&](auto f0) {
+      withAlu(second, [&](auto f1) {
+        for (int64_t p = 0; p < parts; ++p) {
+          const float *x = reinterpret_cast<const float *>(dev.base(ops[1], p));
+          const float *r =
+              stt ? reinterpret_cast<const float *>(dev.base(ops.back(), p)) : nullptr;
+          float *o = reinterpret_cast<float *>(dev.base(dst, p));
+          float ap = a[p], cp = c[p];
+          for (int64_t j = 0; j < per; ++j) {
+            float t = rev0 ? f0(ap, x[j]) : f0(x[j], ap);
+            if (stt)
+              t = f1(t, r[j]);
+            else
+              t = rev1 ? f1(cp, t) : f1(t, cp);
+            o[j] = t;
+          }
+        }
+      });
+    });
     return llvm::Error::success();
   }
-  case Opcode::TensorReduce:
-  case Opcode::PartitionReduce: {
-    const isa::Operand &src = ops[1];
-    bool across = inst.opcode == Opcode::PartitionReduce;
-    int64_t srcTotal = src.totalElements();
-    int64_t last = src.rank ? src.sizes[src.rank - 1] : 1;
-    int64_t groups = across ? src.numElements() : srcTotal / last;
-    int64_t len = across ? src.partCount : last;
-    // Element j of group g: within a row (free axis) or down the partitions.
-    auto at = [&](int64_t g, int64_t j) {
-      return across ? j * src.numElements() + g : g * last + j;
-    };
-    if (allInt) {
-      int32_t *x = ibufOf(1, srcTotal), *o = ibufOf(0, groups);
-      dev.load(src, x);
-      for (int64_t g = 0; g < groups; ++g) {
-        int32_t acc = x[at(g, 0)];
-        for (int64_t j = 1; j < len; ++j)
-          alu(op0, acc, x[at(g, j)], acc);
-        o[g] = acc;
-      }
-      dev.store(dst, o);
-      return llvm::Error::success();
+  float *x = fbuf(1, total);
+  dev.load(ops[1], x);
+  float *a = scalars(2, s0, inst.imm0, parts);
+  float *c = scalars(3, s1, inst.imm1, parts);
+  float *rhs = nullptr;
+  if (stt) {
+    rhs = fbuf(0, total);
+    dev.load(ops.back(), rhs);
+  }
+  for (int64_t p = 0; p < parts; ++p) {
+    float *v = x + p * per;
+    for (int64_t j = 0; j < per; ++j) {
+      float t = rev0 ? alu(op0, a[p], v[j]) : alu(op0, v[j], a[p]);
+      if (stt)
+        t = alu(op1, t, rhs[p * per + j]);
+      else if (hasOp1)
+        t = rev1 ? alu(op1, c[p], t) : alu(op1, t, c[p]);
+      v[j] = t;
     }
-    float *x = fbuf(1, srcTotal), *o = fbuf(0, groups);
+  }
+  dev.store(dst, x);
+  return llvm::Error::success();
+}
+
+/// tensor_reduce (the innermost free dim) and partition_reduce (across partitions).
+llvm::Error Executor::reduce(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
+  AluOp op0 = static_cast<AluOp>(inst.func);
+  const isa::Operand &src = ops[1];
+  bool across = inst.opcode == Opcode::PartitionReduce;
+  int64_t srcTotal = src.totalElements();
+  int64_t last = src.rank ? src.sizes[src.rank - 1] : 1;
+  int64_t groups = across ? src.numElements() : srcTotal / last;
+  int64_t len = across ? src.partCount : last;
+  // Element j of group g: within a row (free axis) or down the partitions.
+  auto at = [&](int64_t g, int64_t j) {
+    return across ? j * src.numElements() + g : g * last + j;
+  };
+  if (allInt) {
+    int32_t *x = ibufOf(1, srcTotal), *o = ibufOf(0, groups);
     dev.load(src, x);
     for (int64_t g = 0; g < groups; ++g) {
-      float acc = x[at(g, 0)];
+      int32_t acc = x[at(g, 0)];
       for (int64_t j = 1; j < len; ++j)
-        acc = alu(op0, acc, x[at(g, j)]);
+        alu(op0, acc, x[at(g, j)], acc);
       o[g] = acc;
     }
     dev.store(dst, o);
     return llvm::Error::success();
   }
-  case Opcode::TensorCopy: {
-    if (allInt) {
-      int32_t *x = ibufOf(1, total);
-      dev.load(ops[1], x);
-      dev.store(dst, x);
-      return llvm::Error::success();
-    }
-    float *x = fbuf(1, total);
+  float *x = fbuf(1, srcTotal), *o = fbuf(0, groups);
+  dev.load(src, x);
+  for (int64_t g = 0; g < groups; ++g) {
+    float acc = x[at(g, 0)];
+    for (int64_t j = 1; j < len; ++j)
+      acc = alu(op0, acc, x[at(g, j)]);
+    o[g] = acc;
+  }
+  dev.store(dst, o);
+  return llvm::Error::success();
+}
+
+/// tensor_copy: converts the element type.
+llvm::Error Executor::tensorCopy(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
+  if (allInt) {
+    int32_t *x = ibufOf(1, total);
     dev.load(ops[1], x);
     dev.store(dst, x);
     return llvm::Error::success();
   }
-  case Opcode::Reciprocal: {
-    float *x = fbuf(1, total);
-    dev.load(ops[1], x);
-    for (int64_t i = 0; i < total; ++i)
-      x[i] = 1.0f / x[i];
-    dev.store(dst, x);
-    return llvm::Error::success();
-  }
-  case Opcode::Select: {
-    float *c = fbuf(1, total);
-    dev.load(ops[1], c);
-    if (allInt || (isInt(ops[2].dtype) && isInt(ops[3].dtype) && isInt(dst.dtype))) {
-      int32_t *a = ibufOf(2, total), *b = ibufOf(3, total);
-      dev.load(ops[2], a);
-      dev.load(ops[3], b);
-      for (int64_t i = 0; i < total; ++i)
-        a[i] = c[i] != 0.0f ? a[i] : b[i];
-      dev.store(dst, a);
-      return llvm::Error::success();
-    }
-    float *a = fbuf(2, total), *b = fbuf(3, total);
+  float *x = fbuf(1, total);
+  dev.load(ops[1], x);
+  dev.store(dst, x);
+  return llvm::Error::success();
+}
+
+/// reciprocal: 1 / x.
+llvm::Error Executor::reciprocal(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  float *x = fbuf(1, total);
+  dev.load(ops[1], x);
+  for (int64_t i = 0; i < total; ++i)
+    x[i] = 1.0f / x[i];
+  dev.store(dst, x);
+  return llvm::Error::success();
+}
+
+/// select: c != 0 ? a : b.
+llvm::Error Executor::select(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
+  float *c = fbuf(1, total);
+  dev.load(ops[1], c);
+  if (allInt || (isInt(ops[2].dtype) && isInt(ops[3].dtype) && isInt(dst.dtype))) {
+    int32_t *a = ibufOf(2, total), *b = ibufOf(3, total);
     dev.load(ops[2], a);
     dev.load(ops[3], b);
     for (int64_t i = 0; i < total; ++i)
@@ -599,94 +676,123 @@ llvm::Error Executor::elementwise(const isa::Instruction &inst) {
     dev.store(dst, a);
     return llvm::Error::success();
   }
-  case Opcode::BnStats: {
-    int64_t per = ops[1].numElements();
-    float *x = fbuf(1, ops[1].totalElements()), *o = fbuf(0, parts * 3);
-    dev.load(ops[1], x);
-    for (int64_t p = 0; p < parts; ++p) {
-      double mean = 0, m2 = 0;
-      for (int64_t j = 0; j < per; ++j)
-        mean += x[p * per + j];
-      mean /= per;
-      for (int64_t j = 0; j < per; ++j)
-        m2 += (x[p * per + j] - mean) * (x[p * per + j] - mean);
-      o[p * 3] = static_cast<float>(per);
-      o[p * 3 + 1] = static_cast<float>(mean);
-      o[p * 3 + 2] = static_cast<float>(m2);
-    }
-    dev.store(dst, o);
-    return llvm::Error::success();
-  }
-  case Opcode::BnAggr: {
-    int64_t per = ops[1].numElements();
-    float *x = fbuf(1, ops[1].totalElements()), *o = fbuf(0, parts * 2);
-    dev.load(ops[1], x);
-    for (int64_t p = 0; p < parts; ++p) {
-      double n = 0, mean = 0;
-      const float *t = x + p * per;
-      for (int64_t j = 0; j + 2 < per; j += 3) {
-        n += t[j];
-        mean += double(t[j]) * t[j + 1];
-      }
-      mean = n ? mean / n : 0;
-      double m2 = 0;
-      for (int64_t j = 0; j + 2 < per; j += 3)
-        m2 += t[j + 2] + t[j] * (t[j + 1] - mean) * (t[j + 1] - mean);
-      o[p * 2] = static_cast<float>(mean);
-      o[p * 2 + 1] = static_cast<float>(n ? m2 / n : 0);
-    }
-    dev.store(dst, o);
-    return llvm::Error::success();
-  }
-  case Opcode::Iota: {
-    int32_t *o = ibufOf(0, total);
-    int64_t k = 0;
-    forEachIndex(dst, [&](uint32_t p, const int64_t *idx) {
-      int64_t v = inst.params[0] + int64_t(dst.partStart + p) * inst.params[1];
-      for (int d = 0; d < dst.rank; ++d)
-        v += idx[d] * inst.params[2 + d];
-      o[k++] = static_cast<int32_t>(v);
-    });
-    dev.store(dst, o);
-    return llvm::Error::success();
-  }
-  case Opcode::AffineSelect: {
-    float *x = fbuf(1, total);
-    dev.load(ops[1], x);
-    int64_t k = 0;
-    auto cmp = static_cast<isa::CmpOp>(inst.func);
-    forEachIndex(dst, [&](uint32_t p, const int64_t *idx) {
-      int64_t v = inst.params[0] + int64_t(dst.partStart + p) * inst.params[1];
-      for (int d = 0; d < dst.rank; ++d)
-        v += idx[d] * inst.params[2 + d];
-      bool keep = false;
-      switch (cmp) {
-      case isa::CmpOp::eq: keep = v == 0; break;
-      case isa::CmpOp::ne: keep = v != 0; break;
-      case isa::CmpOp::lt: keep = v < 0; break;
-      case isa::CmpOp::le: keep = v <= 0; break;
-      case isa::CmpOp::gt: keep = v > 0; break;
-      case isa::CmpOp::ge: keep = v >= 0; break;
-      }
-      if (!keep)
-        x[k] = inst.imm0;
-      ++k;
-    });
-    dev.store(dst, x);
-    return llvm::Error::success();
-  }
-  case Opcode::Memset: {
-    if (isInt(dst.dtype)) {
-      int32_t *o = ibufOf(0, total);
-      std::fill(o, o + total, floatToInt(inst.imm0));
-      dev.store(dst, o);
-      return llvm::Error::success();
-    }
-    float *o = fbuf(0, total);
-    std::fill(o, o + total, inst.imm0);
-    dev.store(dst, o);
-    return llvm::Error::success();
-  }
-  }
+  float *a = fbuf(2, total), *b = fbuf(3, total);
+  dev.load(ops[2], a);
+  dev.load(ops[3], b);
+  for (int64_t i = 0; i < total; ++i)
+    a[i] = c[i] != 0.0f ? a[i] : b[i];
+  dev.store(dst, a);
   return llvm::Error::success();
 }
+
+/// bn_stats: count, mean and M2 per partition.
+llvm::Error Executor::bnStats(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t parts = inst.operands[0].partCount;
+  int64_t per = ops[1].numElements();
+  float *x = fbuf(1, ops[1].totalElements()), *o = fbuf(0, parts * 3);
+  dev.load(ops[1], x);
+  for (int64_t p = 0; p < parts; ++p) {
+    double mean = 0, m2 = 0;
+    for (int64_t j = 0; j < per; ++j)
+      mean += x[p * per + j];
+    mean /= per;
+    for (int64_t j = 0; j < per; ++j)
+      m2 += (x[p * per + j] - mean) * (x[p * per + j] - mean);
+    o[p * 3] = static_cast<float>(per);
+    o[p * 3 + 1] = static_cast<float>(mean);
+    o[p * 3 + 2] = static_cast<float>(m2);
+  }
+  dev.store(dst, o);
+  return llvm::Error::success();
+}
+
+/// bn_aggr: combines bn_stats triples into mean and variance.
+llvm::Error Executor::bnAggr(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t parts = inst.operands[0].partCount;
+  int64_t per = ops[1].numElements();
+  float *x = fbuf(1, ops[1].totalElements()), *o = fbuf(0, parts * 2);
+  dev.load(ops[1], x);
+  for (int64_t p = 0; p < parts; ++p) {
+    double n = 0, mean = 0;
+    const float *t = x + p * per;
+    for (int64_t j = 0; j + 2 < per; j += 3) {
+      n += t[j];
+      mean += double(t[j]) * t[j + 1];
+    }
+    mean = n ? mean / n : 0;
+    double m2 = 0;
+    for (int64_t j = 0; j + 2 < per; j += 3)
+      m2 += t[j + 2] + t[j] * (t[j + 1] - mean) * (t[j + 1] - mean);
+    o[p * 2] = static_cast<float>(mean);
+    o[p * 2 + 1] = static_cast<float>(n ? m2 / n : 0);
+  }
+  dev.store(dst, o);
+  return llvm::Error::success();
+}
+
+/// iota: base + p * ps + the free-dim steps.
+llvm::Error Executor::iota(const isa::Instruction &inst) {
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  int32_t *o = ibufOf(0, total);
+  int64_t k = 0;
+  forEachIndex(dst, [&](uint32_t p, const int64_t *idx) {
+    int64_t v = inst.params[0] + int64_t(dst.partStart + p) * inst.params[1];
+    for (int d = 0; d < dst.rank; ++d)
+      v += idx[d] * inst.params[2 + d];
+    o[k++] = static_cast<int32_t>(v);
+  });
+  dev.store(dst, o);
+  return llvm::Error::success();
+}
+
+/// affine_select: keeps src where the affine predicate holds.
+llvm::Error Executor::affineSelect(const isa::Instruction &inst) {
+  const auto &ops = inst.operands;
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  float *x = fbuf(1, total);
+  dev.load(ops[1], x);
+  int64_t k = 0;
+  auto cmp = static_cast<isa::CmpOp>(inst.func);
+  forEachIndex(dst, [&](uint32_t p, const int64_t *idx) {
+    int64_t v = inst.params[0] + int64_t(dst.partStart + p) * inst.params[1];
+    for (int d = 0; d < dst.rank; ++d)
+      v += idx[d] * inst.params[2 + d];
+    bool keep = false;
+    switch (cmp) {
+    case isa::CmpOp::eq: keep = v == 0; break;
+    case isa::CmpOp::ne: keep = v != 0; break;
+    case isa::CmpOp::lt: keep = v < 0; break;
+    case isa::CmpOp::le: keep = v <= 0; break;
+    case isa::CmpOp::gt: keep = v > 0; break;
+    case isa::CmpOp::ge: keep = v >= 0; break;
+    }
+    if (!keep)
+      x[k] = inst.imm0;
+    ++k;
+  });
+  dev.store(dst, x);
+  return llvm::Error::success();
+}
+
+/// memset: fills the destination.
+llvm::Error Executor::memset(const isa::Instruction &inst) {
+  const isa::Operand &dst = inst.operands[0];
+  int64_t total = inst.operands[0].totalElements();
+  if (isInt(dst.dtype)) {
+    int32_t *o = ibufOf(0, total);
+    std::fill(o, o + total, floatToInt(inst.imm0));
+    dev.store(dst, o);
+    return llvm::Error::success();
+  }
+  float *o = fbuf(0, total);
+  std::fill(o, o + total, inst.imm0);
+  dev.store(dst, o);
+  return llvm::Error::success();
+}
+

@@ -49,6 +49,25 @@ private:
   /// runs only).
   llvm::Error checkRead(const isa::Operand &o, size_t index);
   llvm::Error elementwise(const isa::Instruction &inst);
+  /// A per-partition scalar operand: `o`'s value for each of `n` partitions,
+  /// or `imm` everywhere when there is no operand.
+  float *scalars(int slot, const isa::Operand *o, float imm, int64_t n);
+  // The semantics of each instruction (Execute.cpp).
+  llvm::Error loadStationary(const isa::Instruction &inst);
+  llvm::Error multiplyMoving(const isa::Instruction &inst);
+  llvm::Error transpose(const isa::Instruction &inst);
+  llvm::Error activation(const isa::Instruction &inst);
+  llvm::Error tensorTensor(const isa::Instruction &inst);
+  llvm::Error tensorScalar(const isa::Instruction &inst);
+  llvm::Error reduce(const isa::Instruction &inst);
+  llvm::Error tensorCopy(const isa::Instruction &inst);
+  llvm::Error reciprocal(const isa::Instruction &inst);
+  llvm::Error select(const isa::Instruction &inst);
+  llvm::Error bnStats(const isa::Instruction &inst);
+  llvm::Error bnAggr(const isa::Instruction &inst);
+  llvm::Error iota(const isa::Instruction &inst);
+  llvm::Error affineSelect(const isa::Instruction &inst);
+  llvm::Error memset(const isa::Instruction &inst);
 };
 
 } // namespace neuronc::sim

@@ -262,8 +262,8 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> fns;
-    // A bucketed function's dispatcher stays: the executable's entry point
-    // is assembled from it and its buckets' programs.
+    // A bucketed function's dispatcher is not a program: it becomes a
+    // nisa.entry over its buckets' programs below.
     for (auto fn : module.getOps<func::FuncOp>())
       if (!fn.isExternal() && fn.getOps<DispatchOp>().empty())
         fns.push_back(fn);
@@ -295,6 +295,21 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
     }
     for (func::FuncOp fn : fns)
       fn.erase();
+    // A dispatcher becomes the engine-level entry over its bucket programs:
+    // after the lowering no graph op remains.
+    for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      auto dispatches = llvm::to_vector(fn.getOps<DispatchOp>());
+      if (dispatches.empty())
+        continue;
+      DispatchOp d = dispatches.front();
+      OpBuilder b(fn);
+      auto entry = nisa::EntryOp::create(
+          b, d.getLoc(), fn.getSymName(), d.getCalleesAttr(), d.getSymbolsAttr(),
+          d.getInputDimsAttr(), d.getOutputDimsAttr(), d.getMasksAttr(), d.getBucketSizesAttr(),
+          d.getWorkCoefficientsAttr(), d.getWorkExponentsAttr());
+      (void)entry;
+      fn.erase();
+    }
   }
 };
 

@@ -2,7 +2,6 @@
 
 #include "neuronc/Conversion/NisaToNeff.h"
 
-#include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Dialect/Nisa/NisaOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -453,15 +452,11 @@ FailureOr<neff::Executable> neuronc::assemble(ModuleOp module, StringRef compile
     programIndex[pa.out.name] = static_cast<uint32_t>(exe.programs.size());
     exe.programs.push_back(std::move(pa.out));
   }
-  // Bucketed entry points: a dispatcher function over bucket programs.
+  // Bucketed entry points: a nisa.entry over bucket programs.
   llvm::StringSet<> inBuckets;
-  for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-    auto dispatches = llvm::to_vector(fn.getOps<neuron::DispatchOp>());
-    if (dispatches.empty())
-      continue;
-    neuron::DispatchOp d = dispatches.front();
+  for (nisa::EntryOp d : module.getOps<nisa::EntryOp>()) {
     neff::EntryPoint entry;
-    entry.name = fn.getSymName().str();
+    entry.name = d.getSymName().str();
     entry.signature = d.getSignature();
     for (auto [ref, sizes] : llvm::zip(d.getCallees(), entry.signature.buckets)) {
       StringRef callee = cast<FlatSymbolRefAttr>(ref).getValue();

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
+
+#include "neuronc/Dialect/BucketSignatureAttrs.h"
 #include "neuronc/Support/Shape.h"
 
 #include "mlir/IR/Builders.h"
@@ -294,59 +296,11 @@ LogicalResult KernelOp::verify() {
 //===----------------------------------------------------------------------===//
 
 neuronc::BucketSignature DispatchOp::getSignature() {
-  neuronc::BucketSignature sig;
-  for (Attribute a : getSymbols())
-    sig.symbols.push_back(cast<StringAttr>(a).str());
-  auto dims = [](ArrayAttr list) {
-    std::vector<std::vector<int64_t>> out;
-    for (Attribute a : list) {
-      ArrayRef<int64_t> d = cast<DenseI64ArrayAttr>(a).asArrayRef();
-      out.emplace_back(d.begin(), d.end());
-    }
-    return out;
-  };
-  sig.inputs = dims(getInputDims());
-  sig.outputs = dims(getOutputDims());
-  for (int64_t m : getMasks())
-    sig.masks.push_back(static_cast<uint32_t>(m));
-  sig.buckets = dims(getBucketSizes());
-  for (auto [c, e] : llvm::zip(getWorkCoefficients(), getWorkExponents())) {
-    neuronc::WorkTerm t;
-    t.coefficient = c;
-    for (int64_t x : cast<DenseI64ArrayAttr>(e).asArrayRef())
-      t.exponents.push_back(static_cast<uint32_t>(x));
-    sig.work.push_back(std::move(t));
-  }
-  return sig;
+  return neuronc::readBucketSignature(*this);
 }
 
 void DispatchOp::setSignature(const neuronc::BucketSignature &sig, ArrayRef<StringRef> callees) {
-  Builder b(getContext());
-  SmallVector<StringRef> names(sig.symbols.begin(), sig.symbols.end());
-  setSymbolsAttr(b.getStrArrayAttr(names));
-  auto dims = [&](const std::vector<std::vector<int64_t>> &list) {
-    SmallVector<Attribute> out;
-    for (const auto &d : list)
-      out.push_back(b.getDenseI64ArrayAttr(d));
-    return b.getArrayAttr(out);
-  };
-  setInputDimsAttr(dims(sig.inputs));
-  setOutputDimsAttr(dims(sig.outputs));
-  SmallVector<int64_t> masks(sig.masks.begin(), sig.masks.end());
-  setMasksAttr(b.getDenseI64ArrayAttr(masks));
-  SmallVector<Attribute> refs;
-  for (StringRef c : callees)
-    refs.push_back(FlatSymbolRefAttr::get(getContext(), c));
-  setCalleesAttr(b.getArrayAttr(refs));
-  setBucketSizesAttr(dims(sig.buckets));
-  SmallVector<double> coefficients;
-  std::vector<std::vector<int64_t>> exponents;
-  for (const neuronc::WorkTerm &t : sig.work) {
-    coefficients.push_back(t.coefficient);
-    exponents.emplace_back(t.exponents.begin(), t.exponents.end());
-  }
-  setWorkCoefficientsAttr(b.getDenseF64ArrayAttr(coefficients));
-  setWorkExponentsAttr(dims(exponents));
+  neuronc::writeBucketSignature(*this, sig, callees);
 }
 
 LogicalResult DispatchOp::verify() {

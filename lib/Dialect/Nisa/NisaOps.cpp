@@ -10,6 +10,8 @@
 
 #include "neuronc/Dialect/Nisa/NisaOps.h"
 
+#include "neuronc/Dialect/BucketSignatureAttrs.h"
+
 #include "neuronc/ISA/HardwareModel.h"
 
 #include "mlir/IR/Builders.h"
@@ -163,6 +165,26 @@ void KernelOp::build(OpBuilder &b, OperationState &state, StringRef name, String
   state.addAttribute(getKindAttrName(state.name), b.getStringAttr(kind));
   state.addAttribute(getSourceAttrName(state.name), b.getStringAttr(source));
   state.addRegion()->emplaceBlock();
+}
+
+//===----------------------------------------------------------------------===//
+// EntryOp
+//===----------------------------------------------------------------------===//
+
+neuronc::BucketSignature EntryOp::getSignature() { return neuronc::readBucketSignature(*this); }
+
+LogicalResult EntryOp::verify() {
+  if (getCallees().size() != getBucketSizes().size())
+    return emitOpError("has ") << getCallees().size() << " bucket programs but "
+                               << getBucketSizes().size() << " bucket sizes";
+  if (getCallees().empty())
+    return emitOpError("has no bucket programs");
+  for (Attribute a : getBucketSizes())
+    if (cast<DenseI64ArrayAttr>(a).size() != static_cast<int64_t>(getSymbols().size()))
+      return emitOpError("gives a bucket ") << cast<DenseI64ArrayAttr>(a).size()
+                                            << " size(s) for " << getSymbols().size()
+                                            << " symbol(s)";
+  return success();
 }
 
 /// The hardware table entry of the program `op` is in, or null.

@@ -38,6 +38,19 @@ std::vector<BucketedEntry> neuronc::collectBucketedEntries(ModuleOp module) {
       out.push_back(std::move(e));
     }
   }
+  // After the lowering: each entry over its bucket programs.
+  for (auto entry : module.getOps<nisa::EntryOp>()) {
+    BucketedEntry e;
+    e.name = entry.getSymName().str();
+    e.signature = entry.getSignature();
+    for (Attribute ref : entry.getCallees()) {
+      auto program = dyn_cast_or_null<nisa::ProgramOp>(
+          symbols.lookup(cast<FlatSymbolRefAttr>(ref).getValue()));
+      e.kernels.push_back(
+          program ? llvm::range_size(program.getBody().front().getOps<nisa::KernelOp>()) : 0);
+    }
+    out.push_back(std::move(e));
+  }
   return out;
 }
 

@@ -17,8 +17,14 @@
 // LOWERED: nisa.program @rmsnorm.seq_8
 // LOWERED-NOT: nisa.semaphore
 // RUN: neuronc %s --emit=nisa --buckets=seq:8 | FileCheck %s --check-prefix=NISA
+// The dispatcher is an engine-level entry: no graph op is left.
+// NISA-NOT: func.func
+// NISA: nisa.entry @rmsnorm buckets [@rmsnorm.seq_8] {bucket_sizes = [array<i64: 8>]
+// NISA-SAME: symbols = ["seq"]
+// NISA-NOT: func.func
 // NISA: nisa.program @rmsnorm.seq_8
 // NISA: wait(
+// NISA-NOT: func.func
 
 // -O1 recognizes the named kernel; -O0 keeps every op; -O3 is -O2.
 // RUN: neuronc %s --emit=fused -O3 --buckets=seq:8 | FileCheck %s --check-prefix=O1

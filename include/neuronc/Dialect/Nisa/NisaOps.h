@@ -4,6 +4,7 @@
 #define NEURONC_DIALECT_NISA_NISAOPS_H
 
 #include "neuronc/Dialect/Nisa/NisaDialect.h"
+#include "neuronc/Support/Buckets.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/OpImplementation.h"
