@@ -210,6 +210,55 @@ void writeCost(Bytes &b, const CostTable &c) {
 
 } // namespace
 
+/// The container around `sections`: header, section table (offsets and
+/// CRC-32s), the sections 8-byte aligned, and the content hash.
+static std::vector<uint8_t>
+writeContainer(const Executable &exe, std::vector<std::pair<std::string, Bytes>> &sections) {
+  // Header, section table, then the sections (8-byte aligned).
+  Bytes out;
+  out.pad(kHeaderBytes);
+  uint64_t tableAt = out.data.size();
+  out.pad(sections.size() * kSectionEntryBytes);
+  std::vector<uint64_t> offsets;
+  for (auto &[name, b] : sections) {
+    out.align(8);
+    offsets.push_back(out.data.size());
+    out.data.insert(out.data.end(), b.data.begin(), b.data.end());
+  }
+  uint64_t hash = 0;
+  {
+    std::vector<uint8_t> all;
+    for (auto &[name, b] : sections)
+      all.insert(all.end(), b.data.begin(), b.data.end());
+    hash = llvm::xxHash64(all);
+  }
+  for (size_t i = 0; i < sections.size(); ++i) {
+    size_t at = tableAt + i * kSectionEntryBytes;
+    const std::string &name = sections[i].first;
+    std::memcpy(out.data.data() + at, name.data(), std::min<size_t>(name.size(), 15));
+    out.patch<uint64_t>(at + 16, offsets[i]);
+    out.patch<uint64_t>(at + 24, sections[i].second.data.size());
+    out.patch<uint32_t>(at + 32, llvm::crc32(sections[i].second.data));
+  }
+  std::memcpy(out.data.data() + kMagicAt, kMagic, 8);
+  // The layout written is always this writer's, whatever version was read.
+  out.patch<uint16_t>(kMajorAt, kMajorVersion);
+  out.patch<uint16_t>(kMinorAt, kMinorVersion);
+  out.patch<uint32_t>(kHeaderSizeAt, kHeaderBytes);
+  out.patch<uint64_t>(kRequiredAt, exe.requiredFeatures);
+  out.patch<uint64_t>(kOptionalAt, exe.optionalFeatures);
+  std::memcpy(out.data.data() + kTargetAt, exe.target.data(), std::min<size_t>(exe.target.size(), 15));
+  std::memcpy(out.data.data() + kCompilerAt, exe.compiler.data(),
+              std::min<size_t>(exe.compiler.size(), 31));
+  out.patch<uint64_t>(kHashAt, hash);
+  out.patch<uint32_t>(kSectionCountAt, sections.size());
+  out.patch<uint64_t>(kSectionTableAt, tableAt);
+  out.patch<uint64_t>(kFileSizeAt, out.data.size());
+  out.patch<uint32_t>(kHeaderCrcAt,
+                      llvm::crc32(llvm::ArrayRef<uint8_t>(out.data.data(), kHeaderCrcAt)));
+  return out.data;
+}
+
 std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
   Strings strings;
   std::vector<std::pair<std::string, Bytes>> sections;
@@ -323,49 +372,7 @@ std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
   sections.push_back({"const", std::move(constants)});
   sections.insert(sections.begin() + 1, {"strings", std::move(strings.bytes)});
 
-  // Header, section table, then the sections (8-byte aligned).
-  Bytes out;
-  out.pad(kHeaderBytes);
-  uint64_t tableAt = out.data.size();
-  out.pad(sections.size() * kSectionEntryBytes);
-  std::vector<uint64_t> offsets;
-  for (auto &[name, b] : sections) {
-    out.align(8);
-    offsets.push_back(out.data.size());
-    out.data.insert(out.data.end(), b.data.begin(), b.data.end());
-  }
-  uint64_t hash = 0;
-  {
-    std::vector<uint8_t> all;
-    for (auto &[name, b] : sections)
-      all.insert(all.end(), b.data.begin(), b.data.end());
-    hash = llvm::xxHash64(all);
-  }
-  for (size_t i = 0; i < sections.size(); ++i) {
-    size_t at = tableAt + i * kSectionEntryBytes;
-    const std::string &name = sections[i].first;
-    std::memcpy(out.data.data() + at, name.data(), std::min<size_t>(name.size(), 15));
-    out.patch<uint64_t>(at + 16, offsets[i]);
-    out.patch<uint64_t>(at + 24, sections[i].second.data.size());
-    out.patch<uint32_t>(at + 32, llvm::crc32(sections[i].second.data));
-  }
-  std::memcpy(out.data.data() + kMagicAt, kMagic, 8);
-  // The layout written is always this writer's, whatever version was read.
-  out.patch<uint16_t>(kMajorAt, kMajorVersion);
-  out.patch<uint16_t>(kMinorAt, kMinorVersion);
-  out.patch<uint32_t>(kHeaderSizeAt, kHeaderBytes);
-  out.patch<uint64_t>(kRequiredAt, exe.requiredFeatures);
-  out.patch<uint64_t>(kOptionalAt, exe.optionalFeatures);
-  std::memcpy(out.data.data() + kTargetAt, exe.target.data(), std::min<size_t>(exe.target.size(), 15));
-  std::memcpy(out.data.data() + kCompilerAt, exe.compiler.data(),
-              std::min<size_t>(exe.compiler.size(), 31));
-  out.patch<uint64_t>(kHashAt, hash);
-  out.patch<uint32_t>(kSectionCountAt, sections.size());
-  out.patch<uint64_t>(kSectionTableAt, tableAt);
-  out.patch<uint64_t>(kFileSizeAt, out.data.size());
-  out.patch<uint32_t>(kHeaderCrcAt,
-                      llvm::crc32(llvm::ArrayRef<uint8_t>(out.data.data(), kHeaderCrcAt)));
-  return out.data;
+  return writeContainer(exe, sections);
 }
 
 void neuronc::neff::resealNeff(std::vector<uint8_t> &bytes) {

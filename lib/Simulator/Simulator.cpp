@@ -289,19 +289,58 @@ struct sim::TimingCache::Impl {
 sim::TimingCache::TimingCache() : impl(std::make_unique<Impl>()) {}
 sim::TimingCache::~TimingCache() = default;
 
-llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jobs,
-                                                          const Options &options) {
-  std::vector<Result> results(jobs.size());
-  if (jobs.empty())
-    return results;
-  const HardwareModel *hw =
-      options.target ? options.target : lookupHardwareModel(jobs.front().program->target);
-  if (!hw)
-    return fail("unknown target '" + jobs.front().program->target + "'");
-  // Every program must fit the profile it is replayed on, and the chip has
-  // so many cores.
+namespace {
+
+/// One run of jobs on the cores of a chip: the event loop of the timing
+/// model, executing each instruction's values as it starts.
+class ChipRun {
+public:
+  ChipRun(llvm::ArrayRef<Job> jobs, const Options &options, const HardwareModel *hw)
+      : jobs(jobs), options(options), hw(hw), results(jobs.size()) {}
+
+  llvm::Expected<std::vector<Result>> run();
+
+private:
+  llvm::ArrayRef<Job> jobs;
+  const Options &options;
+  const HardwareModel *hw;
+  std::vector<Result> results;
   llvm::DenseMap<const neff::Program *, const ProgramTiming *> timings;
   std::vector<std::unique_ptr<ProgramTiming>> owned;
+  std::vector<Core> cores;
+  double coreHbmGBps = 0;
+
+  /// Checks every job against the profile and the chip, analyzes each
+  /// program's timing once, and divides the chip's HBM among the cores.
+  llvm::Error prepare();
+  /// Starts the next job of `c` (if any), not before `at`.
+  void startJob(Core &c, double at);
+  /// Finishes the running job of `c`: reads its outputs back.
+  llvm::Error finishJob(Core &c);
+  /// Finishes `c`'s job when its last instruction issued and starts the
+  /// next ones (empty programs finish at once).
+  llvm::Error advance(Core &c);
+  /// When the engine (and its TensorE row or shared port) is ready for `t`,
+  /// semaphores aside.
+  double readyAt(Core &c, int64_t s, const Timing &t);
+  /// The earliest time stream `s` of `c` can start its next instruction, or
+  /// infinity when it is blocked or done.
+  double candidateOf(Core &c, int64_t s);
+  /// The instruction, of any core, that can start first; false when no core
+  /// has work left. Fails on a deadlock.
+  llvm::Expected<bool> pick(Core *&bestCore, int64_t &best, double &bestAt);
+  /// Issues the next instruction of stream `best` of `c` at `bestAt`: its
+  /// timing, its values, its signal.
+  llvm::Error issue(Core &c, int64_t best, double bestAt);
+  /// A DMA's data phase from `start`: returns when its data has moved.
+  double timeDma(Core &c, int64_t best, const Timing &t, Result &r, double &start);
+  /// A compute instruction from `start`: returns when it ends.
+  double timeCompute(Core &c, int64_t best, const Timing &t, Result &r, double start);
+};
+
+llvm::Error ChipRun::prepare() {
+  // Every program must fit the profile it is replayed on, and the chip has
+  // so many cores.
   unsigned numCores = 0;
   for (const Job &job : jobs) {
     const neff::Program &program = *job.program;
@@ -348,7 +387,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
     }
   }
 
-  std::vector<Core> cores(numCores);
+  cores = std::vector<Core>(numCores);
   for (size_t j = 0; j < jobs.size(); ++j)
     cores[jobs[j].core].jobs.push_back(j);
   // The chip's HBM bandwidth is divided evenly among the cores with work;
@@ -356,291 +395,330 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
   unsigned busyCores = 0;
   for (const Core &c : cores)
     busyCores += !c.jobs.empty();
-  double coreHbmGBps = std::min(hw->hbmGBps, hw->chipHbmGBps / std::max(1u, busyCores));
+  coreHbmGBps = std::min(hw->hbmGBps, hw->chipHbmGBps / std::max(1u, busyCores));
+  return llvm::Error::success();
+}
 
-  // Starts the next job of `c` (if any), not before `at`.
-  auto startJob = [&](Core &c, double at) {
-    c.job = -1;
-    if (c.next >= c.jobs.size())
-      return;
-    size_t j = c.jobs[c.next++];
-    const Job &job = jobs[j];
-    const neff::Program &program = *job.program;
-    c.job = static_cast<int64_t>(j);
-    c.timing = timings[&program];
-    c.base = std::max(at, job.notBeforeNs);
-    c.remaining = program.instructionCount();
-    c.cursor.fill(0);
-    c.freeAt.fill(c.base);
-    c.dataFree.fill(c.base);
-    c.dirty.fill(true);
-    for (auto &s : c.signals)
-      s.clear();
-    c.loadFree = c.multiplyFree = c.lastMultiplyStart = c.loadDone = c.base;
-    c.sbufPortFree = c.psumPortFree = c.base;
-    if (!c.hbm)
-      c.hbm = std::make_unique<BandwidthLedger>(coreHbmGBps);
-    Result &r = results[j];
-    r.core = job.core;
-    r.startNs = r.endNs = c.base;
-    if (options.trace)
-      r.trace.reserve(c.remaining);
-    c.exec.reset();
-    c.dev.reset();
-    c.outputs.clear();
-    if (options.data) {
-      c.dev = std::make_unique<Device>(*hw, *job.exe, program);
-      c.dev->trackWrites(options.checkReads);
-      bool canBind = !c.timing->writesInputs;
-      std::vector<const neff::Variable *> ins = program.inputs();
-      for (size_t i = 0; i < ins.size(); ++i) {
-        size_t v = ins[i] - program.variables.data();
-        if (!job.inputBytes.empty()) {
-          if (canBind)
-            c.dev->bind(v, const_cast<uint8_t *>(job.inputBytes[i].data()));
-          else
-            std::memcpy(c.dev->variable(v), job.inputBytes[i].data(), ins[i]->bytes());
-        } else if (canBind && sameFormat(job.inputs[i], *ins[i])) {
-          // The host tensor already is the device's bytes: no copy.
-          c.dev->bind(v, reinterpret_cast<uint8_t *>(const_cast<float *>(job.inputs[i].f())));
-        } else {
-          toDevice(job.inputs[i], ins[i]->dtype, c.dev->variable(v));
-        }
+void ChipRun::startJob(Core &c, double at) {
+  c.job = -1;
+  if (c.next >= c.jobs.size())
+    return;
+  size_t j = c.jobs[c.next++];
+  const Job &job = jobs[j];
+  const neff::Program &program = *job.program;
+  c.job = static_cast<int64_t>(j);
+  c.timing = timings[&program];
+  c.base = std::max(at, job.notBeforeNs);
+  c.remaining = program.instructionCount();
+  c.cursor.fill(0);
+  c.freeAt.fill(c.base);
+  c.dataFree.fill(c.base);
+  c.dirty.fill(true);
+  for (auto &s : c.signals)
+    s.clear();
+  c.loadFree = c.multiplyFree = c.lastMultiplyStart = c.loadDone = c.base;
+  c.sbufPortFree = c.psumPortFree = c.base;
+  if (!c.hbm)
+    c.hbm = std::make_unique<BandwidthLedger>(coreHbmGBps);
+  Result &r = results[j];
+  r.core = job.core;
+  r.startNs = r.endNs = c.base;
+  if (options.trace)
+    r.trace.reserve(c.remaining);
+  c.exec.reset();
+  c.dev.reset();
+  c.outputs.clear();
+  if (options.data) {
+    c.dev = std::make_unique<Device>(*hw, *job.exe, program);
+    c.dev->trackWrites(options.checkReads);
+    bool canBind = !c.timing->writesInputs;
+    std::vector<const neff::Variable *> ins = program.inputs();
+    for (size_t i = 0; i < ins.size(); ++i) {
+      size_t v = ins[i] - program.variables.data();
+      if (!job.inputBytes.empty()) {
+        if (canBind)
+          c.dev->bind(v, const_cast<uint8_t *>(job.inputBytes[i].data()));
+        else
+          std::memcpy(c.dev->variable(v), job.inputBytes[i].data(), ins[i]->bytes());
+      } else if (canBind && sameFormat(job.inputs[i], *ins[i])) {
+        // The host tensor already is the device's bytes: no copy.
+        c.dev->bind(v, reinterpret_cast<uint8_t *>(const_cast<float *>(job.inputs[i].f())));
+      } else {
+        toDevice(job.inputs[i], ins[i]->dtype, c.dev->variable(v));
       }
-      // Outputs in the host's format are written in place.
-      for (const neff::Variable *out : program.outputs()) {
-        size_t v = out - program.variables.data();
-        Tensor t;
-        if (job.decodeOutputs && (out->dtype == isa::DType::F32 || out->dtype == isa::DType::I32)) {
-          t = Tensor::filled(deviceToHost(out->dtype), out->shape, 0);
-          c.dev->bind(v, reinterpret_cast<uint8_t *>(t.f()));
-        } else {
-          c.dev->variable(v);
-        }
-        c.outputs.push_back(t);
+    }
+    // Outputs in the host's format are written in place.
+    for (const neff::Variable *out : program.outputs()) {
+      size_t v = out - program.variables.data();
+      Tensor t;
+      if (job.decodeOutputs && (out->dtype == isa::DType::F32 || out->dtype == isa::DType::I32)) {
+        t = Tensor::filled(deviceToHost(out->dtype), out->shape, 0);
+        c.dev->bind(v, reinterpret_cast<uint8_t *>(t.f()));
+      } else {
+        c.dev->variable(v);
       }
-      c.exec = std::make_unique<Executor>(*c.dev);
+      c.outputs.push_back(t);
     }
-  };
-  // Finishes the running job of `c`: reads its outputs back.
-  auto finishJob = [&](Core &c) -> llvm::Error {
-    Result &r = results[c.job];
-    const neff::Program &program = *jobs[c.job].program;
-    r.deviceNs = r.endNs - r.startNs;
-    // Timing only: no values.
-    std::vector<const neff::Variable *> outs = program.outputs();
-    for (size_t i = 0; c.dev && i < outs.size(); ++i) {
-      const neff::Variable *v = outs[i];
-      // An output the program did not fully write would read as zeros.
-      auto [count, first] = c.dev->unwrittenElements(v - program.variables.data());
-      if (count)
-        return fail("program '" + program.name + "' did not write output #" + llvm::Twine(i) +
-                    " ('" + v->name + "', " + variableType(*v) + "): " + llvm::Twine(count) +
-                    " of its " + llvm::Twine(v->numElements()) +
-                    " elements were never written (the first is element " +
-                    llvm::Twine(first) +
-                    "); the executable is wrong: report it with the program that produced it");
-      const uint8_t *bytes = c.dev->variable(v - program.variables.data());
-      if (!jobs[c.job].decodeOutputs)
-        r.outputBytes.push_back(std::vector<uint8_t>(bytes, bytes + v->bytes()));
-      else if (c.outputs[i].valid())
-        r.outputs.push_back(c.outputs[i]);
-      else
-        r.outputs.push_back(fromDevice(bytes, *v));
+    c.exec = std::make_unique<Executor>(*c.dev);
+  }
+}
+
+llvm::Error ChipRun::finishJob(Core &c) {
+  Result &r = results[c.job];
+  const neff::Program &program = *jobs[c.job].program;
+  r.deviceNs = r.endNs - r.startNs;
+  // Timing only: no values.
+  std::vector<const neff::Variable *> outs = program.outputs();
+  for (size_t i = 0; c.dev && i < outs.size(); ++i) {
+    const neff::Variable *v = outs[i];
+    // An output the program did not fully write would read as zeros.
+    auto [count, first] = c.dev->unwrittenElements(v - program.variables.data());
+    if (count)
+      return fail("program '" + program.name + "' did not write output #" + llvm::Twine(i) +
+                  " ('" + v->name + "', " + variableType(*v) + "): " + llvm::Twine(count) +
+                  " of its " + llvm::Twine(v->numElements()) +
+                  " elements were never written (the first is element " +
+                  llvm::Twine(first) +
+                  "); the executable is wrong: report it with the program that produced it");
+    const uint8_t *bytes = c.dev->variable(v - program.variables.data());
+    if (!jobs[c.job].decodeOutputs)
+      r.outputBytes.push_back(std::vector<uint8_t>(bytes, bytes + v->bytes()));
+    else if (c.outputs[i].valid())
+      r.outputs.push_back(c.outputs[i]);
+    else
+      r.outputs.push_back(fromDevice(bytes, *v));
+  }
+  if (c.dev && options.keepScratch)
+    r.scratch.assign(c.dev->scratchBytes(), c.dev->scratchBytes() + program.scratchBytes);
+  c.outputs.clear();
+  c.lastEnd = r.endNs;
+  return llvm::Error::success();
+}
+
+llvm::Error ChipRun::advance(Core &c) {
+  while (c.job >= 0 && c.remaining == 0) {
+    if (llvm::Error e = finishJob(c))
+      return e;
+    startJob(c, c.lastEnd);
+  }
+  return llvm::Error::success();
+}
+
+double ChipRun::readyAt(Core &c, int64_t s, const Timing &t) {
+  double at = c.freeAt[s];
+  switch (t.row) {
+  case Timing::Load:
+    at = std::max({at, c.loadFree, c.lastMultiplyStart});
+    break;
+  case Timing::Multiply:
+    at = std::max({at, c.multiplyFree, c.loadDone});
+    break;
+  case Timing::Both:
+    at = std::max({at, c.multiplyFree, c.loadFree});
+    break;
+  case Timing::Other:
+    break;
+  }
+  if (t.sbuf && hw->vectorGpsimdShareSbuf &&
+      (t.engine == isa::Engine::vector || t.engine == isa::Engine::gpsimd))
+    at = std::max(at, c.sbufPortFree);
+  if (t.psum && hw->vectorScalarSharePsum &&
+      (t.engine == isa::Engine::vector || t.engine == isa::Engine::scalar))
+    at = std::max(at, c.psumPortFree);
+  return at;
+}
+
+double ChipRun::candidateOf(Core &c, int64_t s) {
+  const auto &stream = (*c.timing)[s];
+  if (c.cursor[s] >= stream.size())
+    return kInf;
+  const Timing &t = stream[c.cursor[s]];
+  double at = readyAt(c, s, t);
+  for (const isa::Wait &w : llvm::ArrayRef(c.timing->waits).slice(t.waitFirst, t.waitCount)) {
+    if (c.signals[w.stream].size() < w.count)
+      return kInf;
+    at = std::max(at, c.signals[w.stream][w.count - 1] + hw->semaphoreLatencyNs);
+  }
+  return at;
+}
+
+llvm::Expected<bool> ChipRun::pick(Core *&bestCore, int64_t &best, double &bestAt) {
+  // The instruction, of any core, that can start first.
+  bestCore = nullptr;
+  best = -1;
+  bestAt = kInf;
+  bool running = false;
+  for (Core &c : cores) {
+    if (c.job < 0)
+      continue;
+    running = true;
+    for (int64_t s = 0; s < kStreams; ++s) {
+      if (c.dirty[s]) {
+        c.candidate[s] = candidateOf(c, s);
+        c.dirty[s] = false;
+      }
+      if (c.candidate[s] < bestAt) {
+        bestAt = c.candidate[s];
+        best = s;
+        bestCore = &c;
+      }
     }
-    if (c.dev && options.keepScratch)
-      r.scratch.assign(c.dev->scratchBytes(), c.dev->scratchBytes() + program.scratchBytes);
-    c.outputs.clear();
-    c.lastEnd = r.endNs;
-    return llvm::Error::success();
-  };
+  }
+  if (!running)
+    return false;
+  if (!bestCore) {
+    for (Core &c : cores)
+      if (c.job >= 0)
+        return fail("program '" + jobs[c.job].program->name +
+                    "' deadlocked: every stream waits for a signal that never comes (the "
+                    "executable's semaphores are inconsistent)");
+  }
+  return true;
+}
+
+double ChipRun::timeDma(Core &c, int64_t best, const Timing &t, Result &r, double &start) {
+  double dataStart = std::max(start + hw->dmaLatencyNs, c.dataFree[best]);
+  double rate = t.rate;
+  double queueBytes = t.ns * rate;
+  double hbmBytes = t.hbmRead + t.hbmWrite;
+  double end = planTransfer(dataStart + hw->dmaIssueNs, queueBytes, rate,
+                     queueBytes > 0 ? hbmBytes / queueBytes : 0, *c.hbm);
+  c.dataFree[best] = end;
+  c.freeAt[best] = start; // issuing is pipelined
+  r.busyNs[best] += end - dataStart;
+  r.hbmReadBytes += t.hbmRead;
+  r.hbmWriteBytes += t.hbmWrite;
+  ++r.dmaTransfers;
+  r.dmaBytes += t.bytes;
+  start = dataStart;
+  return end;
+}
+
+double ChipRun::timeCompute(Core &c, int64_t best, const Timing &t, Result &r, double start) {
+  double end = start + t.ns;
+  // TensorE issues in order, but a load may overlap the multiply before.
+  c.freeAt[best] = t.engine == isa::Engine::tensor ? start : end;
+  switch (t.row) {
+  case Timing::Load:
+    c.loadFree = c.loadDone = end;
+    break;
+  case Timing::Multiply:
+    c.multiplyFree = end;
+    c.lastMultiplyStart = start;
+    break;
+  case Timing::Both:
+    c.loadFree = c.loadDone = c.multiplyFree = end;
+    c.lastMultiplyStart = start;
+    break;
+  case Timing::Other:
+    break;
+  }
+  if (t.sbuf && (t.engine == isa::Engine::vector || t.engine == isa::Engine::gpsimd))
+    c.sbufPortFree = std::max(c.sbufPortFree, end);
+  if (t.psum && (t.engine == isa::Engine::vector || t.engine == isa::Engine::scalar))
+    c.psumPortFree = std::max(c.psumPortFree, end);
+  r.busyNs[best] += t.ns;
+  return end;
+}
+
+llvm::Error ChipRun::issue(Core &c, int64_t best, double bestAt) {
+  const Job &job = jobs[c.job];
+  const neff::Program &program = *job.program;
+  Result &r = results[c.job];
+  const Timing &t = (*c.timing)[best][c.cursor[best]];
+  double start = bestAt, end, done, issuedAt = bestAt;
+  // Only what the semaphores added: the engine was ready earlier.
+  double waitNs = std::max(0.0, start - readyAt(c, best, t));
+  if (t.dma) {
+    end = timeDma(c, best, t, r, start);
+    done = end;
+  } else {
+    end = timeCompute(c, best, t, r, start);
+    done = end + t.latencyNs;
+  }
+  r.waitNs += waitNs;
+  if (options.trace)
+    r.trace.push_back({static_cast<uint8_t>(best), static_cast<uint32_t>(c.cursor[best]), issuedAt,
+                       start, end, done, waitNs});
+  if (c.exec)
+    if (llvm::Error err = c.exec->execute(program.streams[best][c.cursor[best]])) {
+      const isa::Instruction &inst = program.streams[best][c.cursor[best]];
+      std::string where;
+      if (inst.debug < program.debug.size()) {
+        const neff::DebugEntry &d = program.debug[inst.debug];
+        where = ", kernel " + program.kernels[d.kernel].name + " from " + d.op;
+        if (!d.location.empty())
+          where += " at " + d.location;
+      }
+      return fail("instruction " + llvm::Twine(c.cursor[best]) + " of stream " +
+                  isa::streamName(best) + " (" + isa::opcodeName(inst.opcode) + where +
+                  "): " + llvm::toString(std::move(err)));
+    }
+  c.dirty[best] = true;
+  if (t.signal) {
+    c.signals[best].push_back(done);
+    // Only streams whose next instruction waits for this one may move.
+    for (int64_t s = 0; s < kStreams; ++s) {
+      const auto &stream = (*c.timing)[s];
+      if (c.dirty[s] || c.cursor[s] + (s == best) >= stream.size())
+        continue;
+      const Timing &next = stream[c.cursor[s] + (s == best)];
+      for (const isa::Wait &w :
+           llvm::ArrayRef(c.timing->waits).slice(next.waitFirst, next.waitCount))
+        if (w.stream == best) {
+          c.dirty[s] = true;
+          break;
+        }
+    }
+  }
+  // Shared ports may hold the other engines back.
+  if ((t.sbuf && hw->vectorGpsimdShareSbuf) || (t.psum && hw->vectorScalarSharePsum)) {
+    c.dirty[static_cast<int>(isa::Engine::vector)] = true;
+    c.dirty[static_cast<int>(isa::Engine::scalar)] = true;
+    c.dirty[static_cast<int>(isa::Engine::gpsimd)] = true;
+  }
+  r.endNs = std::max(r.endNs, done);
+  ++r.instructions[best];
+  ++c.cursor[best];
+  if (--c.remaining == 0)
+    return advance(c);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Result>> ChipRun::run() {
+  if (llvm::Error e = prepare())
+    return std::move(e);
   for (Core &c : cores) {
     startJob(c, 0);
-    while (c.job >= 0 && c.remaining == 0) {
-      if (llvm::Error e = finishJob(c))
-        return std::move(e);
-      startJob(c, c.lastEnd);
-    }
+    if (llvm::Error e = advance(c))
+      return std::move(e);
   }
-
-  // The earliest time stream `s` of `c` can start its next instruction, or
-  // infinity when it is blocked or done.
-  // When the engine (and its TensorE row or shared port) is ready for `t`,
-  // semaphores aside.
-  auto readyAt = [&](Core &c, int64_t s, const Timing &t) -> double {
-    double at = c.freeAt[s];
-    switch (t.row) {
-    case Timing::Load:
-      at = std::max({at, c.loadFree, c.lastMultiplyStart});
-      break;
-    case Timing::Multiply:
-      at = std::max({at, c.multiplyFree, c.loadDone});
-      break;
-    case Timing::Both:
-      at = std::max({at, c.multiplyFree, c.loadFree});
-      break;
-    case Timing::Other:
-      break;
-    }
-    if (t.sbuf && hw->vectorGpsimdShareSbuf &&
-        (t.engine == isa::Engine::vector || t.engine == isa::Engine::gpsimd))
-      at = std::max(at, c.sbufPortFree);
-    if (t.psum && hw->vectorScalarSharePsum &&
-        (t.engine == isa::Engine::vector || t.engine == isa::Engine::scalar))
-      at = std::max(at, c.psumPortFree);
-    return at;
-  };
-  auto candidateOf = [&](Core &c, int64_t s) -> double {
-    const auto &stream = (*c.timing)[s];
-    if (c.cursor[s] >= stream.size())
-      return kInf;
-    const Timing &t = stream[c.cursor[s]];
-    double at = readyAt(c, s, t);
-    for (const isa::Wait &w : llvm::ArrayRef(c.timing->waits).slice(t.waitFirst, t.waitCount)) {
-      if (c.signals[w.stream].size() < w.count)
-        return kInf;
-      at = std::max(at, c.signals[w.stream][w.count - 1] + hw->semaphoreLatencyNs);
-    }
-    return at;
-  };
-
   for (;;) {
-    // The instruction, of any core, that can start first.
-    Core *bestCore = nullptr;
-    int64_t best = -1;
-    double bestAt = kInf;
-    bool running = false;
-    for (Core &c : cores) {
-      if (c.job < 0)
-        continue;
-      running = true;
-      for (int64_t s = 0; s < kStreams; ++s) {
-        if (c.dirty[s]) {
-          c.candidate[s] = candidateOf(c, s);
-          c.dirty[s] = false;
-        }
-        if (c.candidate[s] < bestAt) {
-          bestAt = c.candidate[s];
-          best = s;
-          bestCore = &c;
-        }
-      }
-    }
-    if (!running)
+    Core *bestCore;
+    int64_t best;
+    double bestAt;
+    llvm::Expected<bool> found = pick(bestCore, best, bestAt);
+    if (!found)
+      return found.takeError();
+    if (!*found)
       break;
-    if (!bestCore) {
-      for (Core &c : cores)
-        if (c.job >= 0)
-          return fail("program '" + jobs[c.job].program->name +
-                      "' deadlocked: every stream waits for a signal that never comes (the "
-                      "executable's semaphores are inconsistent)");
-    }
-    Core &c = *bestCore;
-    const Job &job = jobs[c.job];
-    const neff::Program &program = *job.program;
-    Result &r = results[c.job];
-    const Timing &t = (*c.timing)[best][c.cursor[best]];
-    double start = bestAt, end, done, issue = bestAt;
-    // Only what the semaphores added: the engine was ready earlier.
-    double waitNs = std::max(0.0, start - readyAt(c, best, t));
-    if (t.dma) {
-      double dataStart = std::max(start + hw->dmaLatencyNs, c.dataFree[best]);
-      double rate = t.rate;
-      double queueBytes = t.ns * rate;
-      double hbmBytes = t.hbmRead + t.hbmWrite;
-      end = planTransfer(dataStart + hw->dmaIssueNs, queueBytes, rate,
-                         queueBytes > 0 ? hbmBytes / queueBytes : 0, *c.hbm);
-      c.dataFree[best] = end;
-      c.freeAt[best] = start; // issuing is pipelined
-      done = end;
-      r.busyNs[best] += end - dataStart;
-      r.hbmReadBytes += t.hbmRead;
-      r.hbmWriteBytes += t.hbmWrite;
-      ++r.dmaTransfers;
-      r.dmaBytes += t.bytes;
-      start = dataStart;
-    } else {
-      end = start + t.ns;
-      // TensorE issues in order, but a load may overlap the multiply before.
-      c.freeAt[best] = t.engine == isa::Engine::tensor ? start : end;
-      switch (t.row) {
-      case Timing::Load:
-        c.loadFree = c.loadDone = end;
-        break;
-      case Timing::Multiply:
-        c.multiplyFree = end;
-        c.lastMultiplyStart = start;
-        break;
-      case Timing::Both:
-        c.loadFree = c.loadDone = c.multiplyFree = end;
-        c.lastMultiplyStart = start;
-        break;
-      case Timing::Other:
-        break;
-      }
-      if (t.sbuf && (t.engine == isa::Engine::vector || t.engine == isa::Engine::gpsimd))
-        c.sbufPortFree = std::max(c.sbufPortFree, end);
-      if (t.psum && (t.engine == isa::Engine::vector || t.engine == isa::Engine::scalar))
-        c.psumPortFree = std::max(c.psumPortFree, end);
-      done = end + t.latencyNs;
-      r.busyNs[best] += t.ns;
-    }
-    r.waitNs += waitNs;
-    if (options.trace)
-      r.trace.push_back({static_cast<uint8_t>(best), static_cast<uint32_t>(c.cursor[best]), issue,
-                         start, end, done, waitNs});
-    if (c.exec)
-      if (llvm::Error err = c.exec->execute(program.streams[best][c.cursor[best]])) {
-        const isa::Instruction &inst = program.streams[best][c.cursor[best]];
-        std::string where;
-        if (inst.debug < program.debug.size()) {
-          const neff::DebugEntry &d = program.debug[inst.debug];
-          where = ", kernel " + program.kernels[d.kernel].name + " from " + d.op;
-          if (!d.location.empty())
-            where += " at " + d.location;
-        }
-        return fail("instruction " + llvm::Twine(c.cursor[best]) + " of stream " +
-                    isa::streamName(best) + " (" + isa::opcodeName(inst.opcode) + where +
-                    "): " + llvm::toString(std::move(err)));
-      }
-    c.dirty[best] = true;
-    if (t.signal) {
-      c.signals[best].push_back(done);
-      // Only streams whose next instruction waits for this one may move.
-      for (int64_t s = 0; s < kStreams; ++s) {
-        const auto &stream = (*c.timing)[s];
-        if (c.dirty[s] || c.cursor[s] + (s == best) >= stream.size())
-          continue;
-        const Timing &next = stream[c.cursor[s] + (s == best)];
-        for (const isa::Wait &w :
-             llvm::ArrayRef(c.timing->waits).slice(next.waitFirst, next.waitCount))
-          if (w.stream == best) {
-            c.dirty[s] = true;
-            break;
-          }
-      }
-    }
-    // Shared ports may hold the other engines back.
-    if ((t.sbuf && hw->vectorGpsimdShareSbuf) || (t.psum && hw->vectorScalarSharePsum)) {
-      c.dirty[static_cast<int>(isa::Engine::vector)] = true;
-      c.dirty[static_cast<int>(isa::Engine::scalar)] = true;
-      c.dirty[static_cast<int>(isa::Engine::gpsimd)] = true;
-    }
-    r.endNs = std::max(r.endNs, done);
-    ++r.instructions[best];
-    ++c.cursor[best];
-    if (--c.remaining == 0) {
-      if (llvm::Error e = finishJob(c))
-        return std::move(e);
-      startJob(c, c.lastEnd);
-      while (c.job >= 0 && c.remaining == 0) {
-        if (llvm::Error e = finishJob(c))
-          return std::move(e);
-        startJob(c, c.lastEnd);
-      }
-    }
+    if (llvm::Error e = issue(*bestCore, best, bestAt))
+      return std::move(e);
   }
-  return results;
+  return std::move(results);
+}
+
+} // namespace
+
+llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jobs,
+                                                          const Options &options) {
+  if (jobs.empty())
+    return std::vector<Result>();
+  const HardwareModel *hw =
+      options.target ? options.target : lookupHardwareModel(jobs.front().program->target);
+  if (!hw)
+    return fail("unknown target '" + jobs.front().program->target + "'");
+  return ChipRun(jobs, options, hw).run();
 }
 
 std::vector<uint8_t> neuronc::sim::encodeInput(const Tensor &t, const neff::Variable &v) {

@@ -330,6 +330,19 @@ TEST(NeffValidation, Operands) {
             at + "activation scale/bias/accumulator must be one element per partition");
   EXPECT_EQ(damaged([](Executable &e) { act(e).operands[1] = hbm(0, 128, 64); }),
             at + "activation addresses HBM; only DMA does");
+  // The partition-start rule of compute engines, as the nisa verifier has it.
+  EXPECT_EQ(damaged([](Executable &e) {
+              act(e).operands[0].partStart = 32;
+              act(e).operands[0].partCount = 64;
+            }),
+            at + "activation accesses partitions 32:96; from partition 32 an engine access "
+                 "spans at most 32");
+  EXPECT_EQ(damaged([](Executable &e) {
+              act(e).operands[0].partStart = 16;
+              act(e).operands[0].partCount = 16;
+            }),
+            at + "activation accesses partitions 16:32; from partition 16 an engine access "
+                 "spans nothing");
   EXPECT_EQ(damaged([](Executable &e) { act(e).func = 200; }),
             at + "function/operation 200 is out of range");
   EXPECT_EQ(damaged([](Executable &e) { act(e).flags |= 0x4000; }),
