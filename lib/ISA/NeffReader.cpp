@@ -245,7 +245,6 @@ struct ProgramChecker {
     for (size_t i = 0; i < inst.operands.size(); ++i)
       if (!operand(inst.operands[i], c, "operand"))
         return false;
-    auto isTile = [](const isa::Operand &o) { return o.space != isa::Space::Hbm; };
     if (inst.opcode != Opcode::DmaCopy)
       for (const isa::Operand &o : inst.operands) {
         if (!isTile(o)) {
@@ -262,6 +261,15 @@ struct ProgramChecker {
           return false;
         }
       }
+    return opcodeRules(inst, c);
+  }
+
+  static bool isTile(const isa::Operand &o) { return o.space != isa::Space::Hbm; }
+
+  /// The rules of each opcode: operand shapes, spaces and types, and the
+  /// range of its function or ALU operations.
+  bool opcodeRules(const isa::Instruction &inst, Cursor &c) {
+    using isa::Opcode;
     const auto &ops = inst.operands;
     auto funcMax = [&](int max) {
       if (inst.func > max) {
@@ -1006,6 +1014,13 @@ llvm::Expected<Executable> neuronc::neff::readNeff(llvm::ArrayRef<uint8_t> bytes
         return err;
     }
   return exe;
+}
+
+llvm::Error neuronc::neff::verifyExecutable(const Executable &exe) {
+  // One set of rules: the reader's, over the bytes the writer makes.
+  std::vector<uint8_t> bytes = writeNeff(exe);
+  llvm::Expected<Executable> read = readNeff(bytes);
+  return read ? llvm::Error::success() : read.takeError();
 }
 
 llvm::Expected<Executable> neuronc::neff::readNeffFile(llvm::StringRef path,

@@ -330,6 +330,16 @@ TEST(NeffValidation, Operands) {
             at + "activation scale/bias/accumulator must be one element per partition");
   EXPECT_EQ(damaged([](Executable &e) { act(e).operands[1] = hbm(0, 128, 64); }),
             at + "activation addresses HBM; only DMA does");
+  // The same rules on an executable in memory.
+  {
+    Executable exe = sample();
+    EXPECT_FALSE(static_cast<bool>(verifyExecutable(exe)));
+    act(exe).operands[0].partStart = 32;
+    act(exe).operands[0].partCount = 64;
+    EXPECT_EQ(llvm::toString(verifyExecutable(exe)),
+              at + "activation accesses partitions 32:96; from partition 32 an engine access "
+                   "spans at most 32");
+  }
   // The partition-start rule of compute engines, as the nisa verifier has it.
   EXPECT_EQ(damaged([](Executable &e) {
               act(e).operands[0].partStart = 32;

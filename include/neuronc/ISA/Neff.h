@@ -175,13 +175,17 @@ llvm::Error writeNeffFile(llvm::StringRef path, const Executable &exe);
 /// Bytes too short for a header are left alone.
 void resealNeff(std::vector<uint8_t> &bytes);
 
-/// Decodes and validates. The error names the first problem, e.g. "section
-/// 'dma' offset 4096 + size 900 exceeds file size 4500".
 /// Checks the container only: header, section table, every section's CRC and
 /// the content hash (what a cache needs to trust a file it wrote).
 llvm::Error verifyNeffChecksums(llvm::ArrayRef<uint8_t> bytes);
+/// Decodes and validates. The error names the first problem, e.g. "section
+/// 'dma' offset 4096 + size 900 exceeds file size 4500".
 llvm::Expected<Executable> readNeff(llvm::ArrayRef<uint8_t> bytes,
                                     std::vector<SectionInfo> *sections = nullptr);
+/// Checks an executable built in memory by every rule the reader enforces
+/// (the hardware rules of each instruction, the entry points, the memory
+/// bounds), as the simulator would find it after writing and reading it.
+llvm::Error verifyExecutable(const Executable &exe);
 llvm::Expected<Executable> readNeffFile(llvm::StringRef path,
                                         std::vector<SectionInfo> *sections = nullptr);
 
