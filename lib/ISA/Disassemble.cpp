@@ -33,20 +33,23 @@ std::string neuronc::isa::instructionString(const neff::Program &p, const Instru
   std::string s;
   llvm::raw_string_ostream os(s);
   os << opcodeName(inst.opcode);
-  switch (inst.opcode) {
-  case Opcode::Activation:
+  // The function fields, as Isa.def says the opcode uses them.
+  switch (funcKindOf(inst.opcode)) {
+  case FuncKind::Act:
     os << " " << stringifyActFunc(static_cast<ActFunc>(inst.func));
     break;
-  case Opcode::TensorTensor:
-  case Opcode::TensorReduce:
-  case Opcode::PartitionReduce:
-  case Opcode::TensorScalar:
-  case Opcode::ScalarTensorTensor:
+  case FuncKind::Alu:
+  case FuncKind::AluAlu:
+  case FuncKind::AluOptAlu:
     os << " " << stringifyAluOp(static_cast<AluOp>(inst.func));
-    if (inst.opcode == Opcode::ScalarTensorTensor || inst.has(kHasOp1))
+    if (funcKindOf(inst.opcode) == FuncKind::AluAlu ||
+        (funcKindOf(inst.opcode) == FuncKind::AluOptAlu && inst.has(kHasOp1)))
       os << "," << stringifyAluOp(static_cast<AluOp>(inst.op1));
     break;
-  default:
+  case FuncKind::Cmp:
+    os << " " << stringifyCmpOp(static_cast<CmpOp>(inst.func));
+    break;
+  case FuncKind::None:
     break;
   }
   for (size_t i = 0; i < inst.operands.size(); ++i)

@@ -107,7 +107,7 @@ std::optional<int64_t> neuronc::isa::parseStreamName(llvm::StringRef name) {
 
 llvm::StringRef neuronc::isa::opcodeName(Opcode op) {
   switch (op) {
-#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional)                         \
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional, func)                         \
   case Opcode::name:                                                           \
     return #mnemonic;
 #include "neuronc/ISA/Isa.def"
@@ -130,7 +130,7 @@ using namespace engine_names;
 
 llvm::ArrayRef<Engine> neuronc::isa::enginesOf(Opcode op) {
   switch (op) {
-#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional)                         \
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional, func)                         \
   case Opcode::name:                                                           \
     return engines##Engines;
 #include "neuronc/ISA/Isa.def"
@@ -138,9 +138,19 @@ llvm::ArrayRef<Engine> neuronc::isa::enginesOf(Opcode op) {
   return {};
 }
 
+FuncKind neuronc::isa::funcKindOf(Opcode op) {
+  switch (op) {
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional, func)  \
+  case Opcode::name:                                                           \
+    return FuncKind::func;
+#include "neuronc/ISA/Isa.def"
+  }
+  return FuncKind::None;
+}
+
 int neuronc::isa::operandCount(Opcode op, uint16_t flags) {
   switch (op) {
-#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional)     \
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional, func)     \
   case Opcode::name:                                                           \
     return operands + llvm::popcount(static_cast<uint16_t>(flags & (optional)));
 #include "neuronc/ISA/Isa.def"

@@ -261,7 +261,38 @@ struct ProgramChecker {
           return false;
         }
       }
-    return opcodeRules(inst, c);
+    return functionFields(inst, c) && opcodeRules(inst, c);
+  }
+
+  /// The function fields hold what Isa.def says the opcode uses, in range.
+  bool functionFields(const isa::Instruction &inst, Cursor &c) {
+    uint32_t max = 0, max1 = 0;
+    switch (isa::funcKindOf(inst.opcode)) {
+    case isa::FuncKind::None:
+      return true;
+    case isa::FuncKind::Act:
+      max = isa::maxActFunc();
+      break;
+    case isa::FuncKind::Alu:
+      max = isa::maxAluOp();
+      break;
+    case isa::FuncKind::AluAlu:
+    case isa::FuncKind::AluOptAlu:
+      max = max1 = isa::maxAluOp();
+      break;
+    case isa::FuncKind::Cmp:
+      max = isa::maxCmpOp();
+      break;
+    }
+    if (inst.func > max) {
+      c.fail("function/operation " + llvm::Twine(unsigned(inst.func)) + " is out of range");
+      return false;
+    }
+    if (inst.op1 > max1 && max1) {
+      c.fail("second operation " + llvm::Twine(unsigned(inst.op1)) + " is out of range");
+      return false;
+    }
+    return true;
   }
 
   static bool isTile(const isa::Operand &o) { return o.space != isa::Space::Hbm; }
@@ -271,13 +302,6 @@ struct ProgramChecker {
   bool opcodeRules(const isa::Instruction &inst, Cursor &c) {
     using isa::Opcode;
     const auto &ops = inst.operands;
-    auto funcMax = [&](int max) {
-      if (inst.func > max) {
-        c.fail("function/operation " + llvm::Twine(unsigned(inst.func)) + " is out of range");
-        return false;
-      }
-      return true;
-    };
     switch (inst.opcode) {
     case Opcode::DmaCopy: {
       if (ops.size() < 2 || ops[0].totalElements() != ops[1].totalElements() ||
@@ -336,8 +360,7 @@ struct ProgramChecker {
       }
       return true;
     case Opcode::Activation: {
-      if (!funcMax(static_cast<int>(isa::maxActFunc())) ||
-          !sameShape(ops[0], ops[1], c, "activation"))
+      if (!sameShape(ops[0], ops[1], c, "activation"))
         return false;
       for (size_t i = 2; i < ops.size(); ++i)
         if (!scalar(ops[i], ops[1], c, "activation scale/bias/accumulator"))
@@ -345,14 +368,11 @@ struct ProgramChecker {
       return true;
     }
     case Opcode::TensorTensor:
-      return funcMax(static_cast<int>(isa::maxAluOp())) &&
-             sameShape(ops[0], ops[1], c, "tensor_tensor") &&
+      return sameShape(ops[0], ops[1], c, "tensor_tensor") &&
              sameShape(ops[0], ops[2], c, "tensor_tensor");
     case Opcode::TensorScalar:
     case Opcode::ScalarTensorTensor: {
-      if (!funcMax(static_cast<int>(isa::maxAluOp())) ||
-          inst.op1 > isa::maxAluOp() ||
-          !sameShape(ops[0], ops[1], c, isa::opcodeName(inst.opcode).data()))
+      if (!sameShape(ops[0], ops[1], c, isa::opcodeName(inst.opcode).data()))
         return false;
       size_t scalars = ops.size() - (inst.opcode == Opcode::ScalarTensorTensor ? 3 : 2);
       for (size_t i = 0; i < scalars; ++i)
@@ -364,8 +384,7 @@ struct ProgramChecker {
     }
     case Opcode::TensorReduce: {
       int64_t last = ops[1].rank ? ops[1].sizes[ops[1].rank - 1] : 1;
-      if (!funcMax(static_cast<int>(isa::maxAluOp())) ||
-          ops[0].partCount != ops[1].partCount ||
+      if (ops[0].partCount != ops[1].partCount ||
           __int128(ops[0].numElements()) * last != ops[1].numElements()) {
         c.fail("tensor_reduce destination is not the source without its innermost dim");
         return false;
@@ -394,11 +413,9 @@ struct ProgramChecker {
       }
       return true;
     case Opcode::AffineSelect:
-      return funcMax(static_cast<int>(isa::maxCmpOp())) &&
-             sameShape(ops[0], ops[1], c, "affine_select");
+      return sameShape(ops[0], ops[1], c, "affine_select");
     case Opcode::PartitionReduce:
-      if (!funcMax(static_cast<int>(isa::maxAluOp())) ||
-          ops[0].partCount != 1 || ops[0].numElements() != ops[1].numElements()) {
+      if (ops[0].partCount != 1 || ops[0].numElements() != ops[1].numElements()) {
         c.fail("partition_reduce writes one partition as wide as its source");
         return false;
       }

@@ -37,5 +37,3 @@ void neuronc::registerAllPasses() {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
 }
-
-llvm::StringRef neuronc::getVersionString() { return NEURONC_VERSION_STRING; }

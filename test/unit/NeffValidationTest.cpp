@@ -355,6 +355,20 @@ TEST(NeffValidation, Operands) {
                  "spans nothing");
   EXPECT_EQ(damaged([](Executable &e) { act(e).func = 200; }),
             at + "function/operation 200 is out of range");
+  // A second ALU operation out of range (scalar_tensor_tensor on VectorE):
+  // the function fields Isa.def gives the opcode are all checked.
+  EXPECT_EQ(damaged([](Executable &e) {
+              isa::Instruction stt = act(e);
+              stt.opcode = isa::Opcode::ScalarTensorTensor;
+              stt.engine = isa::Engine::vector;
+              stt.flags = isa::kSignal;
+              stt.func = static_cast<uint8_t>(isa::AluOp::multiply);
+              stt.op1 = 99;
+              stt.operands = {tile(128, 256, 64), tile(128, 0, 64), tile(128, 256, 64)};
+              prog(e).streams[1].clear();
+              prog(e).streams[2].push_back(stt);
+            }),
+            "section 'p0.vector' instruction 0: second operation 99 is out of range");
   EXPECT_EQ(damaged([](Executable &e) { act(e).flags |= 0x4000; }),
             at + "unknown flag bits 4041"); // with its own signal and bias bits
   EXPECT_EQ(damaged([](Executable &e) { act(e).waits = {{30, 1}}; }),

@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "neuronc/Pipelines/Registration.h"
 #include "neuronc/Profile/Inspect.h"
 #include "neuronc/Profile/Profile.h"
+#include "neuronc/Support/Version.h"
 #include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/ISA/Neff.h"
 #include "neuronc/ISA/Roofline.h"

@@ -75,12 +75,12 @@ std::optional<int64_t> parseStreamName(llvm::StringRef name);
 
 /// Instruction kinds, numbered as the executable stores them (Isa.def).
 enum class Opcode : uint8_t {
-#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional) name = value,
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional, func) name = value,
 #include "neuronc/ISA/Isa.def"
 };
 /// The largest opcode value (opcodes are numbered 1, 2, ... without gaps).
 constexpr uint8_t kLastOpcode = 0
-#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional) +1
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional, func) +1
 #include "neuronc/ISA/Isa.def"
     ;
 
@@ -165,6 +165,11 @@ struct Instruction {
   bool has(Flag f) const { return flags & f; }
   int64_t stream() const { return streamOf(engine, queue); }
 };
+
+/// What an instruction's function fields (`func`, `op1`) hold.
+enum class FuncKind : uint8_t { None, Act, Alu, AluAlu, AluOptAlu, Cmp };
+/// The function fields of `op` (Isa.def).
+FuncKind funcKindOf(Opcode op);
 
 /// Operands an instruction of `op` carries in its stream record given its
 /// flags (Isa.def: the fixed ones plus one per optional-operand flag set).

@@ -3,6 +3,8 @@
 #ifndef NEURONC_PIPELINES_REGISTRATION_H
 #define NEURONC_PIPELINES_REGISTRATION_H
 
+#include "neuronc/Support/Version.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -16,9 +18,6 @@ void registerAllDialects(mlir::DialectRegistry &registry);
 /// Registers every neuron pass (and the upstream canonicalize/cse) for
 /// command-line use.
 void registerAllPasses();
-
-/// The version string printed by `--version`.
-llvm::StringRef getVersionString();
 
 } // namespace neuronc
 
