@@ -116,12 +116,14 @@ def NeuronFuseElementwisePass : Pass<"neuron-fuse-elementwise", "::mlir::func::F
     its users are in the kernel, or, when its other users all come after the
     kernel, as an extra result if the cost model says returning it saves HBM
     traffic; nothing is recomputed and no cycle can form. The kernel's
-    working set per 128-row tile must fit the SBUF budget. Splat and small constants are copied into the body. Each kernel
+    working set per row tile must fit the SBUF budget. Splat and small constants are copied into the body. Each kernel
     and each rejected producer is recorded with its reason.
   }];
   let options = [
-    Option<"sbufBytes", "sbuf-bytes", "int64_t", /*default=*/"24 * 1024 * 1024",
-           "SBUF bytes a kernel's working set per 128-row tile may use (trn1: 24 MiB)">
+    Option<"sbufBytes", "sbuf-bytes", "int64_t",
+           /*default=*/"::neuronc::hardwareModels().front().sbufBytes()",
+           "SBUF bytes a kernel's working set per row tile may use (default: the default "
+           "target's SBUF, trn1: 24 MiB)">
   ];
 }
 

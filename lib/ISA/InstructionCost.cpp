@@ -40,6 +40,9 @@ double neuronc::engineClockGHz(const HardwareModel &hw, isa::Engine engine) {
 }
 
 int64_t neuronc::instructionCycles(const HardwareModel &hw, const CostQuery &q) {
+  // Unset sizes are the target's: a whole row tile, a full stationary matrix.
+  const int64_t partitions = q.partitions ? q.partitions : hw.partitions;
+  const int64_t stationaryCols = q.stationaryCols ? q.stationaryCols : hw.partitions;
   int64_t n = std::max<int64_t>(1, q.elements);
   // VectorE may process more than one element per partition and cycle
   // (trn2: 256 elements/cycle over 128 lanes, 512 for bf16).
@@ -54,7 +57,7 @@ int64_t neuronc::instructionCycles(const HardwareModel &hw, const CostQuery &q) 
     return 0;
   case Opcode::MultiplyMoving:
     // max(min(64, N_stationary), N_moving), x4 for fp32.
-    cycles = std::max(std::min<int64_t>(64, q.stationaryCols), n) * (q.fp32Matmul ? 4 : 1);
+    cycles = std::max(std::min<int64_t>(64, stationaryCols), n) * (q.fp32Matmul ? 4 : 1);
     break;
   case Opcode::LoadStationary:
     // Up to 4x faster than a multiply_moving of the same free size.
@@ -62,7 +65,7 @@ int64_t neuronc::instructionCycles(const HardwareModel &hw, const CostQuery &q) 
     break;
   case Opcode::Transpose:
     if (q.engine == isa::Engine::tensor)
-      cycles = std::max(q.partitions, std::min<int64_t>(64, n)); // max(P, min(64, F))
+      cycles = std::max(partitions, std::min<int64_t>(64, n)); // max(P, min(64, F))
     else
       cycles = std::max(minII, n);
     break;
@@ -107,7 +110,7 @@ int64_t neuronc::instructionCycles(const HardwareModel &hw, const CostQuery &q) 
   case Opcode::PartitionReduce:
     // GpSimdE's 8 cores hold 16 partitions each: combine N elements per
     // group of 16 partitions, then across the groups.
-    cycles = 150 + n * ceilDiv(q.partitions, 16);
+    cycles = 150 + n * ceilDiv(partitions, 16);
     break;
   }
   if (q.elements < hw.tinyTileElements && q.opcode != Opcode::MultiplyMoving &&

@@ -3,13 +3,15 @@
 
 Usage: check_literals.py ROOT [DIR ...]
 
-Scans the C++ sources under ROOT/lib (or the given directories) for the
+Scans the C++ sources under ROOT/lib, ROOT/include and ROOT/tools (or the
+given directories) for the
 numbers the hardware table defines (partitions 128, PSUM bank 2048 bytes or
 512 fp32, PSUM 16384 bytes per partition, SBUF 196608/229376 bytes per
 partition, quadrant 32 ...) written as integer literals in code. Comments and
 string literals are ignored; lib/ISA/HardwareModel.cpp is the table itself. A
-line may keep such a number when it says why with a `// heuristic:` comment
-(a tuning choice that happens to equal a hardware number).
+line may keep such a number when it says why: `// heuristic:` (a tuning choice
+that happens to equal a hardware number) or `// format:` (a size of the
+executable format).
 """
 import os
 import re
@@ -45,7 +47,7 @@ def code_of(line):
 
 def main():
     root = sys.argv[1]
-    dirs = sys.argv[2:] or [os.path.join(root, "lib")]
+    dirs = sys.argv[2:] or [os.path.join(root, d) for d in ("lib", "include", "tools")]
     found = 0
     files = 0
     for d in dirs:
@@ -60,7 +62,7 @@ def main():
                 files += 1
                 in_block = False
                 for n, line in enumerate(open(path, encoding="utf-8"), 1):
-                    if "// heuristic:" in line:
+                    if "// heuristic:" in line or "// format:" in line:
                         continue
                     stripped = line.strip()
                     if in_block:

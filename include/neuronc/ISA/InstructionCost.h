@@ -20,9 +20,9 @@ namespace neuronc {
 struct CostQuery {
   isa::Opcode opcode = isa::Opcode::TensorCopy;
   isa::Engine engine = isa::Engine::vector;
-  int64_t partitions = 128; ///< partitions of the main access
+  int64_t partitions = 0;   ///< partitions of the main access (0: all of the target's)
   int64_t elements = 1;     ///< N: elements per partition of the main access
-  int64_t stationaryCols = 128; ///< M of the loaded stationary matrix (TensorE)
+  int64_t stationaryCols = 0; ///< M of the loaded stationary matrix (0: the target's partitions)
   bool fp32Matmul = false;  ///< TensorE operands in fp32 (4x slower)
   bool psumInput = false;   ///< tensor_tensor: one input in PSUM
   bool allBf16 = false;     ///< every operand bf16 (fast paths of tensor_tensor/reduce)
@@ -43,7 +43,7 @@ double instructionNs(const HardwareModel &hw, const CostQuery &q);
 
 /// The cost query of a decoded instruction. `stationaryCols` is the M of
 /// the stationary matrix TensorE holds (multiply_moving needs it).
-CostQuery costQueryOf(const isa::Instruction &inst, int64_t stationaryCols = 128);
+CostQuery costQueryOf(const isa::Instruction &inst, int64_t stationaryCols);
 
 /// Nanoseconds a DMA occupies its queue, not counting the fixed start
 /// latency (which overlaps with earlier transfers on the queue): the issue

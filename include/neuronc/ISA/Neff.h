@@ -34,7 +34,7 @@ namespace neuronc::neff {
 constexpr char kMagic[8] = {'N', 'C', 'X', 'N', 'E', 'F', 'F', '\0'};
 constexpr uint16_t kMajorVersion = 1;
 constexpr uint16_t kMinorVersion = 1;
-constexpr uint32_t kHeaderBytes = 128;
+constexpr uint32_t kHeaderBytes = 128; // format: the header's size, not hardware
 
 /// Feature bits. A reader refuses a file whose required bits it does not
 /// know; optional bits may be ignored.

@@ -4,6 +4,7 @@
 #define NEURONC_TRANSFORMS_PASSES_H
 
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
+#include "neuronc/ISA/HardwareModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
