@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "InstructionRules.h"
+#include "NeffCursor.h"
 #include "NeffFormat.h"
 
 #include "neuronc/ISA/HardwareModel.h"
@@ -30,403 +32,11 @@
 using namespace neuronc;
 using namespace neuronc::neff;
 using namespace neuronc::neff::format;
+using namespace neuronc::neff::detail;
 using llvm::createStringError;
 using llvm::Error;
 
 namespace {
-
-Error fail(const llvm::Twine &msg) {
-  return createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
-/// Bounds-checked little-endian reads within one section.
-class Cursor {
-public:
-  Cursor(llvm::ArrayRef<uint8_t> bytes, std::string where)
-      : bytes(bytes), where(std::move(where)) {}
-
-  bool need(uint64_t n, const char *what) {
-    if (error.empty() && bytes.size() - pos < n) {
-      error = where + ": " + what + " at byte " + std::to_string(pos) + " needs " +
-              std::to_string(n) + " bytes but only " + std::to_string(bytes.size() - pos) +
-              " remain";
-    }
-    return error.empty();
-  }
-  template <typename T> T get(const char *what) {
-    if (!need(sizeof(T), what))
-      return T();
-    T v = llvm::support::endian::read<T, llvm::endianness::little>(bytes.data() + pos);
-    pos += sizeof(T);
-    return v;
-  }
-  uint8_t u8(const char *w) { return get<uint8_t>(w); }
-  uint16_t u16(const char *w) { return get<uint16_t>(w); }
-  uint32_t u32(const char *w) { return get<uint32_t>(w); }
-  int64_t i64(const char *w) { return static_cast<int64_t>(get<uint64_t>(w)); }
-  float f32(const char *w) {
-    uint32_t u = u32(w);
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-  }
-  void skip(uint64_t n) {
-    if (need(n, "padding"))
-      pos += n;
-  }
-  /// A count of records of at least `recordBytes` each.
-  uint32_t count(const char *what, uint64_t recordBytes) {
-    uint32_t n = u32(what);
-    if (error.empty() && recordBytes && n > (bytes.size() - pos) / recordBytes)
-      error = where + ": " + what + " is " + std::to_string(n) + ", more than the " +
-              std::to_string(bytes.size() - pos) + " bytes left can hold";
-    return error.empty() ? n : 0;
-  }
-  void fail(const llvm::Twine &msg) {
-    if (error.empty())
-      error = where + ": " + msg.str();
-  }
-  bool ok() const { return error.empty(); }
-  uint64_t offset() const { return pos; }
-  size_t size() const { return bytes.size(); }
-  const std::string &context() const { return where; }
-  void setContext(std::string w) { where = std::move(w); }
-
-  std::string error;
-
-private:
-  llvm::ArrayRef<uint8_t> bytes;
-  std::string where;
-  uint64_t pos = 0;
-};
-
-/// The string table.
-class StringTable {
-public:
-  explicit StringTable(llvm::ArrayRef<uint8_t> bytes) : bytes(bytes) {}
-  /// The string at `offset`, or an error text in `err`.
-  std::string get(uint32_t offset, Cursor &c, const char *what) {
-    if (offset >= bytes.size()) {
-      c.fail(llvm::Twine(what) + " names string offset " + llvm::Twine(offset) +
-             " outside the string table (" + llvm::Twine(bytes.size()) + " bytes)");
-      return {};
-    }
-    const uint8_t *end = static_cast<const uint8_t *>(
-        std::memchr(bytes.data() + offset, 0, bytes.size() - offset));
-    if (!end) {
-      c.fail(llvm::Twine(what) + " string at offset " + llvm::Twine(offset) +
-             " is not terminated");
-      return {};
-    }
-    return std::string(reinterpret_cast<const char *>(bytes.data() + offset),
-                       end - (bytes.data() + offset));
-  }
-
-private:
-  llvm::ArrayRef<uint8_t> bytes;
-};
-
-/// The largest element index a pattern reaches (offset included), or -1
-/// when it is malformed (non-positive size, negative stride).
-int64_t maxIndex(const isa::Operand &o) {
-  constexpr int64_t kLimit = int64_t(1) << 40;
-  if (o.offset < 0 || o.offset > kLimit)
-    return -1;
-  __int128 hi = o.offset;
-  for (int d = 0; d < o.rank; ++d) {
-    if (o.sizes[d] < 1 || o.strides[d] < 0 || o.sizes[d] > kLimit || o.strides[d] > kLimit)
-      return -1;
-    hi += static_cast<__int128>(o.sizes[d] - 1) * o.strides[d];
-  }
-  if (hi > kLimit)
-    return -1;
-  return static_cast<int64_t>(hi);
-}
-
-struct ProgramChecker {
-  const Program &p;
-  const HardwareModel &hw;
-
-  /// Checks an operand against the memory it addresses.
-  bool operand(const isa::Operand &o, Cursor &c, const char *role) {
-    if (o.space > static_cast<isa::Space>(isa::kLastSpace) ||
-        o.dtype > static_cast<isa::DType>(isa::kLastDType) || o.rank > isa::kMaxDims) {
-      c.fail(llvm::Twine(role) + " has an invalid memory space, element type or rank");
-      return false;
-    }
-    int64_t hi = maxIndex(o);
-    if (hi < 0) {
-      c.fail(llvm::Twine(role) + " has a malformed access pattern (negative offset or stride, "
-                                 "a size below 1, or a reach beyond 2^40 elements)");
-      return false;
-    }
-    __int128 elements = std::max<uint32_t>(o.partCount, 1);
-    for (int d = 0; d < o.rank; ++d)
-      elements *= o.sizes[d];
-    if (elements > (__int128(1) << 36)) {
-      c.fail(llvm::Twine(role) + " walks more than 2^36 elements");
-      return false;
-    }
-    if (o.space == isa::Space::Hbm) {
-      if (o.var >= p.variables.size()) {
-        c.fail(llvm::Twine(role) + " names variable " + llvm::Twine(o.var) + " of " +
-               llvm::Twine(p.variables.size()));
-        return false;
-      }
-      const Variable &v = p.variables[o.var];
-      if (v.dtype != o.dtype) {
-        c.fail(llvm::Twine(role) + " reads variable '" + v.name + "' as " +
-               isa::dtypeName(o.dtype) + " but it holds " + isa::dtypeName(v.dtype));
-        return false;
-      }
-      if (hi >= v.numElements()) {
-        c.fail(llvm::Twine(role) + " reaches element " + llvm::Twine(hi) + " of variable '" +
-               v.name + "', which has " + llvm::Twine(v.numElements()));
-        return false;
-      }
-      return true;
-    }
-    int64_t capacity = o.space == isa::Space::Sbuf ? hw.sbufPartitionBytes : hw.psumPartitionBytes;
-    if (o.partCount < 1 ||
-        uint64_t(o.partStart) + uint64_t(o.partCount) > static_cast<uint64_t>(hw.partitions)) {
-      c.fail(llvm::Twine(role) + " spans partitions " + llvm::Twine(o.partStart) + ":" +
-             llvm::Twine(o.partStart + o.partCount) + " of " + llvm::Twine(hw.partitions));
-      return false;
-    }
-    int64_t esize = isa::dtypeBytes(o.dtype);
-    // `offset` is a byte address for tiles; the pattern adds elements.
-    int64_t end = o.offset + (hi - o.offset + 1) * esize;
-    if (end > capacity) {
-      c.fail(llvm::Twine(role) + " reaches byte " + llvm::Twine(end) + " of a " +
-             isa::spaceName(o.space) + " partition of " + llvm::Twine(capacity));
-      return false;
-    }
-    return true;
-  }
-
-  bool sameShape(const isa::Operand &a, const isa::Operand &b, Cursor &c, const char *what) {
-    if (a.partCount != b.partCount || a.numElements() != b.numElements()) {
-      c.fail(llvm::Twine(what) + " operands cover different element counts");
-      return false;
-    }
-    return true;
-  }
-
-  bool scalar(const isa::Operand &s, const isa::Operand &main, Cursor &c, const char *what) {
-    if (s.partCount != main.partCount || s.numElements() != 1) {
-      c.fail(llvm::Twine(what) + " must be one element per partition");
-      return false;
-    }
-    return true;
-  }
-
-  /// The rules the simulator relies on, per opcode.
-  bool instruction(const isa::Instruction &inst, Cursor &c) {
-    using isa::Opcode;
-    if (!llvm::is_contained(isa::enginesOf(inst.opcode), inst.engine)) {
-      c.fail(isa::opcodeName(inst.opcode) + " cannot run on engine " +
-             llvm::Twine(static_cast<int>(inst.engine)));
-      return false;
-    }
-    if (inst.flags > (isa::kLastFlag << 1) - 1) {
-      c.fail("unknown flag bits " + llvm::Twine::utohexstr(inst.flags));
-      return false;
-    }
-    for (const isa::Wait &w : inst.waits)
-      if (w.stream >= isa::kMaxStreams || w.count < 1) {
-        c.fail("waits on stream " + llvm::Twine(unsigned(w.stream)) + " for count " +
-               llvm::Twine(w.count));
-        return false;
-      }
-    if (inst.debug >= p.debug.size() && !p.debug.empty()) {
-      c.fail("debug entry " + llvm::Twine(inst.debug) + " of " + llvm::Twine(p.debug.size()));
-      return false;
-    }
-    for (size_t i = 0; i < inst.operands.size(); ++i)
-      if (!operand(inst.operands[i], c, "operand"))
-        return false;
-    if (inst.opcode != Opcode::DmaCopy)
-      for (const isa::Operand &o : inst.operands) {
-        if (!isTile(o)) {
-          c.fail(isa::opcodeName(inst.opcode) + " addresses HBM; only DMA does");
-          return false;
-        }
-        // The partition-start rule of compute engines (the nisa verifier's).
-        int64_t limit = hw.maxPartitionSpan(o.partStart);
-        if (limit == 0 || o.partCount > limit) {
-          c.fail(isa::opcodeName(inst.opcode) + " accesses partitions " +
-                 llvm::Twine(o.partStart) + ":" + llvm::Twine(o.partStart + o.partCount) +
-                 "; from partition " + llvm::Twine(o.partStart) + " an engine access spans " +
-                 (limit ? "at most " + llvm::Twine(limit) : llvm::Twine("nothing")));
-          return false;
-        }
-      }
-    return functionFields(inst, c) && opcodeRules(inst, c);
-  }
-
-  /// The function fields hold what Isa.def says the opcode uses, in range.
-  bool functionFields(const isa::Instruction &inst, Cursor &c) {
-    uint32_t max = 0, max1 = 0;
-    switch (isa::funcKindOf(inst.opcode)) {
-    case isa::FuncKind::None:
-      return true;
-    case isa::FuncKind::Act:
-      max = isa::maxActFunc();
-      break;
-    case isa::FuncKind::Alu:
-      max = isa::maxAluOp();
-      break;
-    case isa::FuncKind::AluAlu:
-    case isa::FuncKind::AluOptAlu:
-      max = max1 = isa::maxAluOp();
-      break;
-    case isa::FuncKind::Cmp:
-      max = isa::maxCmpOp();
-      break;
-    }
-    if (inst.func > max) {
-      c.fail("function/operation " + llvm::Twine(unsigned(inst.func)) + " is out of range");
-      return false;
-    }
-    if (inst.op1 > max1 && max1) {
-      c.fail("second operation " + llvm::Twine(unsigned(inst.op1)) + " is out of range");
-      return false;
-    }
-    return true;
-  }
-
-  static bool isTile(const isa::Operand &o) { return o.space != isa::Space::Hbm; }
-
-  /// The rules of each opcode: operand shapes, spaces and types, and the
-  /// range of its function or ALU operations.
-  bool opcodeRules(const isa::Instruction &inst, Cursor &c) {
-    using isa::Opcode;
-    const auto &ops = inst.operands;
-    switch (inst.opcode) {
-    case Opcode::DmaCopy: {
-      if (ops.size() < 2 || ops[0].totalElements() != ops[1].totalElements() ||
-          ops[0].dtype != ops[1].dtype) {
-        c.fail("dma_copy source and destination differ in element count or type");
-        return false;
-      }
-      if (inst.has(isa::kIndirect)) {
-        if (ops.size() < 3) {
-          c.fail("indirect dma_copy without its index operand");
-          return false;
-        }
-        const isa::Operand &tile = isTile(ops[0]) ? ops[0] : ops[1];
-        const isa::Operand &mem = isTile(ops[0]) ? ops[1] : ops[0];
-        if (isTile(mem) || !isTile(tile) || ops[2].dtype != isa::DType::I32 ||
-            ops[2].partCount != tile.partCount || ops[2].numElements() != 1 || mem.rank < 1 ||
-            mem.sizes[0] != tile.partCount || inst.params[1] < 1 || inst.params[2] < 1) {
-          c.fail("indirect dma_copy operands do not fit together");
-          return false;
-        }
-        // The furthest row an index may pick must stay inside the variable.
-        const Variable &v = p.variables[mem.var];
-        __int128 reach = maxIndex(mem) + __int128(inst.params[2] - 1) * inst.params[1];
-        if (reach >= v.numElements()) {
-          c.fail("indirect dma_copy can reach element " +
-                 (reach > INT64_MAX ? llvm::Twine("beyond 2^63")
-                                    : llvm::Twine(static_cast<int64_t>(reach))) +
-                 " of '" +
-                 v.name + "', which has " + llvm::Twine(v.numElements()));
-          return false;
-        }
-      }
-      return true;
-    }
-    case Opcode::LoadStationary:
-      if (ops[0].numElements() > hw.partitions || ops[0].space != isa::Space::Sbuf) {
-        c.fail("load_stationary takes at most " + llvm::Twine(hw.partitions) +
-               " columns from SBUF");
-        return false;
-      }
-      return true;
-    case Opcode::MultiplyMoving:
-      if (ops[0].space != isa::Space::Psum || ops[0].dtype != isa::DType::F32 ||
-          ops[1].numElements() > hw.psumBankFp32() ||
-          ops[0].numElements() != ops[1].numElements()) {
-        c.fail("multiply_moving needs an f32 PSUM accumulator as wide as the moving matrix "
-               "(at most " + llvm::Twine(hw.psumBankFp32()) + ")");
-        return false;
-      }
-      return true;
-    case Opcode::Transpose:
-      if (ops[0].partCount != ops[1].numElements() ||
-          ops[0].numElements() != static_cast<int64_t>(ops[1].partCount)) {
-        c.fail("transpose destination is not the source transposed");
-        return false;
-      }
-      return true;
-    case Opcode::Activation: {
-      if (!sameShape(ops[0], ops[1], c, "activation"))
-        return false;
-      for (size_t i = 2; i < ops.size(); ++i)
-        if (!scalar(ops[i], ops[1], c, "activation scale/bias/accumulator"))
-          return false;
-      return true;
-    }
-    case Opcode::TensorTensor:
-      return sameShape(ops[0], ops[1], c, "tensor_tensor") &&
-             sameShape(ops[0], ops[2], c, "tensor_tensor");
-    case Opcode::TensorScalar:
-    case Opcode::ScalarTensorTensor: {
-      if (!sameShape(ops[0], ops[1], c, isa::opcodeName(inst.opcode).data()))
-        return false;
-      size_t scalars = ops.size() - (inst.opcode == Opcode::ScalarTensorTensor ? 3 : 2);
-      for (size_t i = 0; i < scalars; ++i)
-        if (!scalar(ops[2 + i], ops[1], c, "scalar operand"))
-          return false;
-      if (inst.opcode == Opcode::ScalarTensorTensor)
-        return sameShape(ops[0], ops.back(), c, "scalar_tensor_tensor");
-      return true;
-    }
-    case Opcode::TensorReduce: {
-      int64_t last = ops[1].rank ? ops[1].sizes[ops[1].rank - 1] : 1;
-      if (ops[0].partCount != ops[1].partCount ||
-          __int128(ops[0].numElements()) * last != ops[1].numElements()) {
-        c.fail("tensor_reduce destination is not the source without its innermost dim");
-        return false;
-      }
-      return true;
-    }
-    case Opcode::TensorCopy:
-    case Opcode::Reciprocal:
-      return sameShape(ops[0], ops[1], c, isa::opcodeName(inst.opcode).data());
-    case Opcode::Select:
-      return sameShape(ops[0], ops[1], c, "select") && sameShape(ops[0], ops[2], c, "select") &&
-             sameShape(ops[0], ops[3], c, "select");
-    case Opcode::BnStats:
-      if (ops[1].numElements() > hw.bnStatsMaxElements || ops[0].numElements() != 3 ||
-          ops[0].partCount != ops[1].partCount) {
-        c.fail("bn_stats takes at most " + llvm::Twine(hw.bnStatsMaxElements) +
-               " elements and writes 3 per partition");
-        return false;
-      }
-      return true;
-    case Opcode::BnAggr:
-      if (ops[1].numElements() % 3 || ops[0].numElements() != 2 ||
-          ops[0].partCount != ops[1].partCount) {
-        c.fail("bn_aggr reads triples and writes 2 values per partition");
-        return false;
-      }
-      return true;
-    case Opcode::AffineSelect:
-      return sameShape(ops[0], ops[1], c, "affine_select");
-    case Opcode::PartitionReduce:
-      if (ops[0].partCount != 1 || ops[0].numElements() != ops[1].numElements()) {
-        c.fail("partition_reduce writes one partition as wide as its source");
-        return false;
-      }
-      return true;
-    case Opcode::Iota:
-    case Opcode::Memset:
-      return true;
-    }
-    return true;
-  }
-};
 
 isa::Operand readOperand(Cursor &c) {
   isa::Operand o;
@@ -795,7 +405,7 @@ public:
 
   /// One instruction record of stream `s`, checked against the hardware
   /// rules; false (with `d` failed) when it is bad.
-  bool instruction(Cursor &d, Program &p, int64_t s, ProgramChecker &check) {
+  bool instruction(Cursor &d, Program &p, int64_t s) {
     uint64_t start = d.offset();
     isa::Instruction inst;
     uint16_t length = d.u16("length");
@@ -875,7 +485,7 @@ public:
         inst.params[2] = desc.indirectBound;
       }
     }
-    if (!check.instruction(inst, d))
+    if (!checkInstruction(p, *hw, inst, d))
       return false;
     p.streams[s].push_back(std::move(inst));
     return true;
@@ -917,8 +527,7 @@ private:
   }
 
   /// Stream section `s` of program `pi` (present per `present`, the mask).
-  llvm::Error stream(size_t pi, Program &p, int64_t s, uint32_t present,
-                     ProgramChecker &check) {
+  llvm::Error stream(size_t pi, Program &p, int64_t s, uint32_t present) {
     std::string name = programSection(pi, isa::streamName(s));
     auto it = sections.find(name);
     bool found = it != sections.end();
@@ -932,7 +541,7 @@ private:
     uint32_t n = d.count("instruction count", kInstructionHeaderBytes);
     for (uint32_t i = 0; i < n && d.ok(); ++i) {
       d.setContext("section '" + name + "' instruction " + std::to_string(i));
-      if (!instruction(d, p, s, check))
+      if (!instruction(d, p, s))
         break;
     }
     if (!d.ok())
@@ -984,11 +593,10 @@ llvm::Error MetaReader::program(Cursor &c, size_t pi) {
     return err;
   if (llvm::Error err = costTables(pi, p, data[1]))
     return err;
-  ProgramChecker check{p, *hw};
   if (llvm::Error err = dmaDescriptors(pi, p, data[2]))
     return err;
   for (int64_t s = 0; s < isa::kMaxStreams; ++s)
-    if (llvm::Error err = stream(pi, p, s, present, check))
+    if (llvm::Error err = stream(pi, p, s, present))
       return err;
   exe.programs.push_back(std::move(p));
   return llvm::Error::success();

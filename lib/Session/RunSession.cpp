@@ -93,16 +93,6 @@ struct ArgSpec {
   std::vector<int64_t> dims; ///< a bucketed input's signature dims (symbols < 0)
 };
 
-DType hostType(neuronc::isa::DType t) {
-  switch (t) {
-  case neuronc::isa::DType::BF16: return DType::BF16;
-  case neuronc::isa::DType::F16: return DType::F16;
-  case neuronc::isa::DType::I32: return DType::I32;
-  case neuronc::isa::DType::I1: return DType::I1;
-  default: return DType::F32;
-  }
-}
-
 /// `seq=300,batch=2`: a size for every symbol of `sig`.
 llvm::Expected<std::vector<int64_t>> parseSizes(const neuronc::BucketSignature &sig,
                                                 llvm::StringRef text) {
@@ -353,13 +343,14 @@ int RunSession::run() {
         llvm::SmallVector<int64_t> shape;
         for (int64_t d : dims)
           shape.push_back(neuronc::isSymbolDim(d) ? ShapedType::kDynamic : d);
-        specs.push_back({hostType(ins[i]->dtype), shape, dims});
+        specs.push_back({neuronc::sim::hostDType(ins[i]->dtype), shape, dims});
       }
       signature = sig;
       numResults = sig.outputs.size();
     } else {
       for (const auto *v : device->inputs())
-        specs.push_back({hostType(v->dtype), llvm::SmallVector<int64_t>(v->shape.begin(), v->shape.end())});
+        specs.push_back({neuronc::sim::hostDType(v->dtype),
+                         llvm::SmallVector<int64_t>(v->shape.begin(), v->shape.end())});
       numResults = device->outputs().size();
     }
   } else {

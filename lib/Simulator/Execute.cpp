@@ -395,9 +395,9 @@ llvm::Error Executor::transpose(const isa::Instruction &inst) {
 /// activation: func(scale * x + bias), with the row sum when accumulating.
 llvm::Error Executor::activation(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
-  int64_t parts = inst.operands[0].partCount;
+  const isa::Operand &dst = ops[0];
+  int64_t total = dst.totalElements();
+  int64_t parts = dst.partCount;
   int64_t per = ops[1].numElements();
   if (flatF32(dst) && flatF32(ops[1]) && !overlapsShifted(dst, ops[1])) {
     // In place over the tiles' rows.
@@ -453,9 +453,9 @@ llvm::Error Executor::activation(const isa::Instruction &inst) {
 /// tensor_tensor: a op b elementwise, in i32 when every operand is integer.
 llvm::Error Executor::tensorTensor(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
-  int64_t parts = inst.operands[0].partCount;
+  const isa::Operand &dst = ops[0];
+  int64_t total = dst.totalElements();
+  int64_t parts = dst.partCount;
   bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
   AluOp op0 = static_cast<AluOp>(inst.func);
   if (allInt) {
@@ -494,9 +494,9 @@ llvm::Error Executor::tensorTensor(const isa::Instruction &inst) {
 /// tensor_scalar and scalar_tensor_tensor: one or two operations with per-partition scalars.
 llvm::Error Executor::tensorScalar(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
-  int64_t parts = inst.operands[0].partCount;
+  const isa::Operand &dst = ops[0];
+  int64_t total = dst.totalElements();
+  int64_t parts = dst.partCount;
   bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
   AluOp op0 = static_cast<AluOp>(inst.func);
   AluOp op1 = static_cast<AluOp>(inst.op1);
@@ -631,8 +631,8 @@ llvm::Error Executor::reduce(const isa::Instruction &inst) {
 /// tensor_copy: converts the element type.
 llvm::Error Executor::tensorCopy(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
+  const isa::Operand &dst = ops[0];
+  int64_t total = dst.totalElements();
   bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
   if (allInt) {
     int32_t *x = ibufOf(1, total);
@@ -649,8 +649,8 @@ llvm::Error Executor::tensorCopy(const isa::Instruction &inst) {
 /// reciprocal: 1 / x.
 llvm::Error Executor::reciprocal(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
+  const isa::Operand &dst = ops[0];
+  int64_t total = dst.totalElements();
   float *x = fbuf(1, total);
   dev.load(ops[1], x);
   for (int64_t i = 0; i < total; ++i)
@@ -662,8 +662,8 @@ llvm::Error Executor::reciprocal(const isa::Instruction &inst) {
 /// select: c != 0 ? a : b.
 llvm::Error Executor::select(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
+  const isa::Operand &dst = ops[0];
+  int64_t total = dst.totalElements();
   bool allInt = llvm::all_of(inst.operands, [](const isa::Operand &o) { return isInt(o.dtype); });
   float *c = fbuf(1, total);
   dev.load(ops[1], c);
@@ -688,8 +688,8 @@ llvm::Error Executor::select(const isa::Instruction &inst) {
 /// bn_stats: count, mean and M2 per partition.
 llvm::Error Executor::bnStats(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t parts = inst.operands[0].partCount;
+  const isa::Operand &dst = ops[0];
+  int64_t parts = dst.partCount;
   int64_t per = ops[1].numElements();
   float *x = fbuf(1, ops[1].totalElements()), *o = fbuf(0, parts * 3);
   dev.load(ops[1], x);
@@ -711,8 +711,8 @@ llvm::Error Executor::bnStats(const isa::Instruction &inst) {
 /// bn_aggr: combines bn_stats triples into mean and variance.
 llvm::Error Executor::bnAggr(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t parts = inst.operands[0].partCount;
+  const isa::Operand &dst = ops[0];
+  int64_t parts = dst.partCount;
   int64_t per = ops[1].numElements();
   float *x = fbuf(1, ops[1].totalElements()), *o = fbuf(0, parts * 2);
   dev.load(ops[1], x);
@@ -737,7 +737,7 @@ llvm::Error Executor::bnAggr(const isa::Instruction &inst) {
 /// iota: base + p * ps + the free-dim steps.
 llvm::Error Executor::iota(const isa::Instruction &inst) {
   const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
+  int64_t total = dst.totalElements();
   int32_t *o = ibufOf(0, total);
   int64_t k = 0;
   forEachIndex(dst, [&](uint32_t p, const int64_t *idx) {
@@ -753,8 +753,8 @@ llvm::Error Executor::iota(const isa::Instruction &inst) {
 /// affine_select: keeps src where the affine predicate holds.
 llvm::Error Executor::affineSelect(const isa::Instruction &inst) {
   const auto &ops = inst.operands;
-  const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
+  const isa::Operand &dst = ops[0];
+  int64_t total = dst.totalElements();
   float *x = fbuf(1, total);
   dev.load(ops[1], x);
   int64_t k = 0;
@@ -783,7 +783,7 @@ llvm::Error Executor::affineSelect(const isa::Instruction &inst) {
 /// memset: fills the destination.
 llvm::Error Executor::memset(const isa::Instruction &inst) {
   const isa::Operand &dst = inst.operands[0];
-  int64_t total = inst.operands[0].totalElements();
+  int64_t total = dst.totalElements();
   if (isInt(dst.dtype)) {
     int32_t *o = ibufOf(0, total);
     std::fill(o, o + total, floatToInt(inst.imm0));

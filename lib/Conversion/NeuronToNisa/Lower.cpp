@@ -303,11 +303,10 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
         continue;
       DispatchOp d = dispatches.front();
       OpBuilder b(fn);
-      auto entry = nisa::EntryOp::create(
+      nisa::EntryOp::create(
           b, d.getLoc(), fn.getSymName(), d.getCalleesAttr(), d.getSymbolsAttr(),
           d.getInputDimsAttr(), d.getOutputDimsAttr(), d.getMasksAttr(), d.getBucketSizesAttr(),
           d.getWorkCoefficientsAttr(), d.getWorkExponentsAttr());
-      (void)entry;
       fn.erase();
     }
   }
