@@ -120,6 +120,10 @@ def Nisa_InstructionInterface : OpInterface<"InstructionOpInterface"> {
                     "getInstructionEngine">,
     InterfaceMethod<"Every memory access, reads and writes.", "void", "getAccesses",
                     (ins "::llvm::SmallVectorImpl<::mlir::nisa::MemoryAccess> &":$accesses)>,
+    StaticInterfaceMethod<"How its attributes fill its executable record.",
+                    "const ::mlir::nisa::RecordEncoding &", "getRecordEncoding", (ins), [{
+      return ConcreteOp::getRecordEncoding();
+    }]>,
     InterfaceMethod<"The stream index: engines 0-3, DMA queue q is 4 + q.", "int64_t",
                     "getStream", (ins), [{}], [{
       return ::mlir::nisa::streamOf($_op.getInstructionEngine(),
@@ -268,16 +272,59 @@ def Nisa_AllocOp : Nisa_Op<"alloc", [Symbol, HasParent<"KernelOp">]> {
 // Instructions
 //===----------------------------------------------------------------------===//
 
+/// A unit attribute that sets an executable flag (isa::Flag) when present.
+class Nisa_RecordFlag<string attrName, string flagName> {
+  string attr = attrName;
+  string flag = flagName;
+}
+
+/// C++ text of a braced list of string literals.
+class Nisa_CppStrings<list<string> items> {
+  string text = "{" # !interleave(!foreach(s, items, "\"" # s # "\""), ", ") # "}";
+}
+
 /// An instruction: its engine fixed by the op or given by `engine`, and the
 /// semaphore fields every instruction carries.
+///
+/// The `record*` fields say how its attributes fill its executable record
+/// (docs/neff-format.md); the encoder in lib/Conversion/NisaToNeff reads
+/// them through `getRecordEncoding()` and has no case per op. The opcode is
+/// the Isa.def row whose mnemonic is the op's, and the function fields come
+/// from the row's function kind (`func`; `op`; `op0`, `op1`; `cmp`).
 class Nisa_Instruction<string mnemonic, list<Trait> traits = []>
     : Nisa_Op<mnemonic, !listconcat(traits, [HasParent<"KernelOp">,
         DeclareOpInterfaceMethods<Nisa_InstructionInterface>])> {
   dag syncArgs = (ins OptionalAttr<DenseI64ArrayAttr>:$wait, UnitAttr:$signal);
   let hasVerifier = 1;
+  /// Memory operands in record order, each a symbol attribute `x` with its
+  /// access pattern `x_ap`. A trailing `?` marks an optional one: present, it
+  /// sets the next of its row's optional flags (Isa.def), lowest bit first.
+  list<string> recordOperands = ["dst", "src"];
+  /// The F32 attributes that give imm0 and imm1, as `name` or `name=default`
+  /// (absent attributes give the default, else 0).
+  list<string> recordImmediates = [];
+  /// The integer attributes that fill params[0...] in order; an array
+  /// attribute fills one parameter per element.
+  list<string> recordParams = [];
+  /// Unit attributes that set a flag.
+  list<Nisa_RecordFlag> recordFlags = [];
+  let extraClassDeclaration = [{
+    /// How this op's attributes fill its executable record (NisaOps.td).
+    static const ::mlir::nisa::RecordEncoding &getRecordEncoding() {
+      static const ::mlir::nisa::RecordEncoding encoding{
+  }] # Nisa_CppStrings<recordOperands>.text # ", "
+     # Nisa_CppStrings<recordImmediates>.text # ", "
+     # Nisa_CppStrings<recordParams>.text # ", {"
+     # !interleave(!foreach(f, recordFlags,
+          "{\"" # f.attr # "\", ::neuronc::isa::" # f.flag # "}"), ", ") # [{}};
+      return encoding;
+    }
+  }];
 }
 
 def Nisa_DmaCopyOp : Nisa_Instruction<"dma_copy"> {
+  let recordOperands = ["dst", "src", "indirect?"];
+  let recordParams = ["indirect_stride", "indirect_bound"];
   let summary = "copies elements between HBM, SBUF and PSUM on one DMA queue";
   let description = [{
     The k-th element of the source pattern goes to the k-th of the
@@ -301,12 +348,14 @@ def Nisa_DmaCopyOp : Nisa_Instruction<"dma_copy"> {
 }
 
 def Nisa_LoadStationaryOp : Nisa_Instruction<"load_stationary"> {
+  let recordOperands = ["src"];
   let summary = "TensorE: loads the stationary matrix [K partitions, M ≤ 128] into the array";
   let arguments = !con((ins FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap), syncArgs);
   let assemblyFormat = "custom<Access>($src, $src_ap) (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict";
 }
 
 def Nisa_MultiplyMovingOp : Nisa_Instruction<"multiply_moving"> {
+  let recordFlags = [Nisa_RecordFlag<"start", "kStart">];
   let summary = "TensorE: PSUM[M, N] (+)= stationaryᵀ · moving[K, N ≤ 512]";
   let description = [{
     Streams the moving matrix through the array loaded by the last
@@ -335,6 +384,8 @@ def Nisa_TransposeOp : Nisa_Instruction<"transpose"> {
 }
 
 def Nisa_ActivationOp : Nisa_Instruction<"activation"> {
+  let recordOperands = ["dst", "src", "scale?", "bias?", "acc?"];
+  let recordImmediates = ["scale_imm=1", "bias_imm"];
   let summary = "ScalarE: dst = func(src * scale + bias), optionally summing each row";
   let description = [{
     `scale` and `bias` are immediates or per-partition values ([P, 1]
@@ -362,6 +413,7 @@ def Nisa_ActivationOp : Nisa_Instruction<"activation"> {
 }
 
 def Nisa_TensorTensorOp : Nisa_Instruction<"tensor_tensor"> {
+  let recordOperands = ["dst", "lhs", "rhs"];
   let summary = "VectorE/GpSimdE: dst = a op b, elementwise";
   let arguments = !con((ins Nisa_Engine:$engine, Nisa_AluOp:$op, FlatSymbolRefAttr:$dst,
                             Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$lhs,
@@ -374,6 +426,10 @@ def Nisa_TensorTensorOp : Nisa_Instruction<"tensor_tensor"> {
 }
 
 def Nisa_TensorScalarOp : Nisa_Instruction<"tensor_scalar"> {
+  let recordOperands = ["dst", "src", "s0?", "s1?"];
+  let recordImmediates = ["imm0", "imm1"];
+  let recordFlags = [Nisa_RecordFlag<"reverse0", "kReverse0">,
+                     Nisa_RecordFlag<"reverse1", "kReverse1">];
   let summary = "dst = (src op0 s0) op1 s1 with immediate or per-partition scalars";
   let description = [{
     Without `op1` only one operation is applied. `reverse0` computes
@@ -399,6 +455,8 @@ def Nisa_TensorScalarOp : Nisa_Instruction<"tensor_scalar"> {
 }
 
 def Nisa_ScalarTensorTensorOp : Nisa_Instruction<"scalar_tensor_tensor"> {
+  let recordOperands = ["dst", "lhs", "s0?", "rhs"];
+  let recordImmediates = ["imm0"];
   let summary = "VectorE/GpSimdE: dst = (a op0 s) op1 b in one pass";
   let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
                             Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$lhs,
@@ -451,6 +509,7 @@ def Nisa_ReciprocalOp : Nisa_Instruction<"reciprocal"> {
 }
 
 def Nisa_SelectOp : Nisa_Instruction<"select"> {
+  let recordOperands = ["dst", "cond", "on_true", "on_false"];
   let summary = "VectorE/GpSimdE: dst = cond != 0 ? a : b, elementwise";
   let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
                             Nisa_AccessPatternAttr:$dst_ap, FlatSymbolRefAttr:$cond,
@@ -489,6 +548,8 @@ def Nisa_BnAggrOp : Nisa_Instruction<"bn_aggr"> {
 }
 
 def Nisa_IotaOp : Nisa_Instruction<"iota"> {
+  let recordOperands = ["dst"];
+  let recordParams = ["base", "partition_step", "steps"];
   let summary = "GpSimdE: dst[p, f...] = base + p * partition_step + Σ f_k * step_k";
   let description = [{
     `steps` has one entry per free dim of the destination pattern.
@@ -503,6 +564,8 @@ def Nisa_IotaOp : Nisa_Instruction<"iota"> {
 }
 
 def Nisa_AffineSelectOp : Nisa_Instruction<"affine_select"> {
+  let recordImmediates = ["fill"];
+  let recordParams = ["constant", "partition_coeff", "coeffs"];
   let summary = "GpSimdE: dst = (c + cp·p + Σ c_k·f_k) cmp 0 ? src : fill";
   let description = [{
     The predicate is affine in the partition index and the free indices of
@@ -532,6 +595,8 @@ def Nisa_PartitionReduceOp : Nisa_Instruction<"partition_reduce"> {
 }
 
 def Nisa_MemsetOp : Nisa_Instruction<"memset"> {
+  let recordOperands = ["dst"];
+  let recordImmediates = ["value"];
   let summary = "VectorE/GpSimdE: fills a tile access with a value";
   let arguments = !con((ins Nisa_Engine:$engine, FlatSymbolRefAttr:$dst,
                             Nisa_AccessPatternAttr:$dst_ap, F32Attr:$value), syncArgs);

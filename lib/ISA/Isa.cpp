@@ -115,6 +115,24 @@ llvm::StringRef neuronc::isa::opcodeName(Opcode op) {
   return "unknown";
 }
 
+std::optional<Opcode> neuronc::isa::symbolizeOpcode(llvm::StringRef mnemonic) {
+#define NEURONC_OPCODE(name, mnem, value, engines, operands, optional, func)    \
+  if (mnemonic == #mnem)                                                       \
+    return Opcode::name;
+#include "neuronc/ISA/Isa.def"
+  return std::nullopt;
+}
+
+uint16_t neuronc::isa::optionalFlagsOf(Opcode op) {
+  switch (op) {
+#define NEURONC_OPCODE(name, mnemonic, value, engines, operands, optional, func)  \
+  case Opcode::name:                                                           \
+    return optional;
+#include "neuronc/ISA/Isa.def"
+  }
+  return 0;
+}
+
 namespace {
 /// The engines by their bare names, so that Isa.def's engine sets read as
 /// lists of engines.

@@ -86,6 +86,8 @@ constexpr uint8_t kLastOpcode = 0
 
 /// The nisa op name without the dialect, e.g. "dma_copy".
 llvm::StringRef opcodeName(Opcode op);
+/// The opcode whose mnemonic is `mnemonic`, e.g. "dma_copy".
+std::optional<Opcode> symbolizeOpcode(llvm::StringRef mnemonic);
 /// The engines `op` may run on (DMA for dma_copy).
 llvm::ArrayRef<Engine> enginesOf(Opcode op);
 
@@ -174,6 +176,9 @@ FuncKind funcKindOf(Opcode op);
 /// Operands an instruction of `op` carries in its stream record given its
 /// flags (Isa.def: the fixed ones plus one per optional-operand flag set).
 int operandCount(Opcode op, uint16_t flags);
+/// The flags (Isa.def's `optional` column) that each add one operand to the
+/// record, lowest bit first: the k-th optional operand sets the k-th of them.
+uint16_t optionalFlagsOf(Opcode op);
 
 bool operator==(const Operand &a, const Operand &b);
 bool operator==(const Instruction &a, const Instruction &b);

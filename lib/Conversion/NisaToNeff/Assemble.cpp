@@ -10,7 +10,6 @@
 #include "neuronc/ISA/InstructionCost.h"
 
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cstring>
 #include <map>
@@ -230,199 +229,129 @@ struct ProgramAssembler {
     return success();
   }
 
+  /// The record of instruction `op`, filled as its op declares in NisaOps.td
+  /// (RecordEncoding) and its opcode's Isa.def row says: no case per op.
   FailureOr<isa::Instruction> encode(nisa::KernelOp kernel, Operation *op) {
     isa::Instruction inst;
     auto iface = cast<nisa::InstructionOpInterface>(op);
+    const nisa::RecordEncoding &enc = iface.getRecordEncoding();
+    std::optional<isa::Opcode> opcode = isa::symbolizeOpcode(op->getName().stripDialect());
+    if (!opcode)
+      return op->emitOpError("has no opcode in the instruction set (include/neuronc/ISA/Isa.def)");
+    inst.opcode = *opcode;
     inst.engine = nisa::toIsa(iface.getInstructionEngine());
     if (auto w = op->getAttrOfType<DenseI64ArrayAttr>("wait"))
       for (size_t i = 0; i + 1 < w.size(); i += 2)
         inst.waits.push_back({static_cast<uint8_t>(w[i]), static_cast<uint32_t>(w[i + 1])});
     if (op->hasAttr("signal"))
       inst.flags |= isa::kSignal;
-    bool failedOperand = false;
-    auto add = [&](FlatSymbolRefAttr sym, nisa::AccessPatternAttr ap) {
+    for (auto [name, flag] : enc.flags)
+      if (op->hasAttr(name))
+        inst.flags |= flag;
+    if (failed(encodeFunctions(op, inst)))
+      return failure();
+    for (auto [i, spec] : llvm::enumerate(enc.immediates)) {
+      auto [name, def] = spec.split('=');
+      double value = 0.0;
+      if (auto f = op->getAttrOfType<FloatAttr>(name))
+        value = f.getValue().convertToFloat();
+      else if (!def.empty() && def.getAsDouble(value))
+        return op->emitOpError("declares immediate '") << spec << "' with a bad default";
+      (i == 0 ? inst.imm0 : inst.imm1) = static_cast<float>(value);
+    }
+    // dma_copy's params[0] names its descriptor; the declared ones follow.
+    size_t param = inst.opcode == isa::Opcode::DmaCopy ? 1 : 0;
+    for (StringRef name : enc.params) {
+      Attribute a = op->getAttr(name);
+      if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+        setParam(inst, param++, i.getInt());
+      else if (auto arr = dyn_cast_or_null<DenseI64ArrayAttr>(a))
+        for (int64_t v : arr.asArrayRef())
+          setParam(inst, param++, v);
+    }
+    uint16_t optional = isa::optionalFlagsOf(inst.opcode);
+    for (StringRef spec : enc.operands) {
+      bool isOptional = spec.consume_back("?");
+      auto sym = op->getAttrOfType<FlatSymbolRefAttr>(spec);
+      auto ap = op->getAttrOfType<nisa::AccessPatternAttr>((spec + "_ap").str());
+      uint16_t flag = 0;
+      if (isOptional) {
+        flag = static_cast<uint16_t>(optional & -optional); // the lowest one left
+        optional &= ~flag;
+      }
+      if (!sym || !ap) {
+        if (!isOptional)
+          return op->emitOpError("has no operand '") << spec << "' to encode";
+        continue;
+      }
       FailureOr<isa::Operand> o = operand(kernel, sym, ap, op);
       if (failed(o))
-        failedOperand = true;
-      else
-        inst.operands.push_back(*o);
-    };
-    auto fl = [](std::optional<APFloat> v, float def) {
-      return v ? v->convertToFloat() : def;
-    };
-    llvm::TypeSwitch<Operation *>(op)
-        .Case([&](nisa::DmaCopyOp d) {
-          inst.opcode = isa::Opcode::DmaCopy;
-          inst.queue = d.getQueue();
-          add(d.getDstAttr(), d.getDstAp());
-          add(d.getSrcAttr(), d.getSrcAp());
-          neff::DmaDescriptor desc;
-          if (d.getIndirect()) {
-            inst.flags |= isa::kIndirect;
-            add(d.getIndirectAttr(), *d.getIndirectAp());
-            inst.params[1] = *d.getIndirectStride();
-            inst.params[2] = *d.getIndirectBound();
-            desc.indirect = true;
-            desc.indirectStride = inst.params[1];
-            desc.indirectBound = inst.params[2];
-          }
-          if (inst.operands.size() >= 2) {
-            desc.dst = inst.operands[0];
-            desc.src = inst.operands[1];
-            if (desc.indirect && inst.operands.size() > 2)
-              desc.index = inst.operands[2];
-          }
-          inst.params[0] = out.dma.size();
-          out.dma.push_back(desc);
-        })
-        .Case([&](nisa::LoadStationaryOp l) {
-          inst.opcode = isa::Opcode::LoadStationary;
-          add(l.getSrcAttr(), l.getSrcAp());
-        })
-        .Case([&](nisa::MultiplyMovingOp m) {
-          inst.opcode = isa::Opcode::MultiplyMoving;
-          if (m.getStart())
-            inst.flags |= isa::kStart;
-          add(m.getDstAttr(), m.getDstAp());
-          add(m.getSrcAttr(), m.getSrcAp());
-        })
-        .Case([&](nisa::TransposeOp t) {
-          inst.opcode = isa::Opcode::Transpose;
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-        })
-        .Case([&](nisa::ActivationOp a) {
-          inst.opcode = isa::Opcode::Activation;
-          inst.func = static_cast<uint8_t>(a.getFunc());
-          inst.imm0 = fl(a.getScaleImm(), 1.0f);
-          inst.imm1 = fl(a.getBiasImm(), 0.0f);
-          add(a.getDstAttr(), a.getDstAp());
-          add(a.getSrcAttr(), a.getSrcAp());
-          if (a.getScale()) {
-            inst.flags |= isa::kHasScale;
-            add(a.getScaleAttr(), *a.getScaleAp());
-          }
-          if (a.getBias()) {
-            inst.flags |= isa::kHasBias;
-            add(a.getBiasAttr(), *a.getBiasAp());
-          }
-          if (a.getAcc()) {
-            inst.flags |= isa::kHasAcc;
-            add(a.getAccAttr(), *a.getAccAp());
-          }
-        })
-        .Case([&](nisa::TensorTensorOp t) {
-          inst.opcode = isa::Opcode::TensorTensor;
-          inst.func = static_cast<uint8_t>(t.getOp());
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getLhsAttr(), t.getLhsAp());
-          add(t.getRhsAttr(), t.getRhsAp());
-        })
-        .Case([&](nisa::TensorScalarOp t) {
-          inst.opcode = isa::Opcode::TensorScalar;
-          inst.func = static_cast<uint8_t>(t.getOp0());
-          inst.imm0 = fl(t.getImm0(), 0.0f);
-          inst.imm1 = fl(t.getImm1(), 0.0f);
-          if (t.getReverse0())
-            inst.flags |= isa::kReverse0;
-          if (t.getOp1()) {
-            inst.flags |= isa::kHasOp1;
-            inst.op1 = static_cast<uint8_t>(*t.getOp1());
-            if (t.getReverse1())
-              inst.flags |= isa::kReverse1;
-          }
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-          if (t.getS0()) {
-            inst.flags |= isa::kHasS0;
-            add(t.getS0Attr(), *t.getS0Ap());
-          }
-          if (t.getS1()) {
-            inst.flags |= isa::kHasS1;
-            add(t.getS1Attr(), *t.getS1Ap());
-          }
-        })
-        .Case([&](nisa::ScalarTensorTensorOp t) {
-          inst.opcode = isa::Opcode::ScalarTensorTensor;
-          inst.func = static_cast<uint8_t>(t.getOp0());
-          inst.op1 = static_cast<uint8_t>(t.getOp1());
-          inst.imm0 = fl(t.getImm0(), 0.0f);
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getLhsAttr(), t.getLhsAp());
-          if (t.getS0()) {
-            inst.flags |= isa::kHasS0;
-            add(t.getS0Attr(), *t.getS0Ap());
-          }
-          add(t.getRhsAttr(), t.getRhsAp());
-        })
-        .Case([&](nisa::TensorReduceOp t) {
-          inst.opcode = isa::Opcode::TensorReduce;
-          inst.func = static_cast<uint8_t>(t.getOp());
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-        })
-        .Case([&](nisa::TensorCopyOp t) {
-          inst.opcode = isa::Opcode::TensorCopy;
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-        })
-        .Case([&](nisa::ReciprocalOp t) {
-          inst.opcode = isa::Opcode::Reciprocal;
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-        })
-        .Case([&](nisa::SelectOp t) {
-          inst.opcode = isa::Opcode::Select;
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getCondAttr(), t.getCondAp());
-          add(t.getOnTrueAttr(), t.getOnTrueAp());
-          add(t.getOnFalseAttr(), t.getOnFalseAp());
-        })
-        .Case([&](nisa::BnStatsOp t) {
-          inst.opcode = isa::Opcode::BnStats;
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-        })
-        .Case([&](nisa::BnAggrOp t) {
-          inst.opcode = isa::Opcode::BnAggr;
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-        })
-        .Case([&](nisa::IotaOp t) {
-          inst.opcode = isa::Opcode::Iota;
-          inst.params[0] = t.getBase();
-          inst.params[1] = t.getPartitionStep();
-          for (auto [i, s] : llvm::enumerate(t.getSteps()))
-            if (i + 2 < inst.params.size())
-              inst.params[i + 2] = s;
-          add(t.getDstAttr(), t.getDstAp());
-        })
-        .Case([&](nisa::AffineSelectOp t) {
-          inst.opcode = isa::Opcode::AffineSelect;
-          inst.func = static_cast<uint8_t>(t.getCmp());
-          inst.imm0 = t.getFill().convertToFloat();
-          inst.params[0] = t.getConstant();
-          inst.params[1] = t.getPartitionCoeff();
-          for (auto [i, s] : llvm::enumerate(t.getCoeffs()))
-            if (i + 2 < inst.params.size())
-              inst.params[i + 2] = s;
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-        })
-        .Case([&](nisa::PartitionReduceOp t) {
-          inst.opcode = isa::Opcode::PartitionReduce;
-          inst.func = static_cast<uint8_t>(t.getOp());
-          add(t.getDstAttr(), t.getDstAp());
-          add(t.getSrcAttr(), t.getSrcAp());
-        })
-        .Case([&](nisa::MemsetOp t) {
-          inst.opcode = isa::Opcode::Memset;
-          inst.imm0 = t.getValue().convertToFloat();
-          add(t.getDstAttr(), t.getDstAp());
-        });
-    if (failedOperand)
-      return failure();
+        return failure();
+      inst.operands.push_back(*o);
+      inst.flags |= flag;
+    }
+    if (inst.opcode == isa::Opcode::DmaCopy)
+      encodeDescriptor(op, inst);
     return inst;
+  }
+
+  /// params[k] = v; parameters past the record's are dropped (the verifier
+  /// bounds the dims they describe).
+  static void setParam(isa::Instruction &inst, size_t k, int64_t v) {
+    if (k < inst.params.size())
+      inst.params[k] = v;
+  }
+
+  /// The function fields of `op` by its opcode's function kind (Isa.def):
+  /// `func` (Act), `op` (Alu), `op0` and `op1` (AluAlu, AluOptAlu with
+  /// kHasOp1), `cmp` (Cmp).
+  LogicalResult encodeFunctions(Operation *op, isa::Instruction &inst) {
+    auto field = [&](StringRef name, bool optional, uint8_t &to) -> LogicalResult {
+      auto a = op->getAttrOfType<IntegerAttr>(name);
+      if (!a)
+        return optional ? success()
+                        : op->emitOpError("has no function attribute '") << name << "' to encode";
+      to = static_cast<uint8_t>(a.getInt());
+      return success();
+    };
+    switch (isa::funcKindOf(inst.opcode)) {
+    case isa::FuncKind::None:
+      return success();
+    case isa::FuncKind::Act:
+      return field("func", false, inst.func);
+    case isa::FuncKind::Alu:
+      return field("op", false, inst.func);
+    case isa::FuncKind::Cmp:
+      return field("cmp", false, inst.func);
+    case isa::FuncKind::AluAlu:
+      return success(succeeded(field("op0", false, inst.func)) &&
+                     succeeded(field("op1", false, inst.op1)));
+    case isa::FuncKind::AluOptAlu:
+      if (failed(field("op0", false, inst.func)))
+        return failure();
+      if (op->hasAttr("op1"))
+        inst.flags |= isa::kHasOp1;
+      return field("op1", true, inst.op1);
+    }
+    return success();
+  }
+
+  /// A dma_copy's operands live in the executable's descriptor table
+  /// (docs/neff-format.md); its record names the descriptor and the queue.
+  void encodeDescriptor(Operation *op, isa::Instruction &inst) {
+    inst.queue = op->getAttrOfType<IntegerAttr>("queue").getInt();
+    neff::DmaDescriptor desc;
+    desc.dst = inst.operands[0];
+    desc.src = inst.operands[1];
+    if (inst.operands.size() > 2) {
+      inst.flags |= isa::kIndirect;
+      desc.indirect = true;
+      desc.index = inst.operands[2];
+      desc.indirectStride = inst.params[1];
+      desc.indirectBound = inst.params[2];
+    }
+    inst.params[0] = out.dma.size();
+    out.dma.push_back(desc);
   }
 };
 

@@ -54,6 +54,21 @@ struct MemoryAccess {
   bool write = false;
 };
 
+/// How an instruction op's attributes fill its executable record, declared
+/// per op in NisaOps.td (`recordOperands`, ...). The encoder reads it, so an
+/// instruction needs no encoder code of its own.
+struct RecordEncoding {
+  /// Memory operands in record order: attribute `x` and its pattern `x_ap`;
+  /// `x?` is optional and sets the next optional flag of its opcode.
+  llvm::SmallVector<llvm::StringRef, 4> operands;
+  /// The attributes of imm0 and imm1, `name` or `name=default`.
+  llvm::SmallVector<llvm::StringRef, 2> immediates;
+  /// The integer (or integer-array) attributes of params[0...].
+  llvm::SmallVector<llvm::StringRef, 3> params;
+  /// Unit attributes and the flag each sets.
+  llvm::SmallVector<std::pair<llvm::StringRef, uint16_t>, 2> flags;
+};
+
 /// A discardable attribute: on a `neuron` op, its index among the entry
 /// function's ops (set by checked runs before lowering); on an internal
 /// `nisa.hbm`, `[op index, result number]` of the value it holds, so that a
