@@ -53,6 +53,33 @@ def NeuronLegalizeTypesPass : Pass<"neuron-legalize-types", "::mlir::ModuleOp"> 
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
 }
 
+def NeuronDecomposeNamedKernelsPass : Pass<"neuron-decompose-named-kernels",
+                                            "::mlir::func::FuncOp"> {
+  let summary = "Rewrites neuron.rmsnorm, neuron.layernorm and neuron.softmax into primitive ops";
+  let description = [{
+    The one definition of the named row kernels
+    (`include/neuronc/Dialect/Neuron/NamedKernels.h`) written out as neuron
+    ops: f32 casts of 16-bit inputs, squares, keepdims reductions, scalar
+    constants and broadcasting arithmetic, a cast back to the result type.
+    The row-kernel lowering builds its instructions from the same
+    definition, so this pass shows what a fused kernel computes, step by
+    step, and the interpreter checks that definition against its own
+    reference kernels (`test/unit/NamedKernelsTest.cpp`).
+
+    ```
+    %y = neuron.softmax %x axis = 1 : tensor<4x8xf32>
+    // becomes
+    %m = neuron.reduce_max %x axes = [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+    %d = neuron.sub %x, %m : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+    %e = neuron.exp %d : tensor<4x8xf32>
+    %s = neuron.reduce_sum %e axes = [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+    %r = neuron.reciprocal %s : tensor<4x1xf32>
+    %y = neuron.mul %e, %r : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+}
+
 def NeuronFuseRmsNormPass : Pass<"neuron-fuse-rmsnorm", "::mlir::func::FuncOp"> {
   let summary = "Collapses x * rsqrt(mean(x^2) + eps) [* w] chains into neuron.rmsnorm";
   let description = [{

@@ -234,6 +234,9 @@ public:
   int binary(AluOp op, int a, int b, Operation *src, Type t);
   int unary(UKind k, int a, Operation *src, Type t);
   int imm(double v, Type t);
+  /// `x` reduced with `alu` along the columns (unit-only reductions and
+  /// column-invariant values need no reduction).
+  int reduceRows(int x, AluOp alu, Operation *src, Type t, bool unitOnly);
   LogicalResult buildNodes(std::string &why);
   LogicalResult unify(std::string &why);
   SmallVector<int64_t> stridesOver(Value v, ArrayRef<int64_t> shape);

@@ -1,13 +1,16 @@
 //===- RowKernelNodes.cpp - The ops of a row kernel as nodes -----------===//
 //
 // Each op becomes nodes (inputs, immediates, unary and binary functions,
-// selects, casts, reductions, statistics). Named ops are decomposed here
-// (rmsnorm: sum of squares, rsqrt(ss/N + eps), two products; layernorm:
-// bn_stats/bn_aggr; softmax: max, exp(x - max) with its sum, a product).
+// selects, casts, reductions, statistics). Named ops (rmsnorm, layernorm,
+// softmax) are built from their one definition in
+// neuronc/Dialect/Neuron/NamedKernels.h; this file only says how its steps
+// become nodes (layernorm's mean and variance by bn_stats/bn_aggr).
 //
 //===----------------------------------------------------------------------===//
 
 #include "RowKernelImpl.h"
+
+#include "neuronc/Dialect/Neuron/NamedKernels.h"
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -79,6 +82,90 @@ int RowKernelImpl::nodeFor(Value v, std::string &why) {
   valueNode[v] = id;
   return id;
 }
+
+int RowKernelImpl::reduceRows(int x, AluOp alu, Operation *src, Type t, bool unitOnly) {
+  if (unitOnly)
+    return x;
+  if (!isFull(x)) {
+    // The columns do not change x: sum is x * N, prod x^N, max/min x.
+    double n = static_cast<double>(cols);
+    if (alu == AluOp::add)
+      return binary(AluOp::multiply, x, imm(n, t), src, t);
+    if (alu == AluOp::multiply)
+      return binary(AluOp::pow, x, imm(n, t), src, t);
+    return x;
+  }
+  Node n;
+  n.kind = NodeKind::Reduce;
+  n.alu = alu;
+  n.args = {x};
+  n.source = src;
+  n.type = t;
+  n.mask = nodes[x].mask & ~fmask;
+  hasReduction = true;
+  return addNode(n);
+}
+
+namespace {
+/// Builds a named kernel's nodes from its one definition (NamedKernels.h):
+/// f32 steps, the last written in the result's element type, and (mean,
+/// variance) of full rows by bn_stats/bn_aggr.
+class NodeSteps {
+public:
+  using Value = int;
+  NodeSteps(RowKernelImpl &k, Operation *op, bool unitOnly, Type resultType, std::string &why)
+      : k(k), op(op), unitOnly(unitOnly), rt(resultType), why(why),
+        f32(Float32Type::get(op->getContext())) {}
+
+  int input(unsigned i) { return k.nodeFor(op->getOperand(i), why); }
+  int constant(double v) { return k.imm(v, f32); }
+  int square(int a) { return k.unary(UKind::Square, a, op, f32); }
+  int rsqrt(int a) { return k.unary(UKind::Rsqrt, a, op, f32); }
+  int exp(int a) { return k.unary(UKind::Exp, a, op, f32); }
+  int log(int a) { return k.unary(UKind::Log, a, op, f32); }
+  int reciprocal(int a) { return k.unary(UKind::Reciprocal, a, op, f32); }
+  int mul(int a, int b, bool out) { return k.binary(AluOp::multiply, a, b, op, out ? rt : f32); }
+  int add(int a, int b, bool out) { return k.binary(AluOp::add, a, b, op, out ? rt : f32); }
+  int sub(int a, int b, bool out) { return k.binary(AluOp::subtract, a, b, op, out ? rt : f32); }
+  int sum(int a) { return k.reduceRows(a, AluOp::add, op, f32, unitOnly); }
+  int max(int a) { return k.reduceRows(a, AluOp::max, op, f32, unitOnly); }
+  double count() const { return unitOnly ? 1.0 : static_cast<double>(k.cols); }
+
+  /// Full rows: one bn_stats/bn_aggr pass gives both; otherwise by sums.
+  std::pair<int, int> meanAndVariance(int x) {
+    if (unitOnly || !k.isFull(x))
+      return meanAndVarianceBySums(*this, x);
+    Node st;
+    st.kind = NodeKind::Stats;
+    st.args = {x};
+    st.source = op;
+    st.type = f32;
+    st.mask = k.nodes[x].mask & ~k.fmask;
+    int stats = k.addNode(st);
+    k.hasReduction = true;
+    auto part = [&](int which) {
+      Node pt;
+      pt.kind = NodeKind::Part;
+      pt.args = {stats};
+      pt.imm = which;
+      pt.source = op;
+      pt.type = f32;
+      pt.mask = k.nodes[stats].mask;
+      return k.addNode(pt);
+    };
+    int mean = part(0);
+    return {mean, part(1)};
+  }
+
+private:
+  RowKernelImpl &k;
+  Operation *op;
+  bool unitOnly;
+  Type rt;
+  std::string &why;
+  Type f32;
+};
+} // namespace
 
 LogicalResult RowKernelImpl::buildNodes(std::string &why) {
   Builder b(spec.ops.front()->getContext());
@@ -175,27 +262,8 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
         llvm::append_range(axes, cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef());
       unitOnly = llvm::none_of(axes, [&](int64_t a) { return shape[a] > 1; });
     }
-    auto reduce = [&](int x, AluOp alu, Operation *src, Type t) -> int {
-      if (unitOnly)
-        return x;
-      if (!isFull(x)) {
-        // The columns do not change x: sum is x * N, prod x^N, max/min x.
-        double n = static_cast<double>(cols);
-        if (alu == AluOp::add)
-          return binary(AluOp::multiply, x, imm(n, t), src, t);
-        if (alu == AluOp::multiply)
-          return binary(AluOp::pow, x, imm(n, t), src, t);
-        return x;
-      }
-      Node n;
-      n.kind = NodeKind::Reduce;
-      n.alu = alu;
-      n.args = {x};
-      n.source = src;
-      n.type = t;
-      n.mask = nodes[x].mask & ~fmask;
-      hasReduction = true;
-      return addNode(n);
+    auto reduce = [&](int x, AluOp alu, Operation *src, Type t) {
+      return reduceRows(x, alu, src, t, unitOnly);
     };
     if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op)) {
       int x = arg(0);
@@ -212,76 +280,14 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
       set(r);
       continue;
     }
-    if (auto n = dyn_cast<RmsNormOp>(op)) {
-      // ss = sum(x^2); r = rsqrt(ss/N + eps); y = x * r [* w]
-      int x = arg(0);
-      int ss = reduce(unary(UKind::Square, x, op, f32), AluOp::add, op, f32);
-      int t = binary(AluOp::multiply, ss, imm(unitOnly ? 1.0 : 1.0 / cols, f32), op, f32);
-      t = binary(AluOp::add, t, imm(n.getEpsilon().convertToFloat(), f32), op, f32);
-      int r = unary(UKind::Rsqrt, t, op, f32);
-      int y = binary(AluOp::multiply, x, r, op, n.getWeight() ? f32 : rt);
-      if (n.getWeight())
-        y = binary(AluOp::multiply, y, arg(1), op, rt);
-      set(y);
-      continue;
-    }
-    if (auto n = dyn_cast<LayerNormOp>(op)) {
-      // (mean, var) of each row by bn_stats/bn_aggr in one pass;
-      // y = (x - mean) * rsqrt(var + eps) [* w] [+ b]
-      int x = arg(0);
-      int mean, var;
-      if (unitOnly || !isFull(x)) {
-        double inv = unitOnly ? 1.0 : 1.0 / cols;
-        mean = binary(AluOp::multiply, reduce(x, AluOp::add, op, f32), imm(inv, f32), op, f32);
-        int d = binary(AluOp::subtract, x, mean, op, f32);
-        var = binary(AluOp::multiply, reduce(unary(UKind::Square, d, op, f32), AluOp::add, op, f32),
-                     imm(inv, f32), op, f32);
-      } else {
-        Node st;
-        st.kind = NodeKind::Stats;
-        st.args = {x};
-        st.source = op;
-        st.type = f32;
-        st.mask = nodes[x].mask & ~fmask;
-        int stats = addNode(st);
-        hasReduction = true;
-        auto part = [&](int which) {
-          Node pt;
-          pt.kind = NodeKind::Part;
-          pt.args = {stats};
-          pt.imm = which;
-          pt.source = op;
-          pt.type = f32;
-          pt.mask = nodes[stats].mask;
-          return addNode(pt);
-        };
-        mean = part(0);
-        var = part(1);
-      }
-      int c = binary(AluOp::subtract, x, mean, op, f32);
-      int t = binary(AluOp::add, var, imm(n.getEpsilon().convertToFloat(), f32), op, f32);
-      int r = unary(UKind::Rsqrt, t, op, f32);
-      bool more = n.getWeight() || n.getBias();
-      int y = binary(AluOp::multiply, c, r, op, more ? f32 : rt);
-      unsigned next = 1;
-      if (n.getWeight())
-        y = binary(AluOp::multiply, y, arg(next++), op, n.getBias() ? f32 : rt);
-      if (n.getBias())
-        y = binary(AluOp::add, y, arg(next++), op, rt);
-      set(y);
-      continue;
-    }
-    if (auto s = dyn_cast<SoftmaxOp>(op)) {
-      // m = max(x); d = x - m; e = exp(d); s = sum(e); y = e * (1/s) or d - log(s)
-      int x = arg(0);
-      int m = reduce(x, AluOp::max, op, f32);
-      int d = binary(AluOp::subtract, x, m, op, f32);
-      int e = unary(UKind::Exp, d, op, f32);
-      int sum = reduce(e, AluOp::add, op, f32);
-      if (s.getLog())
-        set(binary(AluOp::subtract, d, unary(UKind::Log, sum, op, f32), op, rt));
+    if (isa<RmsNormOp, LayerNormOp, SoftmaxOp>(op)) {
+      NodeSteps steps(*this, op, unitOnly, rt, why);
+      if (auto n = dyn_cast<RmsNormOp>(op))
+        set(decompose(steps, n));
+      else if (auto n = dyn_cast<LayerNormOp>(op))
+        set(decompose(steps, n));
       else
-        set(binary(AluOp::multiply, e, unary(UKind::Reciprocal, sum, op, f32), op, rt));
+        set(decompose(steps, cast<SoftmaxOp>(op)));
       continue;
     }
     why = "'" + op->getName().getStringRef().str() + "' cannot be part of a row kernel";
