@@ -141,11 +141,16 @@ std::pair<int64_t, int64_t> neuronc::contiguousRuns(const isa::Operand &op) {
 }
 
 double neuronc::dmaQueueNs(const HardwareModel &hw, int64_t bytes, int64_t runs,
-                           int64_t runBytes, bool stridedSbuf) {
+                           bool stridedSbuf) {
   double bw = hw.dmaBytesPerNsPerEngine * (stridedSbuf ? 0.5 : 1.0);
-  double moved = static_cast<double>(runs) * std::max(runBytes, hw.dmaMinRunBytes);
-  moved = std::max(moved, static_cast<double>(bytes));
+  double moved = static_cast<double>(bytes) +
+                 static_cast<double>(std::max<int64_t>(runs, 1)) * hw.dmaRunOverheadBytes;
   return hw.dmaIssueNs + moved / bw;
+}
+
+double neuronc::dmaRunEfficiency(const HardwareModel &hw, int64_t runBytes) {
+  double r = static_cast<double>(std::max<int64_t>(runBytes, 1));
+  return r / (r + hw.dmaRunOverheadBytes);
 }
 
 DmaShape neuronc::dmaShapeOf(const HardwareModel &hw, const isa::Instruction &inst) {
@@ -211,7 +216,7 @@ void neuronc::accumulateCost(const HardwareModel &hw, const isa::Instruction &in
     ++t.dmaCount;
     t.dmaBytes += shape.bytes;
     t.dmaQueueNs += static_cast<int64_t>(
-        dmaQueueNs(hw, shape.bytes, shape.runs, shape.runBytes, shape.stridedSbuf));
+        dmaQueueNs(hw, shape.bytes, shape.runs, shape.stridedSbuf));
     if (shape.readsHbm)
       t.hbmReadBytes += shape.bytes;
     if (shape.writesHbm)

@@ -340,8 +340,16 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   m["hardware_flops"] = static_cast<double>(matmulFlops + transposeFlops);
   m["transpose_flops"] = static_cast<double>(transposeFlops);
   m["mfu_estimated_percent"] = 100 * matmulFlops / total / peakFlopsPerNs;
-  m["mbu_estimated_percent"] = 100 * (hbmRead + hbmWrite) / total / hw.memoryGBps();
-  m["hbm_bandwidth_bytes_per_s"] = hw.memoryGBps() * 1e9;
+  // MBU against the bandwidth that binds (the smaller of the two), and
+  // against each: the HBM share and the DMA engines' peak, as Neuron Explorer
+  // reports hbm_ and dma_mbu_estimated_percent (docs/hardware-model.md).
+  double hbmBytes = static_cast<double>(hbmRead + hbmWrite);
+  m["mbu_estimated_percent"] = 100 * hbmBytes / total / hw.memoryGBps();
+  m["hbm_mbu_estimated_percent"] = 100 * hbmBytes / total / hw.hbmGBps;
+  m["dma_mbu_estimated_percent"] = 100 * hbmBytes / total / hw.dmaGBps();
+  m["memory_bandwidth_bytes_per_s"] = hw.memoryGBps() * 1e9;
+  m["hbm_bandwidth_bytes_per_s"] = hw.hbmGBps * 1e9;
+  m["dma_bandwidth_bytes_per_s"] = hw.dmaGBps() * 1e9;
   m["peak_flops"] = peakFlopsPerNs * 1e9;
   m["mm_arithmetic_intensity"] =
       hbmRead + hbmWrite > 0 ? static_cast<double>(matmulFlops) / (hbmRead + hbmWrite) : 0;

@@ -243,6 +243,8 @@ std::string neuronc::profile::htmlReport(const Profile &p) {
   row("dma_active_time_percent", fmt("%.1f %%", metric("dma_active_time_percent")));
   row("mfu_estimated_percent", fmt("%.1f %%", metric("mfu_estimated_percent")));
   row("mbu_estimated_percent", fmt("%.1f %%", metric("mbu_estimated_percent")));
+  row("hbm_mbu_estimated_percent", fmt("%.1f %%", metric("hbm_mbu_estimated_percent")));
+  row("dma_mbu_estimated_percent", fmt("%.1f %%", metric("dma_mbu_estimated_percent")));
   row("hbm_read_bytes", formatBytes(metric("hbm_read_bytes")));
   row("hbm_write_bytes", formatBytes(metric("hbm_write_bytes")));
   row("mm_arithmetic_intensity", fmt("%.2f FLOP/B", metric("mm_arithmetic_intensity")));

@@ -161,10 +161,43 @@ struct ProgramTiming {
   const std::vector<Timing> &operator[](int64_t s) const { return streams[s]; }
 };
 
+/// [first, last) bytes a tile access reaches within each partition.
+std::pair<int64_t, int64_t> tileByteRange(const isa::Operand &o) {
+  int64_t esize = isa::dtypeBytes(o.dtype), reach = 0;
+  for (int d = 0; d < o.rank; ++d)
+    reach += (o.sizes[d] - 1) * std::abs(o.strides[d]);
+  return {o.offset, o.offset + (reach + 1) * esize};
+}
+
+/// Whether tile access `read` may touch bytes that `write` wrote.
+bool readsWritten(const isa::Operand &write, const isa::Operand &read) {
+  if (write.space == isa::Space::Hbm || write.space != read.space)
+    return false;
+  if (read.partStart >= write.partStart + write.partCount ||
+      write.partStart >= read.partStart + read.partCount)
+    return false;
+  auto [w0, w1] = tileByteRange(write);
+  auto [r0, r1] = tileByteRange(read);
+  return r0 < w1 && w0 < r1;
+}
+
+/// Whether compute instruction `inst` reads what `prev`, the instruction
+/// before it on the same engine, wrote (its destination, operand 0).
+bool dependsOnPrevious(const isa::Instruction &prev, const isa::Instruction &inst) {
+  if (prev.opcode == isa::Opcode::LoadStationary || prev.operands.empty())
+    return false;
+  size_t firstRead = inst.opcode == isa::Opcode::LoadStationary ? 0 : 1;
+  for (size_t k = firstRead; k < inst.operands.size(); ++k)
+    if (readsWritten(prev.operands[0], inst.operands[k]))
+      return true;
+  return false;
+}
+
 ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
   ProgramTiming out;
   for (int64_t s = 0; s < kStreams; ++s) {
     int64_t stationaryCols = hw.partitions;
+    const isa::Instruction *prev = nullptr;
     for (const isa::Instruction &inst : program.streams[s]) {
       Timing t;
       t.dma = inst.opcode == isa::Opcode::DmaCopy;
@@ -179,7 +212,7 @@ ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
       }
       if (inst.opcode == isa::Opcode::DmaCopy) {
         DmaShape shape = dmaShapeOf(hw, inst);
-        t.ns = dmaQueueNs(hw, shape.bytes, shape.runs, shape.runBytes, shape.stridedSbuf) -
+        t.ns = dmaQueueNs(hw, shape.bytes, shape.runs, shape.stridedSbuf) -
                hw.dmaIssueNs;
         t.rate = hw.dmaBytesPerNsPerEngine * (shape.stridedSbuf ? 0.5 : 1.0);
         t.bytes = shape.bytes;
@@ -192,7 +225,12 @@ ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
       } else {
         if (inst.opcode == isa::Opcode::LoadStationary)
           stationaryCols = inst.operands[0].numElements();
-        t.ns = instructionNs(hw, costQueryOf(inst, stationaryCols));
+        CostQuery q = costQueryOf(inst, stationaryCols);
+        t.ns = instructionNs(hw, q);
+        // Back-to-back dependent instructions pay the static overhead (a
+        // tiny tile already has it in its cost).
+        if (prev && q.elements >= hw.tinyTileElements && dependsOnPrevious(*prev, inst))
+          t.ns += hw.dependentOverheadCycles / engineClockGHz(hw, inst.engine);
         t.latencyNs = hw.accessLatencyCycles / engineClockGHz(hw, inst.engine);
         if (inst.engine == isa::Engine::tensor)
           t.row = inst.opcode == isa::Opcode::LoadStationary   ? Timing::Load
@@ -200,6 +238,7 @@ ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
                                                                : Timing::Both;
       }
       out.streams[s].push_back(t);
+      prev = &inst;
     }
   }
   return out;

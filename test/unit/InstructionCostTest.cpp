@@ -153,12 +153,36 @@ TEST(InstructionCost, Trn2VectorEDoesTwoElementsPerPartitionAndCycle) {
 
 TEST(InstructionCost, DmaSmallTransfersPayTheirOverhead) {
   const HardwareModel &hw = trn1();
-  // One 128 KiB contiguous run: the issue cost plus bytes at 17 B/ns.
-  EXPECT_NEAR(dmaQueueNs(hw, 131072, 1, 131072, false), 100.0 + 131072 / 17.0, 1e-6);
-  // 128 runs of 4 bytes each cost as much as 128 runs of 512.
-  EXPECT_NEAR(dmaQueueNs(hw, 512, 128, 4, false), 100.0 + 128 * 512 / 17.0, 1e-6);
+  // One 128 KiB contiguous run: the issue cost, the run's overhead and the
+  // bytes at 17 B/ns.
+  EXPECT_NEAR(dmaQueueNs(hw, 131072, 1, false), 100.0 + (131072 + 256) / 17.0, 1e-6);
+  // 128 runs of 4 bytes: each run costs its overhead.
+  EXPECT_NEAR(dmaQueueNs(hw, 512, 128, false), 100.0 + (512 + 128 * 256) / 17.0, 1e-6);
   // Element-strided SBUF access halves the bandwidth.
-  EXPECT_NEAR(dmaQueueNs(hw, 131072, 1, 131072, true), 100.0 + 131072 / 8.5, 1e-6);
+  EXPECT_NEAR(dmaQueueNs(hw, 131072, 1, true), 100.0 + (131072 + 256) / 8.5, 1e-6);
+}
+
+// The regimes of the DMA bandwidth guide (nki/deep-dives/nki-dma-bandwidth-
+// guide): per-partition runs below 256 B are severely overhead-bound, 256 B
+// to 2 KiB improve but stay below peak, 2 KiB approaches peak, 4 KiB
+// saturates. docs/hardware-model.md#dma-efficiency has the curve.
+TEST(InstructionCost, DmaEfficiencyFollowsThePublishedRegimes) {
+  for (const HardwareModel *hw : {&trn1(), &trn2()}) {
+    EXPECT_LT(dmaRunEfficiency(*hw, 4), 0.02) << hw->name.str() << ": element-strided";
+    EXPECT_LT(dmaRunEfficiency(*hw, 64), 0.25) << hw->name.str();
+    EXPECT_LT(dmaRunEfficiency(*hw, 255), 0.5) << hw->name.str();
+    EXPECT_GE(dmaRunEfficiency(*hw, 256), 0.5) << hw->name.str();
+    EXPECT_LT(dmaRunEfficiency(*hw, 1024), 0.85) << hw->name.str();
+    EXPECT_GE(dmaRunEfficiency(*hw, 2048), 0.88) << hw->name.str();
+    EXPECT_GE(dmaRunEfficiency(*hw, 4096), 0.94) << hw->name.str();
+    EXPECT_GE(dmaRunEfficiency(*hw, 32768), 0.99) << hw->name.str();
+    // Monotone: a longer run is never less efficient.
+    for (int64_t r = 1; r < 65536; r *= 2)
+      EXPECT_LT(dmaRunEfficiency(*hw, r), dmaRunEfficiency(*hw, 2 * r)) << r;
+    // The queue time of many runs agrees with the curve.
+    double ns = dmaQueueNs(*hw, 128 * 2048, 128, false) - hw->dmaIssueNs;
+    EXPECT_NEAR(128 * 2048 / ns / hw->dmaBytesPerNsPerEngine, dmaRunEfficiency(*hw, 2048), 1e-9);
+  }
 }
 
 TEST(InstructionCost, ContiguousRunsMergeInnerDims) {

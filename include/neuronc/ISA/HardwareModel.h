@@ -64,6 +64,9 @@ struct HardwareModel {
   int64_t accessLatencyCycles; ///< to start an SBUF/PSUM access: a result is ready this late
   int64_t tinyTileOverheadCycles; ///< static overhead of an instruction on a tiny tile
   int64_t tinyTileElements;    ///< "tiny": fewer elements per partition than this
+  /// Static overhead of an instruction that reads what the instruction just
+  /// before it on the same engine wrote (charged once with the tiny-tile one).
+  int64_t dependentOverheadCycles;
   bool vectorGpsimdShareSbuf;  ///< v2: VectorE and GpSimdE cannot access SBUF in parallel
   bool vectorScalarSharePsum;  ///< v2: VectorE and ScalarE cannot access PSUM in parallel
   double semaphoreLatencyNs;   ///< a signal reaching a waiting engine
@@ -75,7 +78,10 @@ struct HardwareModel {
   double dmaLatencyNs;         ///< fixed start latency of a DMA
   int64_t dmaEfficientBytes;   ///< transfers at least this large reach full bandwidth
   double dmaIssueNs;           ///< queue time per DMA instruction (descriptor processing)
-  int64_t dmaMinRunBytes;      ///< a contiguous run shorter than this costs as much as this
+  /// What each contiguous run (one descriptor element) costs beyond its
+  /// bytes, in bytes at the queue's rate: a run of r bytes moves at
+  /// r / (r + dmaRunOverheadBytes) of the peak (dmaRunEfficiency).
+  int64_t dmaRunOverheadBytes;
   int64_t sbufStrideBytes;     ///< SBUF-side element strides above this halve DMA bandwidth
 
   // The chip.
@@ -90,9 +96,11 @@ struct HardwareModel {
   /// Bytes per ns one core's DMA can move: the smaller of its HBM share and
   /// its DMA engines together.
   double memoryGBps() const {
-    double dma = dmaEngines * dmaBytesPerNsPerEngine;
+    double dma = dmaGBps();
     return dma < hbmGBps ? dma : hbmGBps;
   }
+  /// Bytes per ns one core's DMA engines move together at their peak.
+  double dmaGBps() const { return dmaEngines * dmaBytesPerNsPerEngine; }
   /// FLOP per HBM byte at which a bf16 matmul turns compute-bound, at the
   /// bandwidth the core can really use (memoryGBps).
   double ridgePoint() const { return tensorBf16Tflops * 1e3 / memoryGBps(); }

@@ -47,10 +47,13 @@ CostQuery costQueryOf(const isa::Instruction &inst, int64_t stationaryCols);
 
 /// Nanoseconds a DMA occupies its queue, not counting the fixed start
 /// latency (which overlaps with earlier transfers on the queue): the issue
-/// cost, then every contiguous run at the queue's bandwidth, a run counting
-/// at least `dmaMinRunBytes`; strided SBUF-side access halves the bandwidth.
-double dmaQueueNs(const HardwareModel &hw, int64_t bytes, int64_t runs, int64_t runBytes,
-                  bool stridedSbuf);
+/// cost, then its bytes plus `dmaRunOverheadBytes` per contiguous run at the
+/// queue's bandwidth; strided SBUF-side access halves the bandwidth.
+double dmaQueueNs(const HardwareModel &hw, int64_t bytes, int64_t runs, bool stridedSbuf);
+
+/// The fraction of a queue's peak that contiguous runs of `runBytes` reach
+/// (the curve of docs/hardware-model.md#dma-efficiency).
+double dmaRunEfficiency(const HardwareModel &hw, int64_t runBytes);
 
 /// The DMA cost inputs of a dma_copy: bytes, contiguous runs on its worse
 /// side and their length, and whether its SBUF side is strided.

@@ -263,7 +263,7 @@ void KernelBuilder::dma(FlatSymbolRefAttr dst, nisa::AccessPatternAttr dstAp,
   auto [dr, db] = runsOf(dstAp, esize);
   int64_t bytes = srcAp.getTotalElements() * esize;
   int64_t runs = std::max(sr, dr);
-  double ns = neuronc::dmaQueueNs(hw(), bytes, runs, bytes / runs, false);
+  double ns = neuronc::dmaQueueNs(hw(), bytes, runs, false);
   int64_t queue = program_.pickQueue(ns);
   emit<nisa::DmaCopyOp>(b.getI64IntegerAttr(queue), dst, dstAp, src, srcAp, FlatSymbolRefAttr(),
                         nisa::AccessPatternAttr(), IntegerAttr(), IntegerAttr(),

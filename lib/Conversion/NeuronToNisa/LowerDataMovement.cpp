@@ -118,8 +118,7 @@ LogicalResult lowerGather(FunctionLowering &fl, GatherOp op) {
         auto tileAp = kb.tileAP(0, np, 0, nc);
         auto tableAp = kb.hbmAP(o * a * inner + c0, {np, nc}, {0, 1});
         kb.emit<nisa::DmaCopyOp>(b.getI64IntegerAttr(fl.pb.pickQueue(
-                                     neuronc::dmaQueueNs(hw, np * nc * esize, np, nc * esize,
-                                                         false))),
+                                     neuronc::dmaQueueNs(hw, np * nc * esize, np, false))),
                                  tile, tileAp, table.sym, tableAp, ix, kb.tileAP(0, np, 0, 1),
                                  b.getI64IntegerAttr(inner), b.getI64IntegerAttr(a),
                                  DenseI64ArrayAttr(), UnitAttr());

@@ -153,10 +153,17 @@ def check(directory):
     total_ns = summary["summary"]["total_time"] * 1e9
     if abs(hbm - (summary["summary"]["hbm_read_bytes"] + summary["summary"]["hbm_write_bytes"])) > 0:
         fail("HBM bytes from the trace %d differ from the summary's" % hbm)
-    mbu = 100 * hbm / total_ns / (summary["summary"]["hbm_bandwidth_bytes_per_s"] / 1e9)
-    if abs(mbu - summary["summary"]["mbu_estimated_percent"]) > 0.01:
-        fail("MBU from the trace %.3f differs from the summary's %.3f" %
-             (mbu, summary["summary"]["mbu_estimated_percent"]))
+    sm = summary["summary"]
+    for metric, bandwidth in (("mbu_estimated_percent", "memory_bandwidth_bytes_per_s"),
+                              ("hbm_mbu_estimated_percent", "hbm_bandwidth_bytes_per_s"),
+                              ("dma_mbu_estimated_percent", "dma_bandwidth_bytes_per_s")):
+        mbu = 100 * hbm / total_ns / (sm[bandwidth] / 1e9)
+        if abs(mbu - sm[metric]) > 0.01:
+            fail("%s from the trace %.3f differs from the summary's %.3f" % (metric, mbu, sm[metric]))
+    # The binding bandwidth is the smaller of the HBM share and the DMA peak.
+    if sm["memory_bandwidth_bytes_per_s"] != min(sm["hbm_bandwidth_bytes_per_s"],
+                                                 sm["dma_bandwidth_bytes_per_s"]):
+        fail("memory_bandwidth_bytes_per_s is not the smaller of the HBM and DMA bandwidths")
     for o in summary["ops"]:
         if abs(op_busy[o["name"]] - o["busy_ns"]) > 1e-3 * max(1.0, o["busy_ns"]):
             fail("busy time of %s: trace %.1f ns, summary %.1f ns" %
