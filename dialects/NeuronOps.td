@@ -464,6 +464,35 @@ def Neuron_KernelOp : Neuron_Op<"kernel", [IsolatedFromAbove]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Hand-written engine kernels
+//===----------------------------------------------------------------------===//
+
+def Neuron_CustomKernelOp : Neuron_Op<"custom_kernel",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "calls an engine kernel written by hand: a nisa.program of the module";
+  let description = [{
+    The callee is a `nisa.program` in the same module, written as engine
+    instructions (like an NKI kernel). Its `input k` HBM tensors take the
+    operands and its `output k` tensors become the results; the types must
+    match exactly (checked here, at the call). The lowering inlines its
+    kernels into the calling program (tiles renamed, semaphores and
+    addresses recomputed with the rest of the program), so the profile shows
+    them beside the compiler's kernels, attributed to this op. The reference
+    interpreter cannot run it: compile the program and run the executable.
+
+    ```mlir
+    %y = neuron.custom_kernel @rmsnorm_hand(%x, %w)
+        : (tensor<128x64xf32>, tensor<64xf32>) -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Neuron_Tensor>:$inputs);
+  let results = (outs Variadic<Neuron_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Shape buckets
 //===----------------------------------------------------------------------===//
 

@@ -163,6 +163,11 @@ runBlock(Block &body, llvm::ArrayRef<Tensor> args,
              << (op.getParentOfType<neuron::KernelOp>()
                      ? " (a neuron.kernel body may hold only neuron ops)"
                      : " (import the program to neuron first)");
+    if (auto custom = dyn_cast<neuron::CustomKernelOp>(op))
+      return op.emitError("the interpreter cannot execute the hand-written kernel ")
+             << custom.getCalleeAttr()
+             << ": it has no graph-level semantics; compile the program and run the "
+                "executable (neuron-run model.neff, or neuron-run --sim)";
     FailureOr<llvm::SmallVector<Tensor>> evaluated = evaluateOperation(&op, operands);
     if (failed(evaluated))
       return failure();

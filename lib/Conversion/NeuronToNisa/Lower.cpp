@@ -231,6 +231,8 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
     }
     if (auto k = dyn_cast<KernelOp>(op))
       ok = lowerKernelOp(fl, k);
+    else if (auto c = dyn_cast<CustomKernelOp>(op))
+      ok = lowerCustomKernel(fl, c);
     else if (auto mm = dyn_cast<MatmulOp>(op))
       ok = lowerMatmul(fl, mm, mm, {}, {{mm.getResult(), mm.getResult()}}, "matmul");
     else if (isRowOp(&op))
@@ -293,8 +295,16 @@ struct LowerPass : public mlir::neuron::impl::NeuronLowerPassBase<LowerPass> {
         p.erase();
       return signalPassFailure();
     }
+    // Hand-written kernels the functions called are now part of their
+    // programs: they are not programs of their own.
+    llvm::SetVector<StringAttr> called;
+    for (func::FuncOp fn : fns)
+      fn.walk([&](CustomKernelOp c) { called.insert(c.getCalleeAttr().getAttr()); });
     for (func::FuncOp fn : fns)
       fn.erase();
+    for (StringAttr name : called)
+      if (Operation *p = SymbolTable::lookupSymbolIn(module, name))
+        p->erase();
     // A dispatcher becomes the engine-level entry over its bucket programs:
     // after the lowering no graph op remains.
     for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {

@@ -63,6 +63,10 @@ FailureOr<bool> lowerPartitionReduction(FunctionLowering &fl, Operation *op);
 /// Transpose, slice, concat, gather, broadcast_to and copies: DMA.
 LogicalResult lowerDataMovement(FunctionLowering &fl, Operation *op);
 
+/// A call of a hand-written kernel: the callee's kernels, cloned into the
+/// program over the call's buffers.
+LogicalResult lowerCustomKernel(FunctionLowering &fl, CustomKernelOp op);
+
 /// An HBM to HBM copy of a whole buffer.
 void copyBuffer(FunctionLowering &fl, Operation *source, const HbmBuffer &dst,
                 const HbmBuffer &src);

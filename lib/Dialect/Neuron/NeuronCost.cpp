@@ -120,6 +120,10 @@ std::optional<OpCost> GatherOp::getCost() {
 
 /// A kernel reads its inputs and writes its results once; what its body
 /// computes stays on chip, so only the arithmetic of the body counts.
+/// A hand-written kernel's cost is what its instructions cost; the graph
+/// level does not know it.
+std::optional<OpCost> CustomKernelOp::getCost() { return std::nullopt; }
+
 std::optional<OpCost> KernelOp::getCost() {
   std::optional<OpCost> c = memoryCost(*this);
   if (!c)

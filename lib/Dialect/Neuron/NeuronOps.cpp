@@ -336,6 +336,53 @@ LogicalResult DispatchOp::verify() {
   return success();
 }
 
+/// The callee must be a nisa.program whose `input k` and `output k` HBM
+/// tensors have the operand and result types. The program is read through
+/// the generic op API: the graph dialect does not depend on the engine one.
+LogicalResult CustomKernelOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *callee = symbolTable.lookupNearestSymbolFrom(*this, getCalleeAttr());
+  if (!callee)
+    return emitOpError("calls ") << getCalleeAttr()
+                                 << ", which is not defined in this module (write the kernel as a "
+                                    "nisa.program in the same file)";
+  if (callee->getName().getStringRef() != "nisa.program" || callee->getNumRegions() != 1 ||
+      callee->getRegion(0).empty())
+    return emitOpError("calls ") << getCalleeAttr() << ", which is a '" << callee->getName()
+                                 << "', not a nisa.program";
+  // kind: input 0, output 1 (nisa::HbmKind).
+  SmallVector<Type> ins, outs;
+  auto record = [](SmallVector<Type> &list, int64_t index, Type t) {
+    if (index >= static_cast<int64_t>(list.size()))
+      list.resize(index + 1);
+    list[index] = t;
+  };
+  for (Operation &op : callee->getRegion(0).front()) {
+    if (op.getName().getStringRef() != "nisa.hbm")
+      continue;
+    auto kind = op.getAttrOfType<IntegerAttr>("kind");
+    auto index = op.getAttrOfType<IntegerAttr>("index");
+    auto type = op.getAttrOfType<TypeAttr>("type");
+    if (!kind || !index || !type || kind.getInt() > 1)
+      continue;
+    record(kind.getInt() == 0 ? ins : outs, index.getInt(), type.getValue());
+  }
+  auto check = [&](TypeRange have, ArrayRef<Type> want, StringRef what) -> LogicalResult {
+    if (have.size() != want.size())
+      return emitOpError("passes ") << have.size() << " " << what << "(s) to " << getCalleeAttr()
+                                    << ", which has " << want.size();
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(have, want)))
+      if (std::get<0>(pair) != std::get<1>(pair))
+        return emitOpError() << what << " #" << i << " has type " << std::get<0>(pair) << " but "
+                             << getCalleeAttr() << "'s " << what << " " << i << " is "
+                             << std::get<1>(pair);
+    return success();
+  };
+  if (failed(check(getInputs().getTypes(), ins, "input")) ||
+      failed(check(getResultTypes(), outs, "output")))
+    return failure();
+  return success();
+}
+
 LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   neuronc::BucketSignature sig = getSignature();
   for (auto [ref, sizes] : llvm::zip(getCallees(), sig.buckets)) {
