@@ -15,7 +15,8 @@ its compiler buffers loop-local tiles; these are this script's choices):
     tiles the source keeps in lists (hoisted loads) rotate among 2 copies of
     the list where two fit SBUF, else 1;
   - DMAs go round robin over the 16 queues;
-  - PSUM accumulators rotate over 2 banks.
+  - PSUM accumulators, also allocated inside loops, rotate among
+    min(BUFFERS, 8) banks.
 The kernels' outer M loop (N for the fully optimized one) repeats identical
 work, so --scale S simulates 1/S of it and multiplies the time by S.
 
@@ -31,6 +32,7 @@ import sys
 import tempfile
 
 TM, TK, TN = 128, 128, 512
+PSUM_BANKS = 8  # a [128, 512] f32 accumulator fills one 2 KiB bank of PSUM
 PUBLISHED = {  # ms, hardware FLOPs utilization %
     "tiled": (51.80, 10.98),
     "hoist_load": (42.96, 13.24),
@@ -82,13 +84,16 @@ def tiled(M, K, N, B):
     for b in range(B):
         w.alloc("l%d" % b, "sbuf", 128, TM)
         w.alloc("r%d" % b, "sbuf", 128, TN)
-    for b in range(2):
+    P = min(B, PSUM_BANKS)
+    for b in range(P):
         w.alloc("p%d" % b, "psum", 128, TN, "f32")
+    for b in range(B):
         w.alloc("s%d" % b, "sbuf", 128, TN)
     it = out = 0
     for m in range(M // TM):
         for n in range(N // TN):
-            p = out % 2
+            p = out % P
+            o = out % B
             out += 1
             for k in range(K // TK):
                 b = it % B
@@ -96,8 +101,8 @@ def tiled(M, K, N, B):
                 w.load("l%d" % b, 0, TM, "lhsT", k * TK * M + m * TM, M)
                 w.load("r%d" % b, 0, TN, "rhs", k * TK * N + n * TN, N)
                 w.matmul("p%d" % p, "l%d" % b, 0, "r%d" % b, 0, k == 0)
-            w.copy("s%d" % p, 0, "p%d" % p, TN)
-            w.store("s%d" % p, TN, m * TM * N + n * TN)
+            w.copy("s%d" % o, 0, "p%d" % p, TN)
+            w.store("s%d" % o, TN, m * TM * N + n * TN)
     return w.text()
 
 
@@ -111,8 +116,10 @@ def hoist_load(M, K, N, B, block_m=1, block_n=1, name="hoist_load", sets=2):
             w.alloc("l%d_%d" % (s, bm), "sbuf", 128, KT * TM)
         for bn in range(block_n):
             w.alloc("r%d_%d" % (s, bn), "sbuf", 128, KT * TN)
-    for b in range(2):
+    P = min(B, PSUM_BANKS)
+    for b in range(P):
         w.alloc("p%d" % b, "psum", 128, TN, "f32")
+    for b in range(B):
         w.alloc("s%d" % b, "sbuf", 128, TN)
     out = rset = 0
     for m in range(M // (TM * block_m)):
@@ -130,13 +137,13 @@ def hoist_load(M, K, N, B, block_m=1, block_n=1, name="hoist_load", sets=2):
                     w.load("r%d_%d" % (rs, bn), k * TN, TN, "rhs", k * TK * N + nt * TN, N)
             for bm in range(block_m):
                 for bn in range(block_n):
-                    p = out % 2
+                    p, o = out % P, out % B
                     out += 1
                     for k in range(KT):
                         w.matmul("p%d" % p, "l%d_%d" % (ls, bm), k * TM, "r%d_%d" % (rs, bn),
                                  k * TN, k == 0)
-                    w.copy("s%d" % p, 0, "p%d" % p, TN)
-                    w.store("s%d" % p, TN, (m * block_m + bm) * TM * N + (n * block_n + bn) * TN)
+                    w.copy("s%d" % o, 0, "p%d" % p, TN)
+                    w.store("s%d" % o, TN, (m * block_m + bm) * TM * N + (n * block_n + bn) * TN)
     return w.text()
 
 
@@ -157,10 +164,12 @@ def fully_optimized(M, K, N, B, TBM=16, TBN=2, TBK=8):
         for bk in range(TBK):
             w.alloc("r%d_%d" % (s, bk), "sbuf", 128, BN)
             w.alloc("l%d_%d" % (s, bk), "sbuf", 128, BM)
-    for b in range(2):
+    P = min(B, PSUM_BANKS)
+    for b in range(P):
         w.alloc("p%d" % b, "psum", 128, TN, "f32")
-    w.alloc("packed", "sbuf", 128, BN)
-    lset = rset = out = 0
+    for b in range(B):
+        w.alloc("packed%d" % b, "sbuf", 128, BN)
+    lset = rset = out = packed = 0
     for n in range(N // BN):
         for m in range(NBM):
             for bm in range(TBM):
@@ -177,7 +186,7 @@ def fully_optimized(M, K, N, B, TBM=16, TBN=2, TBK=8):
                     w.load("l%d_%d" % (ls, bk), 0, BM, "lhsT", (TBK * k + bk) * TK * M + BM * m, M)
                 for bn in range(TBN):
                     for bm in range(TBM):
-                        p = out % 2
+                        p = out % P
                         out += 1
                         for bk in range(TBK):
                             w.matmul("p%d" % p, "l%d_%d" % (ls, bk), bm * TM, "r%d_%d" % (rs, bk),
@@ -187,8 +196,10 @@ def fully_optimized(M, K, N, B, TBM=16, TBN=2, TBK=8):
                                       % (acc, acc, p, TN))
         for m in range(NBM):
             for bm in range(TBM):
-                w.copy("packed", 0, "acc%d_%d" % (m, bm), BN)
-                w.store("packed", BN, (TBM * m + bm) * TM * N + BN * n)
+                o = packed % B
+                packed += 1
+                w.copy("packed%d" % o, 0, "acc%d_%d" % (m, bm), BN)
+                w.store("packed%d" % o, BN, (TBM * m + bm) * TM * N + BN * n)
     return w.text()
 
 
