@@ -183,6 +183,7 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
     size_t nk = p.kernels.size();
     std::vector<double> begin(nk, INFINITY), end(nk, -INFINITY);
     std::vector<std::map<const std::string *, double>> opBusy(nk);
+    std::vector<std::vector<std::pair<double, double>>> tensorIntervals(nk);
     std::vector<bool> ran(nk, false);
     for (const sim::TraceEvent &e : res.trace) {
       const isa::Instruction &inst = p.streams[e.stream][e.index];
@@ -217,6 +218,8 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
       } else {
         int engine = static_cast<int>(inst.engine);
         k.busyNs[engine] += busy;
+        if (inst.engine == isa::Engine::tensor)
+          tensorIntervals[info.kernel].push_back({e.start, e.end});
         ++k.instructions[engine];
         engineIntervals[engine].push_back({e.start, e.end});
         ++engineInstructions[engine];
@@ -226,6 +229,9 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
       engineActive[e] += unionLength(engineIntervals[e]);
       engineIntervals[e].clear();
     }
+    for (size_t k = 0; k < nk; ++k)
+      if (!tensorIntervals[k].empty())
+        kernels[{&p, static_cast<uint32_t>(k)}].tensorActiveNs += unionLength(tensorIntervals[k]);
     dmaActive += unionLength(dmaIntervals);
     dmaIntervals.clear();
     // Attribute device time: pieces between span boundaries, shared by the
@@ -298,14 +304,14 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
       continue;
     Utilization &u = k.utilization;
     double span = std::max(k.spanNs, 1e-9);
-    u.tensor = k.busyNs[static_cast<int>(isa::Engine::tensor)] / span;
+    // Active time, as the summary's tensor_engine_active_time_percent.
+    u.tensor = k.tensorActiveNs / span;
     u.vector = k.busyNs[static_cast<int>(isa::Engine::vector)] / span;
     u.scalar = k.busyNs[static_cast<int>(isa::Engine::scalar)] / span;
     u.gpsimd = k.busyNs[static_cast<int>(isa::Engine::gpsimd)] / span;
     u.dma = k.dmaBusyNs / (span * hw.dmaEngines);
     u.hbm = (k.hbmReadBytes + k.hbmWriteBytes) / span / hw.memoryGBps();
     u.mfu = k.matmulFlops / span / peakFlopsPerNs;
-    u.tensor = std::min(u.tensor, 1.0); // load_stationary overlaps multiply_moving
     k.verdict = judge(u);
     prof.kernels.push_back(std::move(k));
   }

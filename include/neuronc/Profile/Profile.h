@@ -57,6 +57,9 @@ struct KernelStats {
   double deviceNs = 0;                ///< attributed (see the file comment)
   double spanNs = 0;                  ///< summed spans of its calls
   std::array<double, 4> busyNs{};     ///< per compute engine
+  /// TensorE active: the union of its instructions' intervals (a
+  /// load_stationary overlaps the multiply before it, so busyNs counts twice).
+  double tensorActiveNs = 0;
   double dmaBusyNs = 0;               ///< summed data phases on every queue
   std::array<int64_t, 4> instructions{};
   int64_t dmaTransfers = 0, dmaBytes = 0;
