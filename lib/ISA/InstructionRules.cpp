@@ -87,9 +87,7 @@ struct ProgramChecker {
              llvm::Twine(o.partStart + o.partCount) + " of " + llvm::Twine(hw.partitions));
       return false;
     }
-    int64_t esize = isa::dtypeBytes(o.dtype);
-    // `offset` is a byte address for tiles; the pattern adds elements.
-    int64_t end = o.offset + (hi - o.offset + 1) * esize;
+    int64_t end = o.tileBytes().second;
     if (end > capacity) {
       c.fail(llvm::Twine(role) + " reaches byte " + llvm::Twine(end) + " of a " +
              isa::spaceName(o.space) + " partition of " + llvm::Twine(capacity));

@@ -207,6 +207,14 @@ llvm::StringRef neuronc::isa::spaceName(Space s) {
   return "?";
 }
 
+std::pair<int64_t, int64_t> Operand::tileBytes() const {
+  // `offset` is a byte address for tiles; the pattern adds elements.
+  int64_t reach = 0;
+  for (int d = 0; d < rank; ++d)
+    reach += (sizes[d] - 1) * strides[d];
+  return {offset, offset + (reach + 1) * dtypeBytes(dtype)};
+}
+
 int64_t Operand::numElements() const {
   int64_t n = 1;
   for (int d = 0; d < rank; ++d)

@@ -161,14 +161,6 @@ struct ProgramTiming {
   const std::vector<Timing> &operator[](int64_t s) const { return streams[s]; }
 };
 
-/// [first, last) bytes a tile access reaches within each partition.
-std::pair<int64_t, int64_t> tileByteRange(const isa::Operand &o) {
-  int64_t esize = isa::dtypeBytes(o.dtype), reach = 0;
-  for (int d = 0; d < o.rank; ++d)
-    reach += (o.sizes[d] - 1) * std::abs(o.strides[d]);
-  return {o.offset, o.offset + (reach + 1) * esize};
-}
-
 /// Whether tile access `read` may touch bytes that `write` wrote.
 bool readsWritten(const isa::Operand &write, const isa::Operand &read) {
   if (write.space == isa::Space::Hbm || write.space != read.space)
@@ -176,8 +168,8 @@ bool readsWritten(const isa::Operand &write, const isa::Operand &read) {
   if (read.partStart >= write.partStart + write.partCount ||
       write.partStart >= read.partStart + read.partCount)
     return false;
-  auto [w0, w1] = tileByteRange(write);
-  auto [r0, r1] = tileByteRange(read);
+  auto [w0, w1] = write.tileBytes();
+  auto [r0, r1] = read.tileBytes();
   return r0 < w1 && w0 < r1;
 }
 

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 
 namespace neuronc::isa {
@@ -125,6 +126,10 @@ struct Operand {
   /// Elements including partitions.
   int64_t totalElements() const { return numElements() * (space == Space::Hbm ? 1 : partCount); }
   int64_t bytes() const { return totalElements() * dtypeBytes(dtype); }
+  /// Tiles: [first, last) bytes the pattern reaches within each partition.
+  /// The pattern must be well formed (non-negative strides, sizes >= 1), as
+  /// the reader checks.
+  std::pair<int64_t, int64_t> tileBytes() const;
 };
 
 /// Instruction flags.

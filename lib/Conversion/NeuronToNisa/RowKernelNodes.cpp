@@ -262,9 +262,6 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
         llvm::append_range(axes, cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef());
       unitOnly = llvm::none_of(axes, [&](int64_t a) { return shape[a] > 1; });
     }
-    auto reduce = [&](int x, AluOp alu, Operation *src, Type t) {
-      return reduceRows(x, alu, src, t, unitOnly);
-    };
     if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op)) {
       int x = arg(0);
       // Reducing only unit dims changes nothing.
@@ -274,7 +271,7 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
         set(x);
         continue;
       }
-      int r = reduce(x, reduceAlu(op), op, rt);
+      int r = reduceRows(x, reduceAlu(op), op, rt, unitOnly);
       if (isa<ReduceMeanOp>(op))
         r = binary(AluOp::multiply, r, imm(1.0 / cols, rt), op, rt);
       set(r);
