@@ -76,3 +76,13 @@ func.func @layernorm(%x: tensor<3x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf32
       : (tensor<3x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<3x16xf32>
   return %y : tensor<3x16xf32>
 }
+
+// A dynamic shape has no element count to divide by: the named op stays
+// (bucketing makes it static first).
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NEXT: neuron.softmax %arg0 axis = 1 : tensor<?x8xf32>
+// CHECK-NEXT: return
+func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %y = neuron.softmax %x axis = 1 : tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
