@@ -162,7 +162,6 @@ DmaShape neuronc::dmaShapeOf(const HardwareModel &hw, const isa::Instruction &in
   auto [srcRuns, srcRunBytes] = contiguousRuns(src);
   auto [dstRuns, dstRunBytes] = contiguousRuns(dst);
   shape.runs = std::max(srcRuns, dstRuns);
-  shape.runBytes = shape.runs ? shape.bytes / shape.runs : shape.bytes;
   for (const isa::Operand *o : {&dst, &src}) {
     if (o->space == isa::Space::Hbm || o->rank == 0)
       continue;

@@ -56,11 +56,10 @@ double dmaQueueNs(const HardwareModel &hw, int64_t bytes, int64_t runs, bool str
 double dmaRunEfficiency(const HardwareModel &hw, int64_t runBytes);
 
 /// The DMA cost inputs of a dma_copy: bytes, contiguous runs on its worse
-/// side and their length, and whether its SBUF side is strided.
+/// side, and whether its SBUF side is strided.
 struct DmaShape {
   int64_t bytes = 0;
   int64_t runs = 1;
-  int64_t runBytes = 0;
   bool stridedSbuf = false;
   bool readsHbm = false, writesHbm = false;
 };
