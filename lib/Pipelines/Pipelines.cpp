@@ -3,6 +3,7 @@
 #include "neuronc/Pipelines/Pipelines.h"
 
 #include "neuronc/Conversion/Passes.h"
+#include "neuronc/Dialect/Nisa/NisaOps.h"
 #include "neuronc/Pipelines/Entry.h"
 #include "neuronc/Transforms/NisaPasses.h"
 #include "neuronc/Transforms/Passes.h"
@@ -311,6 +312,16 @@ LogicalResult neuronc::restrictToEntry(ModuleOp module, StringRef entry) {
     for (auto f : module.getOps<func::FuncOp>())
       if (!keep.contains(f) && !f.isExternal())
         drop.push_back(f);
+    // Hand-written kernels no kept function calls are not compiled either:
+    // an error in one would stop an unrelated entry.
+    llvm::DenseSet<StringAttr> called;
+    for (Operation *f : keep)
+      if (std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(f))
+        for (const SymbolTable::SymbolUse &use : *uses)
+          called.insert(use.getSymbolRef().getRootReference());
+    for (auto p : llvm::make_early_inc_range(module.getOps<nisa::ProgramOp>()))
+      if (!called.contains(p.getSymNameAttr()))
+        p.erase();
   }
   for (func::FuncOp f : drop)
     f.erase();

@@ -182,7 +182,8 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
     // This run's kernel spans and the busy time of each (kernel, op).
     size_t nk = p.kernels.size();
     std::vector<double> begin(nk, INFINITY), end(nk, -INFINITY);
-    std::vector<std::map<const std::string *, double>> opBusy(nk);
+    // By op name: a kernel with several source lines of one op is one call.
+    std::vector<std::map<llvm::StringRef, double>> opBusy(nk);
     std::vector<std::vector<std::pair<double, double>>> tensorIntervals(nk);
     std::vector<bool> ran(nk, false);
     for (const sim::TraceEvent &e : res.trace) {
@@ -196,7 +197,7 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
       end[info.kernel] = std::max(end[info.kernel], e.end);
       ran[info.kernel] = true;
       double busy = e.end - e.start;
-      opBusy[info.kernel][info.op] += busy;
+      opBusy[info.kernel][*info.op] += busy;
       KernelStats &k = kernels[{&p, info.kernel}];
       OpStats &o = ops[*info.op];
       o.busyNs += busy;
@@ -289,8 +290,8 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
         busy += ns;
       std::string where = p.name + "/" + kernel.name;
       for (auto &[op, ns] : opBusy[k]) {
-        OpStats &o = ops[*op];
-        o.name = *op;
+        OpStats &o = ops[op.str()];
+        o.name = op.str();
         ++o.calls;
         o.deviceNs += busy > 0 ? attributed[k] * ns / busy : 0;
         if (!llvm::is_contained(o.kernels, where))

@@ -5,7 +5,7 @@
 nisa.program @full target "trn1" {
   nisa.kernel @k0 "demo" from "test" {
     nisa.alloc @big0 sbuf 128x25600xf32
-    // expected-error@+1 {{'nisa.alloc' op does not fit: SBUF needs 102400 more bytes per partition at instruction 1 while 1 live tiles use 102400 of 196608 on trn1 (kernel @k0, demo from test); the lowering must split this kernel further}}
+    // expected-error@+1 {{'nisa.alloc' op does not fit: SBUF needs 102400 more bytes per partition at instruction 1 while 1 live tiles use 102400 of 196608 on trn1 (kernel @k0, demo from test); split this kernel so fewer or smaller tiles are live at once}}
     nisa.alloc @big1 sbuf 128x25600xf32
     nisa.memset vector @big0[0:128, 0, [1,25600]] = 0.0
     nisa.memset vector @big1[0:128, 0, [1,25600]] = 0.0

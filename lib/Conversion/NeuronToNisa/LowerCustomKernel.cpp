@@ -76,11 +76,13 @@ LogicalResult mlir::neuron::lowering::lowerCustomKernel(FunctionLowering &fl, Cu
   // Instructions are attributed to the call: one key-averages row per callee.
   MLIRContext *ctx = op.getContext();
   std::string rowName = ("neuron.custom_kernel @" + op.getCalleeAttr().getValue()).str();
-  // Every instruction carries the call's location, as the compiler's own
-  // kernels carry their source op's: the profile counts one call, and a
-  // backend error points at the call (compile the kernel file alone for the
-  // line inside the kernel).
-  Location callLoc = NameLoc::get(StringAttr::get(ctx, rowName), op.getLoc());
+  // Every instruction is located as the inliner locates inlined code: at
+  // its line in the kernel, called from the call (CallSiteLoc), under the
+  // call's row name. A backend error points at the kernel line with a
+  // "called from" note; the profile counts one call per row.
+  auto instLoc = [&](Location inner) -> Location {
+    return CallSiteLoc::get(NameLoc::get(StringAttr::get(ctx, rowName), inner), op.getLoc());
+  };
   for (nisa::KernelOp k : callee.getBodyBlock().getOps<nisa::KernelOp>()) {
     nisa::KernelOp kernel = fl.pb.newKernel(k.getKind(), rowName, op.getLoc());
     DenseMap<StringAttr, FlatSymbolRefAttr> rename = hbm;
@@ -95,12 +97,13 @@ LogicalResult mlir::neuron::lowering::lowerCustomKernel(FunctionLowering &fl, Cu
                                 SymbolTable::getSymbolAttrName())]
                          .getValue());
         a.removeOffsetAttr();
+        a->setLoc(instLoc(inner.getLoc()));
         continue;
       }
       renameSymbols(c, rename);
       c->removeAttr("wait");
       c->removeAttr("signal");
-      c->setLoc(callLoc);
+      c->setLoc(instLoc(inner.getLoc()));
     }
   }
   return success();

@@ -59,6 +59,8 @@ std::string neuronc::locationOpName(Location loc) {
     for (Location l : fused.getLocations())
       if (std::string n = locationOpName(l); !n.empty())
         return n;
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return locationOpName(call.getCallee());
   return "";
 }
 

@@ -203,7 +203,7 @@ struct AllocateMemoryPass
           << arena->used() << " of " << capacity << " on " << hw->name;
         if (kernel)
           d << " (kernel @" << kernel.getSymName() << ", " << kernel.getKind() << " from "
-            << kernel.getSource() << "); the lowering must split this kernel further";
+            << kernel.getSource() << "); split this kernel so fewer or smaller tiles are live at once";
         return false;
       }
       Builder b(item->op->getContext());

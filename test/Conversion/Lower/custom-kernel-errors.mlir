@@ -64,11 +64,19 @@ nisa.program @k target "trn1" {
 }
 
 // A kernel that breaks the backend's rules once inlined is refused with the
-// backend's message at the call.
+// backend's message at the kernel's own line, called from the call; the
+// entry's other hand-written kernels are not compiled.
 // RUN: not neuronc %S/Inputs/custom-bad-kernels.mlir --entry lost_write -o %t.neff 2>&1 | FileCheck %s --check-prefix=LOST
-// LOST: custom-bad-kernels.mlir:6:8: error: 'nisa.dma_copy' op overwrites data nothing has read yet
+// LOST: custom-bad-kernels.mlir:15:5: error: 'nisa.dma_copy' op overwrites data nothing has read yet
+// LOST-NEXT: nisa.dma_copy q1
+// LOST: custom-bad-kernels.mlir:6:8: note: called from
+// LOST: custom-bad-kernels.mlir:14:5: note: the earlier write
+// LOST-NOT: error
 // RUN: not neuronc %S/Inputs/custom-bad-kernels.mlir --entry too_big -o %t.neff 2>&1 | FileCheck %s --check-prefix=BIG
-// BIG: error: 'nisa.alloc' op does not fit: SBUF needs
+// BIG-NOT: overwrites
+// BIG: custom-bad-kernels.mlir:29:5: error: 'nisa.alloc' op does not fit: SBUF needs 160000 more bytes per partition {{.*}}(kernel @k0, hog from neuron.custom_kernel @hog); split this kernel
+// BIG: custom-bad-kernels.mlir:21:8: note: called from
+// BIG-NOT: error
 
 // The reference interpreter has no semantics for a hand-written kernel.
 // RUN: not neuron-run %S/Inputs/custom-rmsnorm.mlir --random-inputs 2>&1 | FileCheck %s --check-prefix=INTERP
