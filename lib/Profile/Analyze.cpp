@@ -10,6 +10,7 @@
 
 #include "neuronc/ISA/InstructionCost.h"
 
+#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 
@@ -347,15 +348,23 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   m["hardware_flops"] = static_cast<double>(matmulFlops + transposeFlops);
   m["transpose_flops"] = static_cast<double>(transposeFlops);
   m["mfu_estimated_percent"] = 100 * matmulFlops / total / peakFlopsPerNs;
-  // MBU against the bandwidth that binds (the smaller of the two), and
-  // against each: the HBM share and the DMA engines' peak, as Neuron Explorer
-  // reports hbm_ and dma_mbu_estimated_percent (docs/hardware-model.md).
+  // Memory-bandwidth utilization of each resource, as Neuron Explorer
+  // reports hbm_ and dma_mbu_estimated_percent (docs/hardware-model.md):
+  // HBM bytes (read + written) against the HBM bandwidth the profiled cores
+  // could draw (the chip's, divided among them), and the bytes the DMA
+  // engines moved against their peak. The headline MBU is the busier one.
+  llvm::SmallSet<unsigned, 8> coresUsed;
+  for (const rt::Run *run : prof.runs)
+    coresUsed.insert(run->core);
+  double hbmGBps = hw.chipHbmGBps / std::max<size_t>(1, coresUsed.size());
   double hbmBytes = static_cast<double>(hbmRead + hbmWrite);
-  m["mbu_estimated_percent"] = 100 * hbmBytes / total / hw.memoryGBps();
-  m["hbm_mbu_estimated_percent"] = 100 * hbmBytes / total / hw.hbmGBps;
-  m["dma_mbu_estimated_percent"] = 100 * hbmBytes / total / hw.dmaGBps();
-  m["memory_bandwidth_bytes_per_s"] = hw.memoryGBps() * 1e9;
-  m["hbm_bandwidth_bytes_per_s"] = hw.hbmGBps * 1e9;
+  double hbmMbu = 100 * hbmBytes / total / hbmGBps;
+  double dmaMbu = 100 * static_cast<double>(dmaBytes) / total / hw.dmaGBps();
+  m["mbu_estimated_percent"] = std::max(hbmMbu, dmaMbu);
+  m["hbm_mbu_estimated_percent"] = hbmMbu;
+  m["dma_mbu_estimated_percent"] = dmaMbu;
+  m["memory_bandwidth_bytes_per_s"] = std::min(hbmGBps, hw.dmaGBps()) * 1e9;
+  m["hbm_bandwidth_bytes_per_s"] = hbmGBps * 1e9;
   m["dma_bandwidth_bytes_per_s"] = hw.dmaGBps() * 1e9;
   m["peak_flops"] = peakFlopsPerNs * 1e9;
   m["mm_arithmetic_intensity"] =

@@ -17,9 +17,11 @@
 // - DMA queues: issuing is pipelined; the data phase starts once the fixed
 //   start latency has passed and the queue's previous transfer has moved its
 //   data. It then pays the descriptor cost and moves its bytes at the
-//   queue's bandwidth, as far as the HBM lets it: a core's HBM bytes draw
-//   from a capacity per time bin of min(its HBM share, the chip's bandwidth
-//   divided among the cores with work), which all its queues share.
+//   queue's bandwidth, as far as the HBM lets it: the chip's bandwidth is
+//   divided among the cores that still have work (a core that finishes
+//   frees its share), and a core's share evenly among its DMA engines
+//   (queues); each queue draws its HBM bytes from its own ledger of
+//   capacity per time bin.
 //
 // The simulation always starts the instruction, of any core, that can start
 // earliest, so the functional effects happen in an order every semaphore
@@ -38,6 +40,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <cmath>
+#include <functional>
 #include <deque>
 #include <map>
 #include <limits>
@@ -244,17 +247,22 @@ bool sameFormat(const Tensor &t, const neff::Variable &v) {
 
 /// Bandwidth as capacity per time bin, drawn from by transfers in any order
 /// (a transfer that starts later in simulated time may be planned first).
+/// A bin's capacity is fixed when it is first booked, from the bandwidth
+/// (bytes/ns) `bandwidthAt` gives for the bin's start then.
 class BandwidthLedger {
 public:
   static constexpr double kBinNs = 256;
-  explicit BandwidthLedger(double bytesPerNs) : perBin(bytesPerNs * kBinNs) {}
+  explicit BandwidthLedger(std::function<double(double)> bandwidthAt)
+      : bandwidthAt(std::move(bandwidthAt)) {}
   /// Bytes still free in bin `b`.
   double &bin(int64_t b) {
     while (static_cast<int64_t>(free.size()) <= b)
-      free.push_back(perBin);
+      free.push_back(bandwidthAt(free.size() * kBinNs) * kBinNs);
     return free[b];
   }
-  double perBin;
+
+private:
+  std::function<double(double)> bandwidthAt;
 
 private:
   std::deque<double> free;
@@ -297,7 +305,8 @@ struct Core {
   const ProgramTiming *timing = nullptr;
   std::unique_ptr<Device> dev;
   std::unique_ptr<Executor> exec;
-  std::unique_ptr<BandwidthLedger> hbm;
+  /// Per DMA queue: its slice of the core's HBM share.
+  std::array<std::unique_ptr<BandwidthLedger>, kStreams> hbm;
   std::vector<Tensor> outputs; ///< bound output tensors (invalid: decode)
   int64_t remaining = 0;
   double base = 0;        ///< the running job's start
@@ -339,11 +348,14 @@ private:
   llvm::DenseMap<const neff::Program *, const ProgramTiming *> timings;
   std::vector<std::unique_ptr<ProgramTiming>> owned;
   std::vector<Core> cores;
-  double coreHbmGBps = 0;
 
-  /// Checks every job against the profile and the chip, analyzes each
-  /// program's timing once, and divides the chip's HBM among the cores.
+  /// Checks every job against the profile and the chip, and analyzes each
+  /// program's timing once.
   llvm::Error prepare();
+  /// The HBM bandwidth of one core at `t`: the chip's, divided among the
+  /// cores that have work then (a core whose last transfer has completed
+  /// by `t` and that has no job left frees its share).
+  double hbmShareAt(double t) const;
   /// Starts the next job of `c` (if any), not before `at`.
   void startJob(Core &c, double at);
   /// Finishes the running job of `c`: reads its outputs back.
@@ -421,13 +433,18 @@ llvm::Error ChipRun::prepare() {
   cores = std::vector<Core>(numCores);
   for (size_t j = 0; j < jobs.size(); ++j)
     cores[jobs[j].core].jobs.push_back(j);
-  // The chip's HBM bandwidth is divided evenly among the cores with work;
-  // each core's share is also capped at its own.
-  unsigned busyCores = 0;
-  for (const Core &c : cores)
-    busyCores += !c.jobs.empty();
-  coreHbmGBps = std::min(hw->hbmGBps, hw->chipHbmGBps / std::max(1u, busyCores));
+  for (Core &c : cores)
+    for (auto &queue : c.hbm)
+      queue = std::make_unique<BandwidthLedger>(
+          [this](double t) { return hbmShareAt(t) / static_cast<double>(hw->dmaEngines); });
   return llvm::Error::success();
+}
+
+double ChipRun::hbmShareAt(double t) const {
+  unsigned busy = 0;
+  for (const Core &c : cores)
+    busy += c.job >= 0 || c.next < c.jobs.size() || (!c.jobs.empty() && c.lastEnd > t);
+  return hw->chipHbmGBps / std::max(1u, busy);
 }
 
 void ChipRun::startJob(Core &c, double at) {
@@ -449,8 +466,6 @@ void ChipRun::startJob(Core &c, double at) {
     s.clear();
   c.loadFree = c.multiplyFree = c.lastMultiplyStart = c.loadDone = c.base;
   c.sbufPortFree = c.psumPortFree = c.base;
-  if (!c.hbm)
-    c.hbm = std::make_unique<BandwidthLedger>(coreHbmGBps);
   Result &r = results[j];
   r.core = job.core;
   r.startNs = r.endNs = c.base;
@@ -613,7 +628,7 @@ double ChipRun::timeDma(Core &c, int64_t best, const Timing &t, Result &r, doubl
   double queueBytes = t.ns * rate;
   double hbmBytes = t.hbmRead + t.hbmWrite;
   double end = planTransfer(dataStart + hw->dmaIssueNs, queueBytes, rate,
-                     queueBytes > 0 ? hbmBytes / queueBytes : 0, *c.hbm);
+                     queueBytes > 0 ? hbmBytes / queueBytes : 0, *c.hbm[best]);
   c.dataFree[best] = end;
   c.freeAt[best] = start; // issuing is pipelined
   r.busyNs[best] += end - dataStart;

@@ -242,6 +242,58 @@ TEST(Simulator, CoresShareTheChipsHbmBandwidth) {
             "NeuronCore 2 does not exist: a trn1 chip has 2 (0-1)");
 }
 
+/// 16 MiB copied HBM->HBM by 16 queues, each moving 8 transfers of 128
+/// KiB: each byte is read and written, so one trn1 core's queues (272 B/ns)
+/// draw 544 GB/s of HBM. (Queues book HBM first come, first served; short
+/// transfers keep that close to a fair share.)
+std::string hbmCopyProgram() {
+  std::string s = "nisa.program @p target \"trn1\" {\n  nisa.hbm @x input 0 : "
+                  "tensor<2048x2048xf32>\n  nisa.hbm @y output 0 : tensor<2048x2048xf32>\n"
+                  "  nisa.kernel @k \"x\" from \"y\" {\n";
+  for (int i = 0; i < 8; ++i)
+    for (int q = 0; q < 16; ++q) {
+      std::string at = std::to_string((q * 8 + i) * 16 * 2048) + ", [2048,16], [1,2048]]";
+      s += "    nisa.dma_copy q" + std::to_string(q) + " @y[" + at + " = @x[" + at + "\n";
+    }
+  return s + "  }\n}\n";
+}
+
+TEST(Simulator, CoresContendForHbmAndAFinishedCoreFreesItsShare) {
+  neuronc::testing::BackendHarness h;
+  neff::Executable exe = assembleText(h, hbmCopyProgram());
+  const HardwareModel &hw = trn1();
+  sim::Options options;
+  options.data = false;
+  sim::Job job;
+  job.exe = &exe;
+  job.program = &exe.programs.front();
+  auto alone = sim::runChip({job}, options);
+  ASSERT_TRUE(static_cast<bool>(alone)) << llvm::toString(alone.takeError());
+  double bytes = 16.0 * 1024 * 1024, fixed = hw.dmaLatencyNs + hw.dmaIssueNs;
+  // Alone, the queues bound the core: 544 GB/s of HBM is less than the
+  // chip's 820.
+  double queueNs = bytes / 16 / hw.dmaBytesPerNsPerEngine + 7 * hw.dmaIssueNs;
+  EXPECT_NEAR((*alone)[0].deviceNs, fixed + queueNs, 0.02 * (*alone)[0].deviceNs);
+  // Both cores copying want 1088 GB/s: each gets half the chip, 410 GB/s of
+  // HBM, 205 B/ns of copy.
+  sim::Job second = job;
+  second.core = 1;
+  auto both = sim::runChip({job, second}, options);
+  ASSERT_TRUE(static_cast<bool>(both)) << llvm::toString(both.takeError());
+  double shared = fixed + 2 * bytes / (hw.chipHbmGBps / 2);
+  for (const sim::Result &r : *both)
+    EXPECT_NEAR(r.deviceNs, shared, 0.05 * shared);
+  EXPECT_GT((*both)[0].deviceNs, 1.25 * (*alone)[0].deviceNs);
+  // Core 1 copies twice: while core 0 copies they share; once core 0 is
+  // done, core 1's second copy runs at the speed of a core alone.
+  auto twice = sim::runChip({job, second, second}, options);
+  ASSERT_TRUE(static_cast<bool>(twice)) << llvm::toString(twice.takeError());
+  EXPECT_NEAR((*twice)[0].deviceNs, shared, 0.05 * shared);
+  double secondRun = (*twice)[2].endNs - (*twice)[2].startNs;
+  EXPECT_NEAR(secondRun, (*alone)[0].deviceNs, 0.05 * (*alone)[0].deviceNs);
+  EXPECT_LT((*twice)[2].endNs, 2 * shared);
+}
+
 /// Runs a program with data on `inputs` and returns its outputs.
 std::vector<Tensor> runData(const neff::Executable &exe, llvm::ArrayRef<Tensor> inputs) {
   auto r = sim::run(exe, exe.programs.front(), inputs);

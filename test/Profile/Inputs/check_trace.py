@@ -140,7 +140,7 @@ def check(directory):
 
     # Recompute from the trace and compare with summary.json.
     per_run = collections.defaultdict(lambda: [float("inf"), 0.0])
-    hbm = 0
+    hbm = dma = 0
     op_busy = collections.Counter()
     for e in device:
         r = per_run[e["args"]["correlation_id"]]
@@ -149,18 +149,24 @@ def check(directory):
         a = e["args"]
         if e["name"] == "dma_copy":
             hbm += a["bytes"] * ((a["from"] == "hbm") + (a["to"] == "hbm"))
+            dma += a["bytes"]
         op_busy[a.get("op", "(unknown)")] += e["dur"] * 1e3
     total_ns = summary["summary"]["total_time"] * 1e9
     if abs(hbm - (summary["summary"]["hbm_read_bytes"] + summary["summary"]["hbm_write_bytes"])) > 0:
         fail("HBM bytes from the trace %d differ from the summary's" % hbm)
     sm = summary["summary"]
-    for metric, bandwidth in (("mbu_estimated_percent", "memory_bandwidth_bytes_per_s"),
-                              ("hbm_mbu_estimated_percent", "hbm_bandwidth_bytes_per_s"),
-                              ("dma_mbu_estimated_percent", "dma_bandwidth_bytes_per_s")):
-        mbu = 100 * hbm / total_ns / (sm[bandwidth] / 1e9)
+    hbm_mbu = 100 * hbm / total_ns / (sm["hbm_bandwidth_bytes_per_s"] / 1e9)
+    dma_mbu = 100 * dma / total_ns / (sm["dma_bandwidth_bytes_per_s"] / 1e9)
+    for metric, mbu in (("hbm_mbu_estimated_percent", hbm_mbu),
+                        ("dma_mbu_estimated_percent", dma_mbu),
+                        ("mbu_estimated_percent", max(hbm_mbu, dma_mbu))):
         if abs(mbu - sm[metric]) > 0.01:
             fail("%s from the trace %.3f differs from the summary's %.3f" % (metric, mbu, sm[metric]))
-    # The binding bandwidth is the smaller of the HBM share and the DMA peak.
+    # The HBM bandwidth is the chip's divided among the profiled cores; the
+    # binding bandwidth is the smaller of it and the DMA peak.
+    chip = {"trn1": (820e9, 2), "trn2": (2900e9, 8)}[summary["target"]]
+    if not any(abs(sm["hbm_bandwidth_bytes_per_s"] * n - chip[0]) < 1 for n in range(1, chip[1] + 1)):
+        fail("hbm_bandwidth_bytes_per_s is not the chip's divided among the profiled cores")
     if sm["memory_bandwidth_bytes_per_s"] != min(sm["hbm_bandwidth_bytes_per_s"],
                                                  sm["dma_bandwidth_bytes_per_s"]):
         fail("memory_bandwidth_bytes_per_s is not the smaller of the HBM and DMA bandwidths")
