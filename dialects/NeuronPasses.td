@@ -80,6 +80,22 @@ def NeuronDecomposeNamedKernelsPass : Pass<"neuron-decompose-named-kernels",
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
 }
 
+def NeuronFoldTransposesPass : Pass<"neuron-fold-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Folds transposes of a matmul operand's two matrix dims into the matmul";
+  let description = [{
+    TensorE takes either orientation of a matmul operand (the lowering loads
+    an operand whose contraction dim is innermost row-wise and transposes its
+    tiles on TensorE in SBUF), so `matmul(transpose(x))` with a transpose of
+    the last two dims becomes `matmul(x)` with `transpose_lhs` or
+    `transpose_rhs` toggled, and the transpose never round-trips HBM. A
+    reshape that keeps the last two dims (a leading unit dim dropped, batch
+    dims merged) is moved above such a transpose first, as exporters put one
+    between the transposed weight and the matmul. Each fold is recorded in
+    the fusion report; a transpose that feeds a matmul but stays (it has other
+    users) is recorded with the reason.
+  }];
+}
+
 def NeuronFuseRmsNormPass : Pass<"neuron-fuse-rmsnorm", "::mlir::func::FuncOp"> {
   let summary = "Collapses x * rsqrt(mean(x^2) + eps) [* w] chains into neuron.rmsnorm";
   let description = [{

@@ -1,0 +1,143 @@
+//===- FoldTransposes.cpp - neuron-fold-transposes --------------------------===//
+//
+// A transpose of a matmul operand's matrix dims becomes the matmul's
+// transpose_lhs / transpose_rhs flag, so no transposed copy is written to
+// HBM: exporters write nn.Linear as transpose(W) then matmul, and attention
+// as matmul(Q, transpose(K)).
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Transforms/FusionReport.h"
+#include "neuronc/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONFOLDTRANSPOSESPASS
+#include "neuronc/Dialect/Neuron/NeuronPasses.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+
+/// Whether `t` swaps the last two dims and keeps every other in place.
+bool swapsMatrixDims(TransposeOp t) {
+  ArrayRef<int64_t> perm = t.getPerm();
+  int64_t n = static_cast<int64_t>(perm.size());
+  if (n < 2 || perm[n - 1] != n - 2 || perm[n - 2] != n - 1)
+    return false;
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if (perm[i] != i)
+      return false;
+  return true;
+}
+
+/// HBM bytes a materialized transpose moves: it reads and writes its tensor.
+int64_t transposeBytes(TransposeOp t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  return 2 * type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// reshape(transpose(x)) → transpose(reshape(x)) when the transpose swaps
+/// the matrix dims and the reshape keeps them (it only regroups batch dims).
+struct SinkTransposeBelowReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp reshape, PatternRewriter &rewriter) const override {
+    auto t = reshape.getInput().getDefiningOp<TransposeOp>();
+    if (!t)
+      return rewriter.notifyMatchFailure(reshape, "the input is not a transpose");
+    if (!swapsMatrixDims(t))
+      return rewriter.notifyMatchFailure(reshape, "the transpose moves more than the matrix dims");
+    if (!t->hasOneUse())
+      return rewriter.notifyMatchFailure(reshape, "the transpose has other users");
+    auto in = cast<RankedTensorType>(reshape.getInput().getType());
+    auto out = cast<RankedTensorType>(reshape.getType());
+    if (out.getRank() < 2 || !in.hasStaticShape() || !out.hasStaticShape() ||
+        in.getShape().take_back(2) != out.getShape().take_back(2))
+      return rewriter.notifyMatchFailure(reshape, "the reshape changes the matrix dims");
+    if (!llvm::any_of(reshape->getUsers(), [](Operation *u) { return isa<MatmulOp>(u); }))
+      return rewriter.notifyMatchFailure(reshape, "no matmul uses the result");
+    SmallVector<int64_t> shape(out.getShape());
+    std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+    Value inner = ReshapeOp::create(rewriter, reshape.getLoc(),
+                                    RankedTensorType::get(shape, out.getElementType()),
+                                    t.getInput());
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, out.getRank()));
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(reshape, out, inner, perm);
+    rewriter.eraseOp(t);
+    return success();
+  }
+};
+
+/// matmul(transpose(x), ...) → matmul(x, ...) with the operand's transpose
+/// flag toggled, for each operand that is a matrix-dim transpose.
+struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
+  FoldTransposeIntoMatmul(MLIRContext *ctx, func::FuncOp fn)
+      : OpRewritePattern(ctx), fn(fn) {}
+  LogicalResult matchAndRewrite(MatmulOp mm, PatternRewriter &rewriter) const override {
+    bool changed = false;
+    for (unsigned i = 0; i < 2; ++i) {
+      auto t = mm->getOperand(i).getDefiningOp<TransposeOp>();
+      if (!t || !swapsMatrixDims(t))
+        continue;
+      neuronc::FusionDecision d{"transpose-into-matmul", true, "", mm.getLoc(), {t.getLoc()},
+                                transposeBytes(t)};
+      // The operand's rank must allow the matmul to read it untransposed:
+      // a rank-2 operand stays rank 2, a batched one keeps its batch dims.
+      rewriter.modifyOpInPlace(mm, [&] {
+        mm->setOperand(i, t.getInput());
+        if (i == 0)
+          mm.setTransposeLhs(!mm.getTransposeLhs());
+        else
+          mm.setTransposeRhs(!mm.getTransposeRhs());
+      });
+      if (!t->use_empty())
+        d.bytesSaved = 0; // the transpose stays for its other users
+      neuronc::recordFusionDecision(fn, d);
+      if (t->use_empty())
+        rewriter.eraseOp(t);
+      changed = true;
+    }
+    return success(changed);
+  }
+  func::FuncOp fn;
+};
+
+struct FoldTransposesPass
+    : mlir::neuron::impl::NeuronFoldTransposesPassBase<FoldTransposesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    RewritePatternSet patterns(&getContext());
+    patterns.add<SinkTransposeBelowReshape>(&getContext());
+    patterns.add<FoldTransposeIntoMatmul>(&getContext(), fn);
+    if (failed(applyPatternsGreedily(fn, std::move(patterns))))
+      return signalPassFailure();
+    // A matrix-dim transpose left before a matmul is one the rules above
+    // could not move: say why.
+    fn.walk([&](TransposeOp t) {
+      if (!swapsMatrixDims(t))
+        return;
+      for (Operation *user : t->getUsers()) {
+        auto reshape = dyn_cast<ReshapeOp>(user);
+        if (reshape && llvm::any_of(reshape->getUsers(),
+                                    [](Operation *u) { return isa<MatmulOp>(u); })) {
+          neuronc::recordFusionDecision(
+              fn, {"transpose-into-matmul", false,
+                   t->hasOneUse() ? "a reshape between the transpose and the matmul changes "
+                                    "the matrix dims"
+                                  : "the transpose has other users, so it is materialized "
+                                    "for them",
+                   t.getLoc(), {}, 0});
+          return;
+        }
+      }
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,66 @@
+// RUN: neuron-opt %s --split-input-file --neuron-fold-transposes --neuron-fusion-remarks --verify-diagnostics | FileCheck %s
+
+// nn.Linear as exporters write it: the weight [out, in] is transposed before
+// the matmul. The matmul reads it as it is.
+// CHECK-LABEL: func.func @linear
+// CHECK-NEXT: %[[Y:.*]] = neuron.matmul %arg0, %arg1 transpose_rhs : tensor<128x256xf32>, tensor<512x256xf32> -> tensor<128x512xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @linear(%x: tensor<128x256xf32>, %w: tensor<512x256xf32>) -> tensor<128x512xf32> {
+  %wt = neuron.transpose %w perm = [1, 0] : tensor<512x256xf32> -> tensor<256x512xf32>
+  // expected-remark @+1 {{fused transpose-into-matmul (absorbed 1 ops, saves 1048576 bytes)}}
+  %y = neuron.matmul %x, %wt : tensor<128x256xf32>, tensor<256x512xf32> -> tensor<128x512xf32>
+  return %y : tensor<128x512xf32>
+}
+
+// -----
+
+// Attention scores: K transposed through a reshape that drops the leading
+// unit dim; the reshape moves above the transpose, which then folds. The
+// lhs side: a flag already set is toggled off.
+// CHECK-LABEL: func.func @scores
+// CHECK-NEXT: %[[K:.*]] = neuron.reshape %arg1 : tensor<1x12x64x32xf32> -> tensor<12x64x32xf32>
+// CHECK-NEXT: %[[S:.*]] = neuron.matmul %arg0, %[[K]] transpose_rhs : tensor<12x64x32xf32>, tensor<12x64x32xf32> -> tensor<12x64x64xf32>
+// CHECK-NEXT: %[[T:.*]] = neuron.matmul %arg2, %[[S]] : tensor<12x64x64xf32>, tensor<12x64x64xf32> -> tensor<12x64x64xf32>
+// CHECK-NEXT: return %[[T]]
+func.func @scores(%q: tensor<12x64x32xf32>, %k: tensor<1x12x64x32xf32>, %a: tensor<12x64x64xf32>) -> tensor<12x64x64xf32> {
+  %kt = neuron.transpose %k perm = [0, 1, 3, 2] : tensor<1x12x64x32xf32> -> tensor<1x12x32x64xf32>
+  %k3 = neuron.reshape %kt : tensor<1x12x32x64xf32> -> tensor<12x32x64xf32>
+  // expected-remark @+1 {{fused transpose-into-matmul}}
+  %s = neuron.matmul %q, %k3 : tensor<12x64x32xf32>, tensor<12x32x64xf32> -> tensor<12x64x64xf32>
+  %at = neuron.transpose %a perm = [0, 2, 1] : tensor<12x64x64xf32> -> tensor<12x64x64xf32>
+  // expected-remark @+1 {{fused transpose-into-matmul}}
+  %t = neuron.matmul %at, %s transpose_lhs : tensor<12x64x64xf32>, tensor<12x64x64xf32> -> tensor<12x64x64xf32>
+  return %t : tensor<12x64x64xf32>
+}
+
+// -----
+
+// A transpose with another user stays for it; the matmul still reads the
+// untransposed value (saving nothing is said).
+// CHECK-LABEL: func.func @shared
+// CHECK: %[[WT:.*]] = neuron.transpose %arg1
+// CHECK: neuron.matmul %arg0, %arg1 transpose_rhs
+// CHECK: return {{.*}}, %[[WT]]
+func.func @shared(%x: tensor<16x32xf32>, %w: tensor<8x32xf32>) -> (tensor<16x8xf32>, tensor<32x8xf32>) {
+  %wt = neuron.transpose %w perm = [1, 0] : tensor<8x32xf32> -> tensor<32x8xf32>
+  // expected-remark @+1 {{fused transpose-into-matmul (absorbed 1 ops, saves 0 bytes)}}
+  %y = neuron.matmul %x, %wt : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+  return %y, %wt : tensor<16x8xf32>, tensor<32x8xf32>
+}
+
+// -----
+
+// Not the matrix dims (a head split), or a reshape that regroups the matrix
+// dims: the transpose stays, and the second is explained.
+// CHECK-LABEL: func.func @kept
+// CHECK: neuron.transpose %arg0 perm = [1, 0, 2]
+// CHECK: neuron.transpose %arg2 perm = [1, 0]
+func.func @kept(%x: tensor<4x8x16xf32>, %y: tensor<8x16x8xf32>, %z: tensor<16x8xf32>, %w: tensor<16x8xf32>) -> (tensor<8x4x8xf32>, tensor<16x16xf32>) {
+  %xt = neuron.transpose %x perm = [1, 0, 2] : tensor<4x8x16xf32> -> tensor<8x4x16xf32>
+  %a = neuron.matmul %xt, %y : tensor<8x4x16xf32>, tensor<8x16x8xf32> -> tensor<8x4x8xf32>
+  // expected-remark @+1 {{not fused transpose-into-matmul: a reshape between the transpose and the matmul changes the matrix dims}}
+  %zt = neuron.transpose %z perm = [1, 0] : tensor<16x8xf32> -> tensor<8x16xf32>
+  %zr = neuron.reshape %zt : tensor<8x16xf32> -> tensor<16x8xf32>
+  %b = neuron.matmul %w, %zr transpose_rhs : tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x16xf32>
+  return %a, %b : tensor<8x4x8xf32>, tensor<16x16xf32>
+}
