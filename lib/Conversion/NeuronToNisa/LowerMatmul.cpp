@@ -70,9 +70,9 @@ struct MatmulLowering {
   bool needAT, needBT;
 
   // Tiles.
-  FlatSymbolRefAttr aT, stageA[2], stageB[2], mov[3], tp[2];
-  SmallVector<FlatSymbolRefAttr> acc;
-  int stageSlot = 0, tpSlot = 0, accSlot = 0;
+  FlatSymbolRefAttr aT, stageA[2], mov[3], tp[2];
+  SmallVector<FlatSymbolRefAttr> acc, stageB;
+  int stageSlot = 0, stageBSlot = 0, tpSlot = 0, accSlot = 0;
 
   MatmulLowering(FunctionLowering &fl, KernelBuilder &kb, MatmulOp mm, RowKernel &epilogue)
       : fl(fl), kb(kb), mm(mm), epilogue(epilogue), hw(fl.pb.hw()), P(hw.partitions) {}
@@ -94,6 +94,12 @@ struct MatmulLowering {
     needBT = transB;  // B is [N, K]
     nsz = std::min<int64_t>(N, hw.psumBankFp32());
     int64_t ea = nisa::elementBytes(aType), eb = nisa::elementBytes(bType);
+    // A streamed transposed B loads kg K tiles per DMA, so that its rows
+    // are long enough for the DMA to reach its bandwidth, into one of
+    // 2 x (row groups of a column tile) stages: a K group loads while the
+    // one before it is transposed.
+    kg = needBT ? std::clamp<int64_t>(kMinRunBytes / (P * eb), 1, kt) : 1;
+    nStageB = needBT ? 2 * llvm::divideCeil(nsz, P) : 0;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100;
     int64_t mt = llvm::divideCeil(M, P);
     // PSUM: two banks for TensorE transposes, the rest for accumulators.
@@ -102,11 +108,12 @@ struct MatmulLowering {
     auto bytes = [&](int64_t g, bool streamK) {
       int64_t mb = std::min<int64_t>(g * P, M);
       int64_t total = kt * mb * ea; // Aᵀ block
-      total += (streamK ? 3 : 2 * kt) * nsz * eb; // moving tiles
+      total += (streamK ? 3 * kg : 2 * kt) * nsz * eb; // moving tiles
       if (needAT)
         total += 2 * std::min<int64_t>(K, kStage) * ea; // staged rows of A
       if (needBT)
-        total += 2 * std::min<int64_t>(streamK ? P : K, kStage) * eb; // staged rows of B
+        total += streamK ? nStageB * std::min(K, kg * P) * eb   // staged K groups of B
+                         : 2 * std::min<int64_t>(K, kStage) * eb; // staged rows of B
       total += epilogue.epilogueBytesPerPartition(nsz);
       return total;
     };
@@ -145,27 +152,32 @@ struct MatmulLowering {
 
   bool streamK = false;
   int64_t accSlots = 4;
+  int64_t kg = 1;      ///< K tiles per streamed load of a transposed B
+  int64_t nStageB = 0; ///< stages of a transposed B
 
   /// Rows of A (or B) staged per transfer when they are transposed.
   static constexpr int64_t kStage = 4096;
+  /// Contiguous bytes per partition row from which a transposed operand's
+  /// staged loads count as long (the DMA guide's "2 KiB minimum").
+  static constexpr int64_t kMinRunBytes = 2048; // heuristic: DMA run length
 
   void allocate() {
     int64_t mb = std::min<int64_t>(G * P, M);
     aT = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P), kt * mb, aType, "aT");
     for (int i = 0; i < (streamK ? 3 : 2); ++i)
       mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P),
-                        (streamK ? 1 : kt) * nsz, bType, "mov");
+                        (streamK ? kg : kt) * nsz, bType, "mov");
     for (int i = 0; i < 2; ++i) {
       if (needAT)
         stageA[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(M, P),
                              std::min<int64_t>(K, kStage), aType, "stA");
-      if (needBT)
-        stageB[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, P),
-                             std::min<int64_t>(streamK ? std::min<int64_t>(K, P) : K, kStage),
-                             bType, "stB");
       if (needAT || needBT)
         tp[i] = kb.alloc(nisa::MemorySpace::psum, P, hw.psumBankFp32(), f32, "tp");
     }
+    for (int64_t i = 0; needBT && i < (streamK ? nStageB : 2); ++i)
+      stageB.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, P),
+                                streamK ? std::min(K, kg * P) : std::min<int64_t>(K, kStage),
+                                bType, "stB"));
     for (int64_t i = 0; i < accSlots; ++i)
       acc.push_back(
           kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, P), nsz, f32, "acc"));
@@ -228,7 +240,8 @@ struct MatmulLowering {
   }
 
   /// Loads the moving tile(s) of columns [n0, n0 + ns) into `tile`: all K
-  /// tiles, or only K tile `only` (streamed K).
+  /// tiles, or only K group `only` (streamed K: kg tiles from K tile
+  /// only * kg, side by side).
   void loadMoving(FlatSymbolRefAttr tile, int64_t bOff, int64_t n0, int64_t ns,
                   int64_t only = -1) {
     HbmView view;
@@ -247,7 +260,7 @@ struct MatmulLowering {
         int64_t k0 = k * P, ksz = std::min<int64_t>(P, K - k0);
         kb.transfer(true, tile, bType, 0, only >= 0 ? 0 : k * nsz, view, k0, ksz, n0, ns);
       }
-      return;
+      return; // kg is 1 when B is not transposed
     }
     // B is [N, K]: load its rows and transpose.
     view.rowSizes = {N};
@@ -257,15 +270,16 @@ struct MatmulLowering {
     for (int64_t j = 0; j < ns; j += P) {
       int64_t rows = std::min<int64_t>(P, ns - j);
       if (only >= 0) {
-        int64_t k0 = only * P, ksz = std::min<int64_t>(P, K - k0);
-        FlatSymbolRefAttr st = stageB[stageSlot++ % 2];
-        kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, k0, ksz);
-        transposeInto(st, rows, 0, ksz, tile, j);
+        int64_t g0 = only * kg * P, gsz = std::min<int64_t>(kg * P, K - g0);
+        FlatSymbolRefAttr st = stageB[stageBSlot++ % stageB.size()];
+        kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, g0, gsz);
+        for (int64_t k0 = 0; k0 < gsz; k0 += P)
+          transposeInto(st, rows, k0, std::min<int64_t>(P, gsz - k0), tile, (k0 / P) * nsz + j);
         continue;
       }
       for (int64_t ks = 0; ks < K; ks += kStage) {
         int64_t kc = std::min<int64_t>(kStage, K - ks);
-        FlatSymbolRefAttr st = stageB[stageSlot++ % 2];
+        FlatSymbolRefAttr st = stageB[stageBSlot++ % stageB.size()];
         kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, ks, kc);
         for (int64_t k0 = ks; k0 < ks + kc; k0 += P) {
           int64_t ksz = std::min<int64_t>(P, K - k0);
@@ -285,15 +299,19 @@ struct MatmulLowering {
       SmallVector<FlatSymbolRefAttr> accs;
       for (int64_t j = 0; j < mb; j += P)
         accs.push_back(acc[accSlot++ % accSlots]);
-      auto load = [&](int64_t k) {
+      // K in groups of kg tiles (one tile unless B is transposed): group
+      // g + 1 loads while group g multiplies.
+      int64_t groups = llvm::divideCeil(kt, kg);
+      auto load = [&](int64_t g) {
         kb.setSource(mm);
-        loadMoving(mov[(ring + k) % 3], bOff, n0, ns, k);
+        loadMoving(mov[(ring + g) % 3], bOff, n0, ns, g);
       };
       load(0);
       for (int64_t k = 0; k < kt; ++k) {
-        if (k + 1 < kt)
-          load(k + 1);
-        FlatSymbolRefAttr moving = mov[(ring + k) % 3];
+        if (k % kg == 0 && k / kg + 1 < groups)
+          load(k / kg + 1);
+        FlatSymbolRefAttr moving = mov[(ring + k / kg) % 3];
+        int64_t movOffset = (k % kg) * nsz;
         int64_t ksz = std::min<int64_t>(P, K - k * P);
         kb.setSource(mm);
         for (int64_t j = 0; j < mb; j += P) {
@@ -303,12 +321,12 @@ struct MatmulLowering {
           kb.emit<nisa::LoadStationaryOp>(aT, kb.tileAP(0, ksz, k * mb + j, msz),
                                           DenseI64ArrayAttr(), UnitAttr());
           kb.emit<nisa::MultiplyMovingOp>(accs[j / P], kb.tileAP(0, msz, 0, ns), moving,
-                                          kb.tileAP(0, ksz, 0, ns),
+                                          kb.tileAP(0, ksz, movOffset, ns),
                                           k == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
                                           DenseI64ArrayAttr(), UnitAttr());
         }
       }
-      ring += kt;
+      ring += groups;
       for (int64_t j = 0; j < mb; j += P)
         epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j,
                               std::min<int64_t>(P, mb - j), n0, ns, accs[j / P], 0);

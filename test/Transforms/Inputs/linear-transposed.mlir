@@ -21,3 +21,25 @@ func.func @scores(%q: tensor<1x4x130x128xf32>, %k: tensor<1x4x130x128xf32>) -> t
   %y = tosa.matmul %q3, %k3, %zp, %zp : (tensor<4x130x128xf32>, tensor<4x128x130xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x130x130xf32>
   return %y : tensor<4x130x130xf32>
 }
+
+// K large enough that the weight streams one K group at a time (4 f32 K
+// tiles per load), with K = 4100 leaving a last group of one partial tile
+// and N = 600 a partial column tile.
+func.func @streamed(%x: tensor<1x130x4100xf32>, %w: tensor<600x4100xf32>) -> tensor<1x130x600xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %wt = tosa.transpose %w {perms = array<i32: 1, 0>} : (tensor<600x4100xf32>) -> tensor<4100x600xf32>
+  %s = tosa.const_shape {values = dense<[1, 4100, 600]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %w3 = tosa.reshape %wt, %s : (tensor<4100x600xf32>, !tosa.shape<3>) -> tensor<1x4100x600xf32>
+  %y = tosa.matmul %x, %w3, %zp, %zp : (tensor<1x130x4100xf32>, tensor<1x4100x600xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x130x600xf32>
+  return %y : tensor<1x130x600xf32>
+}
+
+// The same in bf16 (8 K tiles per load).
+func.func @streamed_bf16(%x: tensor<1x130x8300xbf16>, %w: tensor<600x8300xbf16>) -> tensor<1x130x600xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xbf16>}> : () -> tensor<1xbf16>
+  %wt = tosa.transpose %w {perms = array<i32: 1, 0>} : (tensor<600x8300xbf16>) -> tensor<8300x600xbf16>
+  %s = tosa.const_shape {values = dense<[1, 8300, 600]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %w3 = tosa.reshape %wt, %s : (tensor<8300x600xbf16>, !tosa.shape<3>) -> tensor<1x8300x600xbf16>
+  %y = tosa.matmul %x, %w3, %zp, %zp : (tensor<1x130x8300xbf16>, tensor<1x8300x600xbf16>, tensor<1xbf16>, tensor<1xbf16>) -> tensor<1x130x600xf32>
+  return %y : tensor<1x130x600xf32>
+}
