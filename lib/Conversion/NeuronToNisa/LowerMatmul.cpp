@@ -71,7 +71,8 @@ struct MatmulLowering {
 
   // Tiles.
   FlatSymbolRefAttr aT, stageA[2], mov[3], tp[2];
-  SmallVector<FlatSymbolRefAttr> acc, stageB;
+  SmallVector<FlatSymbolRefAttr> acc, stageB, aTs;
+  int64_t movBase = 0; ///< non-streamed column tiles so far (their mov ring slot)
   int stageSlot = 0, stageBSlot = 0, tpSlot = 0, accSlot = 0;
 
   MatmulLowering(FunctionLowering &fl, KernelBuilder &kb, MatmulOp mm, RowKernel &epilogue)
@@ -94,10 +95,10 @@ struct MatmulLowering {
     needBT = transB;  // B is [N, K]
     nsz = std::min<int64_t>(N, hw.psumBankFp32());
     int64_t ea = nisa::elementBytes(aType), eb = nisa::elementBytes(bType);
-    // A streamed transposed B loads kg K tiles per DMA, so that its rows
-    // are long enough for the DMA to reach its bandwidth, into one of
-    // 2 x (row groups of a column tile) stages: a K group loads while the
-    // one before it is transposed.
+    // A transposed B loads kg K tiles per DMA, so that its rows are long
+    // enough for the DMA to reach its bandwidth, into one of 2 x (row
+    // groups of a column tile) stages: a K group loads while the one
+    // before it is transposed.
     kg = needBT ? std::clamp<int64_t>(kMinRunBytes / (P * eb), 1, kt) : 1;
     nStageB = needBT ? 2 * llvm::divideCeil(nsz, P) : 0;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100;
@@ -112,8 +113,7 @@ struct MatmulLowering {
       if (needAT)
         total += 2 * std::min<int64_t>(K, kStage) * ea; // staged rows of A
       if (needBT)
-        total += streamK ? nStageB * std::min(K, kg * P) * eb   // staged K groups of B
-                         : 2 * std::min<int64_t>(K, kStage) * eb; // staged rows of B
+        total += nStageB * std::min(K, kg * P) * eb; // staged K groups of B
       total += epilogue.epilogueBytesPerPartition(nsz);
       return total;
     };
@@ -147,11 +147,19 @@ struct MatmulLowering {
       why = "the matmul's accumulators do not fit PSUM";
       return false;
     }
+    // With several blocks (batches, row blocks), a second Aᵀ lets the next
+    // block's stationary matrix load while this one multiplies.
+    int64_t blocks = llvm::divideCeil(M, G * P) * mm.getType().getNumElements() /
+                     (M * N);
+    aTCopies = blocks > 1 && bytes(G, streamK) + kt * std::min<int64_t>(G * P, M) * ea <= budget
+                   ? 2
+                   : 1;
     return true;
   }
 
   bool streamK = false;
   int64_t accSlots = 4;
+  int64_t aTCopies = 1; ///< Aᵀ buffers, used by blocks in turn
   int64_t kg = 1;      ///< K tiles per streamed load of a transposed B
   int64_t nStageB = 0; ///< stages of a transposed B
 
@@ -163,7 +171,9 @@ struct MatmulLowering {
 
   void allocate() {
     int64_t mb = std::min<int64_t>(G * P, M);
-    aT = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P), kt * mb, aType, "aT");
+    for (int64_t i = 0; i < aTCopies; ++i)
+      aTs.push_back(
+          kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P), kt * mb, aType, "aT"));
     for (int i = 0; i < (streamK ? 3 : 2); ++i)
       mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P),
                         (streamK ? kg : kt) * nsz, bType, "mov");
@@ -174,10 +184,9 @@ struct MatmulLowering {
       if (needAT || needBT)
         tp[i] = kb.alloc(nisa::MemorySpace::psum, P, hw.psumBankFp32(), f32, "tp");
     }
-    for (int64_t i = 0; needBT && i < (streamK ? nStageB : 2); ++i)
+    for (int64_t i = 0; needBT && i < nStageB; ++i)
       stageB.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, P),
-                                streamK ? std::min(K, kg * P) : std::min<int64_t>(K, kStage),
-                                bType, "stB"));
+                                std::min(K, kg * P), bType, "stB"));
     for (int64_t i = 0; i < accSlots; ++i)
       acc.push_back(
           kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, P), nsz, f32, "acc"));
@@ -240,10 +249,10 @@ struct MatmulLowering {
   }
 
   /// Loads the moving tile(s) of columns [n0, n0 + ns) into `tile`: all K
-  /// tiles, or only K group `only` (streamed K: kg tiles from K tile
-  /// only * kg, side by side).
+  /// tiles, or only K group `only` (kg tiles from K tile only * kg), at the
+  /// start of `tile` when `streamed`, else at their place among all K tiles.
   void loadMoving(FlatSymbolRefAttr tile, int64_t bOff, int64_t n0, int64_t ns,
-                  int64_t only = -1) {
+                  int64_t only = -1, bool streamed = true) {
     HbmView view;
     view.sym = b.sym;
     view.elementType = bType;
@@ -267,24 +276,35 @@ struct MatmulLowering {
     view.rowStrides = {K};
     view.colSizes = {K};
     view.colStrides = {1};
-    for (int64_t j = 0; j < ns; j += P) {
-      int64_t rows = std::min<int64_t>(P, ns - j);
-      if (only >= 0) {
-        int64_t g0 = only * kg * P, gsz = std::min<int64_t>(kg * P, K - g0);
-        FlatSymbolRefAttr st = stageB[stageBSlot++ % stageB.size()];
-        kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, g0, gsz);
-        for (int64_t k0 = 0; k0 < gsz; k0 += P)
-          transposeInto(st, rows, k0, std::min<int64_t>(P, gsz - k0), tile, (k0 / P) * nsz + j);
-        continue;
+    // Per K group of kg tiles: its rows of every row group of the column
+    // tile (2 KiB or more per row), then per K tile all row groups' blocks
+    // into one PSUM tile and out in one contiguous copy, so the copy
+    // engine's fixed costs are paid per K tile, not per 128 x 128 block.
+    // Streamed, the group's tiles go to the start of `tile`; else to their
+    // place among all K tiles.
+    int64_t groups = llvm::divideCeil(kt, kg);
+    for (int64_t g = only >= 0 ? only : 0; g < (only >= 0 ? only + 1 : groups); ++g) {
+      int64_t g0 = g * kg * P, gsz = std::min<int64_t>(kg * P, K - g0);
+      int64_t dstK = only >= 0 && streamed ? 0 : g * kg;
+      SmallVector<FlatSymbolRefAttr> stages;
+      for (int64_t j = 0; j < ns; j += P) {
+        stages.push_back(stageB[stageBSlot++ % stageB.size()]);
+        kb.transfer(true, stages.back(), bType, 0, 0, view, n0 + j,
+                    std::min<int64_t>(P, ns - j), g0, gsz);
       }
-      for (int64_t ks = 0; ks < K; ks += kStage) {
-        int64_t kc = std::min<int64_t>(kStage, K - ks);
-        FlatSymbolRefAttr st = stageB[stageBSlot++ % stageB.size()];
-        kb.transfer(true, st, bType, 0, 0, view, n0 + j, rows, ks, kc);
-        for (int64_t k0 = ks; k0 < ks + kc; k0 += P) {
-          int64_t ksz = std::min<int64_t>(P, K - k0);
-          transposeInto(st, rows, k0 - ks, ksz, tile, (k0 / P) * nsz + j);
+      for (int64_t k0 = 0; k0 < gsz; k0 += P) {
+        int64_t ksz = std::min<int64_t>(P, gsz - k0);
+        FlatSymbolRefAttr t = tp[tpSlot++ % 2];
+        for (int64_t j = 0; j < ns; j += P) {
+          int64_t rows = std::min<int64_t>(P, ns - j);
+          kb.charge(Engine::tensor, kb.estimate(Opcode::Transpose, Engine::tensor, rows, ksz));
+          kb.emit<nisa::TransposeOp>(Engine::tensor, t, kb.tileAP(0, ksz, j, rows),
+                                     stages[j / P], kb.tileAP(0, rows, k0, ksz),
+                                     DenseI64ArrayAttr(), UnitAttr());
         }
+        kb.emit<nisa::TensorCopyOp>(copyEngine(ksz, ns), tile,
+                                    kb.tileAP(0, ksz, (dstK + k0 / P) * nsz, ns), t,
+                                    kb.tileAP(0, ksz, 0, ns), DenseI64ArrayAttr(), UnitAttr());
       }
     }
   }
@@ -343,31 +363,46 @@ struct MatmulLowering {
     allocate();
     bool fp32 = aType.isF32() || bType.isF32();
     int64_t nts = (N + nsz - 1) / nsz;
+    int64_t block = 0;
     for (size_t bi = 0; bi < aOffs.size(); ++bi) {
       for (int64_t m0 = 0; m0 < M; m0 += G * P) {
         int64_t mb = std::min<int64_t>(G * P, M - m0);
+        aT = aTs[block++ % aTs.size()];
         kb.setSource(mm);
         loadStationary(aOffs[bi], m0, mb);
         if (streamK) {
           runStreamed(bi, bOffs[bi], m0, mb, nts, fp32);
           continue;
         }
-        // Moving tiles of column tile t+1 load while column tile t multiplies.
-        auto load = [&](int64_t t) {
+        // Moving tiles of column tile t+1 load while column tile t
+        // multiplies. A transposed B loads (and transposes on TensorE) one
+        // K group at a time, spread over the multiplies of column tile t,
+        // so TensorE, in program order, never waits for a whole column
+        // tile's loads before it multiplies.
+        int64_t groups = needBT ? llvm::divideCeil(kt, kg) : 1;
+        auto load = [&](int64_t t, int64_t g) {
           kb.setSource(mm);
-          loadMoving(mov[t % 2], bOffs[bi], t * nsz, std::min(nsz, N - t * nsz));
+          loadMoving(mov[(movBase + t) % 2], bOffs[bi], t * nsz, std::min(nsz, N - t * nsz),
+                     needBT ? g : -1, /*streamed=*/false);
         };
-        load(0);
+        for (int64_t g = 0; g < groups; ++g)
+          load(0, g);
+        int64_t steps = llvm::divideCeil(mb, P) * kt;
         for (int64_t t = 0; t < nts; ++t) {
-          if (t + 1 < nts)
-            load(t + 1);
+          int64_t next = 0, step = 0;
+          auto loadAhead = [&](int64_t upTo) {
+            while (t + 1 < nts && next < groups && next * steps <= upTo * groups)
+              load(t + 1, next++);
+          };
           int64_t n0 = t * nsz, ns = std::min(nsz, N - n0);
-          FlatSymbolRefAttr moving = mov[t % 2];
+          FlatSymbolRefAttr moving = mov[(movBase + t) % 2];
           for (int64_t j = 0; j < mb; j += P) {
             int64_t msz = std::min<int64_t>(P, mb - j);
             FlatSymbolRefAttr accum = acc[accSlot++ % accSlots];
             kb.setSource(mm);
             for (int64_t k = 0; k < kt; ++k) {
+              loadAhead(step++);
+              kb.setSource(mm);
               int64_t ksz = std::min<int64_t>(P, K - k * P);
               kb.charge(Engine::tensor,
                         kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, ns, fp32));
@@ -381,7 +416,9 @@ struct MatmulLowering {
             epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j, msz, n0, ns,
                                   accum, 0);
           }
+          loadAhead(steps);
         }
+        movBase += nts;
       }
     }
   }
