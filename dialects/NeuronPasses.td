@@ -96,6 +96,24 @@ def NeuronFoldTransposesPass : Pass<"neuron-fold-transposes", "::mlir::func::Fun
   }];
 }
 
+def NeuronFoldBroadcastOperandsPass : Pass<"neuron-fold-broadcast-operands",
+                                            "::mlir::func::FuncOp"> {
+  let summary = "Reads a matmul operand broadcast along batch dims without materializing it";
+  let description = [{
+    Grouped-query attention repeats each K/V head for its group of query
+    heads (`repeat_kv`: reshape to [.., KV, 1, T, D], broadcast to
+    [.., KV, R, T, D] by `broadcast_to` or by adding a splat zero, reshape to
+    [.., KV*R, T, D]) before the attention matmuls. When the query rows of a
+    group fit one row tile (decode), `matmul(Q, repeat(kv))` becomes
+    `reshape(matmul(reshape(Q) [.., KV, R*M, K], kv [.., KV, T, D]))`: the R
+    heads of a group are rows of one matmul, each K/V tile loads once, and
+    the repeated copy (R times the cache) never goes to HBM. Each fold is a
+    fusion-report entry (`broadcast-into-matmul`). Prefill keeps the copy:
+    there the merged matmul would block differently and the reshape after
+    it would keep its epilogue out of its kernel.
+  }];
+}
+
 def NeuronFuseRmsNormPass : Pass<"neuron-fuse-rmsnorm", "::mlir::func::FuncOp"> {
   let summary = "Collapses x * rsqrt(mean(x^2) + eps) [* w] chains into neuron.rmsnorm";
   let description = [{

@@ -159,6 +159,7 @@ void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &option
 void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(neuron::createNeuronFoldTransposesPass());
+  fpm.addPass(neuron::createNeuronFoldBroadcastOperandsPass());
   fpm.addPass(neuron::createNeuronFuseActivationsPass());
   fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
   fpm.addPass(neuron::createNeuronFuseRmsNormPass());

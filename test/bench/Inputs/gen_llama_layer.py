@@ -18,6 +18,8 @@ usage: gen_llama_layer.py [--seq S] [--cache C] [--hidden H] [--heads NH]
 Defaults: Llama-2-7B's layer with 8 KV heads (hidden 4096, 32 heads, head dim
 128, FFN 14336), seq 128, no cache, f32.
 
+--reference DIR [--seed N] writes random inputs (DIR/in0.npy, ...) and the
+layer's output computed by numpy in f64 (DIR/expected.npy), for f32 layers.
 The script also prints, with --bound TARGET, the layer's lower bound on that
 target as JSON: FLOPs / TensorE peak and the bytes that must move once
 (weights, inputs, outputs, the cache) / the memory roofline.
@@ -48,6 +50,53 @@ assert NH % KV == 0 and D % 2 == 0
 def ty(*dims, e="f32"):
     return "tensor<%sx%s>" % ("x".join(map(str, dims)), e)
 
+
+if "--reference" in args:
+    # Inputs (in0.npy ...) and numpy's output (expected.npy) for an f32
+    # layer, written into the directory given: an independent reference.
+    import os
+    import numpy as np
+    assert WT == "f32", "--reference computes in f32 only"
+    out_dir = opt("--reference", ".", str)
+    rng = np.random.default_rng(opt("--seed", 1))
+    f = np.float32
+    x = rng.standard_normal((1, S, H)).astype(f)
+    g1, g2 = (1 + 0.1 * rng.standard_normal(H)).astype(f), (1 + 0.1 * rng.standard_normal(H)).astype(f)
+    w = lambda o, i: (rng.standard_normal((o, i)) / np.sqrt(i)).astype(f)
+    wq, wk, wv, wo = w(NH * D, H), w(KV * D, H), w(KV * D, H), w(H, NH * D)
+    wg, wu, wd = w(F, H), w(F, H), w(H, F)
+    pos = np.arange(C, C + S)[:, None] / 10000 ** (np.arange(0, D, 2) / D)[None, :]
+    ang = np.concatenate([pos, pos], axis=1)
+    cos, sin = np.cos(ang).astype(f), np.sin(ang).astype(f)
+    mask = np.where(np.arange(T)[None, :] <= np.arange(C, C + S)[:, None], 0.0, -1e4).astype(f)
+    ins = [x, g1, g2, wq, wk, wv, wo, wg, wu, wd, cos, sin, mask]
+    if C:
+        ins += [rng.standard_normal((1, KV, C, D)).astype(f), rng.standard_normal((1, KV, C, D)).astype(f)]
+    for i, a in enumerate(ins):
+        np.save(os.path.join(out_dir, "in%d.npy" % i), a)
+    d = np.float64
+    rms = lambda v, g: v / np.sqrt((v * v).sum(-1, keepdims=True) / H + 1e-5) * g
+    def rope(v):
+        rot = np.concatenate([-v[..., D // 2:], v[..., :D // 2]], axis=-1)
+        return v * cos.astype(d) + rot * sin.astype(d)
+    split = lambda v, n: v.reshape(1, S, n, D).transpose(0, 2, 1, 3)
+    h = rms(x.astype(d), g1)
+    q, k, v = rope(split(h @ wq.T, NH)), rope(split(h @ wk.T, KV)), split(h @ wv.T, KV)
+    if C:
+        k = np.concatenate([ins[13], k], axis=2)
+        v = np.concatenate([ins[14], v], axis=2)
+    k, v = np.repeat(k, R, axis=1), np.repeat(v, R, axis=1)
+    sc = q[0] @ k[0].transpose(0, 2, 1) * D ** -0.5 + mask[None]
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    att = (p @ v[0])[None].transpose(0, 2, 1, 3).reshape(1, S, NH * D)
+    h1 = x + att @ wo.T
+    h2 = rms(h1, g2)
+    gate, up = h2 @ wg.T, h2 @ wu.T
+    y = h1 + (gate / (1 + np.exp(-gate)) * up) @ wd.T
+    np.save(os.path.join(out_dir, "expected.npy"), y.astype(f))
+    print(len(ins))
+    sys.exit(0)
 
 if "--bound" in args:
     # Matmul FLOPs: projections, attention scores and values, FFN.
