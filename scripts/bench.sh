@@ -131,6 +131,9 @@ print(f"  neuronc 32 layers: {cold:5.2f} s cold, peak memory {rss:6.0f} MiB (tar
 print(f"  cache hit: {warm:5.3f} s = {100 * warm / cold:4.1f} % of cold, of which "
       f"{start:5.3f} s is starting the process (neuronc --version)")
 PY
+# A Llama-7B-shaped layer against its bound (prefill and decode).
+echo
+bash "$SRC/scripts/llama-bench.sh" "$BUILD"
 # The calibration suite keeps the simulated machine beside published figures.
 echo
 bash "$SRC/scripts/calibrate.sh" "$BUILD"
