@@ -56,9 +56,9 @@ public:
         continue;
       int64_t id = entries.size();
       entries.push_back({index, w});
-      auto [b0, b1] = bucketRange(w);
-      for (int64_t b = b0; b <= b1; ++b)
-        buckets[keyOf(w, b)].push_back(id);
+      for (auto [b0, b1] : w.buckets(kBucketBytes))
+        for (int64_t b = b0; b <= b1; ++b)
+          buckets[keyOf(w, b)].push_back(id);
     }
   }
 
@@ -69,25 +69,22 @@ private:
     bool consumed = false;
   };
   static constexpr int64_t kBucketBytes = 4096;
-  static std::pair<int64_t, int64_t> bucketRange(const MemRegion &r) {
-    return {r.lo / kBucketBytes, (r.hi - 1) / kBucketBytes};
-  }
   static std::tuple<const void *, int, int64_t> keyOf(const MemRegion &r, int64_t b) {
     return {r.memory, static_cast<int>(r.space), b};
   }
   /// Calls `f` on every unconsumed entry overlapping `r`, dropping consumed
   /// ones from the buckets it visits.
   void forOverlapping(const MemRegion &r, llvm::function_ref<void(Entry &)> f) {
-    auto [b0, b1] = bucketRange(r);
-    for (int64_t b = b0; b <= b1; ++b) {
-      auto it = buckets.find(keyOf(r, b));
-      if (it == buckets.end())
-        continue;
-      for (int64_t id : it->second)
-        if (!entries[id].consumed && entries[id].region.overlaps(r))
-          f(entries[id]);
-      llvm::erase_if(it->second, [&](int64_t id) { return entries[id].consumed; });
-    }
+    for (auto [b0, b1] : r.buckets(kBucketBytes))
+      for (int64_t b = b0; b <= b1; ++b) {
+        auto it = buckets.find(keyOf(r, b));
+        if (it == buckets.end())
+          continue;
+        for (int64_t id : it->second)
+          if (!entries[id].consumed && entries[id].region.overlaps(r))
+            f(entries[id]);
+        llvm::erase_if(it->second, [&](int64_t id) { return entries[id].consumed; });
+      }
   }
   std::vector<Entry> entries;
   llvm::DenseMap<std::tuple<const void *, int, int64_t>, SmallVector<int64_t, 4>> buckets;
@@ -124,11 +121,10 @@ struct CheckRacesPass : mlir::nisa::impl::NisaCheckRacesPassBase<CheckRacesPass>
     bool ok = true;
     for (size_t i = 0; i < steps.size(); ++i)
       for (auto [t, c] : waitsOf(steps[i].inst))
-        if (t < 0 || t >= kMaxStreams || c < 1 ||
-            c > static_cast<int64_t>(signalStep[t].size())) {
+        if (t < 0 || t >= kMaxStreams || c < 1 || c > static_cast<int64_t>(signalStep[t].size())) {
           steps[i].inst->emitOpError("waits for signal ")
-              << c << " of stream " << streamName(t) << ", which gives "
-              << signalStep[t].size() << ": it would wait forever";
+              << c << " of stream " << streamName(t) << ", which gives " << signalStep[t].size()
+              << ": it would wait forever";
           ok = false;
         }
     if (!ok)
@@ -162,8 +158,8 @@ struct CheckRacesPass : mlir::nisa::impl::NisaCheckRacesPassBase<CheckRacesPass>
                                  << streamName(s) << " waits forever here";
           for (auto [t, c] : waitsOf(stuck))
             if (given[t] < c)
-              d << "; stream " << streamName(t) << " gives only " << given[t] << " of the "
-                << c << " signals needed";
+              d << "; stream " << streamName(t) << " gives only " << given[t] << " of the " << c
+                << " signals needed";
         }
       return signalPassFailure();
     }
@@ -184,8 +180,7 @@ struct CheckRacesPass : mlir::nisa::impl::NisaCheckRacesPassBase<CheckRacesPass>
       // synchronization nobody needs.
       for (auto [t, c] : ws) {
         int64_t j = signalStep[t][c - 1];
-        bool implied = before[t] >= steps[j].pos ||
-                       llvm::any_of(ws, [&](auto other) {
+        bool implied = before[t] >= steps[j].pos || llvm::any_of(ws, [&](auto other) {
                          int64_t k = signalStep[other.first][other.second - 1];
                          return k != j && clock[k][t] >= steps[j].pos;
                        });
@@ -246,7 +241,8 @@ struct CheckRacesPass : mlir::nisa::impl::NisaCheckRacesPassBase<CheckRacesPass>
                                  << describeAccess(steps[j].inst, earlier)
                                  << ", written by an earlier instruction on stream "
                                  << streamName(steps[j].stream)
-                                 << "; the reader that data was for would see this write instead";
+                                 << "; the reader that data was for would see this write "
+                                    "instead";
           d.attachNote(steps[j].inst->getLoc()) << "the earlier write";
         }
         ok = false;

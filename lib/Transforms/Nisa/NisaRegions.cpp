@@ -82,6 +82,22 @@ bool MemRegion::overlaps(const MemRegion &o) const {
   return true;
 }
 
+SmallVector<std::pair<int64_t, int64_t>, 1> MemRegion::buckets(int64_t bucketBytes) const {
+  SmallVector<std::pair<int64_t, int64_t>, 1> out;
+  auto add = [&](int64_t lo, int64_t hi) {
+    int64_t b0 = lo / bucketBytes, b1 = (hi - 1) / bucketBytes;
+    if (!out.empty() && b0 <= out.back().second + 1)
+      out.back().second = std::max(out.back().second, b1);
+    else
+      out.push_back({b0, b1});
+  };
+  if (runs.empty())
+    add(lo, hi);
+  for (auto [a, b] : runs)
+    add(a, b);
+  return out;
+}
+
 bool MemRegion::covers(const MemRegion &o) const {
   if (space != o.space || memory != o.memory)
     return false;
@@ -90,8 +106,8 @@ bool MemRegion::covers(const MemRegion &o) const {
   if (runs.empty())
     return false;
   auto within = [&](std::pair<int64_t, int64_t> r) {
-    auto it = llvm::upper_bound(runs, r.first,
-                                [](int64_t v, const auto &run) { return v < run.second; });
+    auto it =
+        llvm::upper_bound(runs, r.first, [](int64_t v, const auto &run) { return v < run.second; });
     return it != runs.end() && it->first <= r.first && r.second <= it->second;
   };
   if (o.runs.empty())
@@ -164,12 +180,9 @@ std::string mlir::nisa::describeAccess(Operation *inst, const MemRegion &r) {
   return s;
 }
 
-void ConflictIndex::visit(int64_t index, const Step &step,
-                          llvm::function_ref<void(int64_t, const MemRegion &, const MemRegion &)>
-                              onConflict) {
-  auto bucketRange = [](const MemRegion &r) {
-    return std::make_pair(r.lo / kBucketBytes, (r.hi - 1) / kBucketBytes);
-  };
+void ConflictIndex::visit(
+    int64_t index, const Step &step,
+    llvm::function_ref<void(int64_t, const MemRegion &, const MemRegion &)> onConflict) {
   auto keyOf = [](const MemRegion &r, int64_t b) {
     return std::make_tuple(r.memory, static_cast<int>(r.space), b);
   };
@@ -180,23 +193,23 @@ void ConflictIndex::visit(int64_t index, const Step &step,
   // A read conflicts with earlier writes; a write with earlier reads too.
   auto query = [&](const MemRegion &r, bool write) {
     seen.clear();
-    auto [b0, b1] = bucketRange(r);
-    for (int64_t b = b0; b <= b1; ++b) {
-      auto it = buckets.find(keyOf(r, b));
-      if (it == buckets.end())
-        continue;
-      Bucket &bucket = it->second;
-      compact(bucket.writes);
-      for (int64_t e : bucket.writes)
-        if (seen.insert(e).second && entries[e].region.overlaps(r))
-          onConflict(entries[e].step, entries[e].region, r);
-      if (!write)
-        continue;
-      compact(bucket.reads);
-      for (int64_t e : bucket.reads)
-        if (seen.insert(e).second && entries[e].region.overlaps(r))
-          onConflict(entries[e].step, entries[e].region, r);
-    }
+    for (auto [b0, b1] : r.buckets(kBucketBytes))
+      for (int64_t b = b0; b <= b1; ++b) {
+        auto it = buckets.find(keyOf(r, b));
+        if (it == buckets.end())
+          continue;
+        Bucket &bucket = it->second;
+        compact(bucket.writes);
+        for (int64_t e : bucket.writes)
+          if (seen.insert(e).second && entries[e].region.overlaps(r))
+            onConflict(entries[e].step, entries[e].region, r);
+        if (!write)
+          continue;
+        compact(bucket.reads);
+        for (int64_t e : bucket.reads)
+          if (seen.insert(e).second && entries[e].region.overlaps(r))
+            onConflict(entries[e].step, entries[e].region, r);
+      }
   };
   for (const MemRegion &r : step.reads)
     query(r, false);
@@ -204,29 +217,29 @@ void ConflictIndex::visit(int64_t index, const Step &step,
     query(r, true);
   // Drop what can no longer matter.
   auto retire = [&](const MemRegion &by, bool byWrite) {
-    auto [b0, b1] = bucketRange(by);
-    for (int64_t b = b0; b <= b1; ++b) {
-      auto it = buckets.find(keyOf(by, b));
-      if (it == buckets.end())
-        continue;
-      for (auto *list : {&it->second.reads, &it->second.writes}) {
-        bool isWriteList = list == &it->second.writes;
-        if (!byWrite && isWriteList)
+    for (auto [b0, b1] : by.buckets(kBucketBytes))
+      for (int64_t b = b0; b <= b1; ++b) {
+        auto it = buckets.find(keyOf(by, b));
+        if (it == buckets.end())
           continue;
-        for (int64_t e : *list) {
-          Entry &entry = entries[e];
-          if (entry.dead || entry.step == index)
+        for (auto *list : {&it->second.reads, &it->second.writes}) {
+          bool isWriteList = list == &it->second.writes;
+          if (!byWrite && isWriteList)
             continue;
-          if (!byWrite && entry.stream != step.stream)
-            continue;
-          if (by.covers(entry.region))
-            entry.dead = true;
+          for (int64_t e : *list) {
+            Entry &entry = entries[e];
+            if (entry.dead || entry.step == index)
+              continue;
+            if (!byWrite && entry.stream != step.stream)
+              continue;
+            if (by.covers(entry.region))
+              entry.dead = true;
+          }
+          // Keep the lists short: an index revisited kernel after kernel
+          // (reused scratch) would otherwise scan every access ever made to it.
+          compact(*list);
         }
-        // Keep the lists short: an index revisited kernel after kernel (reused
-        // scratch) would otherwise scan every access ever made to it.
-        compact(*list);
       }
-    }
   };
   for (const MemRegion &w : step.writes)
     retire(w, true);
@@ -235,11 +248,11 @@ void ConflictIndex::visit(int64_t index, const Step &step,
   auto add = [&](const MemRegion &r, bool write) {
     int64_t e = entries.size();
     entries.push_back({index, step.stream, r, write});
-    auto [b0, b1] = bucketRange(r);
-    for (int64_t b = b0; b <= b1; ++b) {
-      Bucket &bucket = buckets[keyOf(r, b)];
-      (write ? bucket.writes : bucket.reads).push_back(e);
-    }
+    for (auto [b0, b1] : r.buckets(kBucketBytes))
+      for (int64_t b = b0; b <= b1; ++b) {
+        Bucket &bucket = buckets[keyOf(r, b)];
+        (write ? bucket.writes : bucket.reads).push_back(e);
+      }
   };
   for (const MemRegion &r : step.reads)
     add(r, false);

@@ -28,6 +28,11 @@ struct MemRegion {
   llvm::SmallVector<std::pair<int64_t, int64_t>, 0> runs;
 
   bool overlaps(const MemRegion &o) const;
+  /// The ranges of `bucketBytes`-sized address buckets the region touches,
+  /// ascending and disjoint: its runs' when it has them (a strided HBM
+  /// access touches a few buckets per row, not every bucket of its
+  /// bounding range), else the bounding range's.
+  llvm::SmallVector<std::pair<int64_t, int64_t>, 1> buckets(int64_t bucketBytes) const;
   /// True when every byte of `o` is in this region.
   bool covers(const MemRegion &o) const;
 };
