@@ -45,3 +45,20 @@ func.func @prefill(%q: tensor<8x40x64xf32>, %k: tensor<1x2x1x40x64xf32>) -> tens
   %s = neuron.matmul %q, %k3 transpose_rhs : tensor<8x40x64xf32>, tensor<8x40x64xf32> -> tensor<8x40x40xf32>
   return %s : tensor<8x40x40xf32>
 }
+
+// -----
+
+// --auto-cast casts the repeated V right before the matmul: the cast moves
+// above the repeat (converting the unrepeated cache) and the repeat folds.
+// CHECK-LABEL: func.func @decode_values_cast
+// CHECK: %[[C:.*]] = neuron.cast %arg1 : tensor<1x2x1x300x64xf32> -> tensor<1x2x1x300x64xbf16>
+// CHECK: neuron.matmul {{.*}} : tensor<1x2x4x300xbf16>, tensor<1x2x300x64xbf16> -> tensor<1x2x4x64xf32>
+func.func @decode_values_cast(%p: tensor<8x1x300xbf16>, %v: tensor<1x2x1x300x64xf32>) -> tensor<8x1x64xf32> {
+  %z = neuron.constant dense<0.0> : tensor<1x2x4x300x64xf32>
+  %vb = neuron.add %v, %z : tensor<1x2x1x300x64xf32>, tensor<1x2x4x300x64xf32> -> tensor<1x2x4x300x64xf32>
+  %v3 = neuron.reshape %vb : tensor<1x2x4x300x64xf32> -> tensor<8x300x64xf32>
+  %vc = neuron.cast %v3 : tensor<8x300x64xf32> -> tensor<8x300x64xbf16>
+  // expected-remark @+1 {{fused broadcast-into-matmul}}
+  %o = neuron.matmul %p, %vc : tensor<8x1x300xbf16>, tensor<8x300x64xbf16> -> tensor<8x1x64xf32>
+  return %o : tensor<8x1x64xf32>
+}

@@ -64,3 +64,20 @@ func.func @kept(%x: tensor<4x8x16xf32>, %y: tensor<8x16x8xf32>, %z: tensor<16x8x
   %b = neuron.matmul %w, %zr transpose_rhs : tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x16xf32>
   return %a, %b : tensor<8x4x8xf32>, tensor<16x16xf32>
 }
+
+// -----
+
+// --auto-cast puts a cast between the transposed weight and the matmul
+// (transpose, reshape, cast): the transpose still folds.
+// CHECK-LABEL: func.func @cast_between
+// CHECK-NEXT: %[[R:.*]] = neuron.reshape %arg1 : tensor<512x256xf32> -> tensor<1x512x256xf32>
+// CHECK-NEXT: %[[C:.*]] = neuron.cast %[[R]] : tensor<1x512x256xf32> -> tensor<1x512x256xbf16>
+// CHECK-NEXT: %[[Y:.*]] = neuron.matmul %arg0, %[[C]] transpose_rhs
+func.func @cast_between(%x: tensor<1x128x256xbf16>, %w: tensor<512x256xf32>) -> tensor<1x128x512xf32> {
+  %wt = neuron.transpose %w perm = [1, 0] : tensor<512x256xf32> -> tensor<256x512xf32>
+  %w3 = neuron.reshape %wt : tensor<256x512xf32> -> tensor<1x256x512xf32>
+  %wc = neuron.cast %w3 : tensor<1x256x512xf32> -> tensor<1x256x512xbf16>
+  // expected-remark @+1 {{fused transpose-into-matmul}}
+  %y = neuron.matmul %x, %wc : tensor<1x128x256xbf16>, tensor<1x256x512xbf16> -> tensor<1x128x512xf32>
+  return %y : tensor<1x128x512xf32>
+}

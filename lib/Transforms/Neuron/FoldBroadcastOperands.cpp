@@ -46,6 +46,38 @@ Value broadcastSource(Value v) {
   return {};
 }
 
+/// cast(reshape(x)) → reshape(cast(x)) and cast(broadcast(x)) →
+/// broadcast_to(cast(x)): --auto-cast puts the cast right before the
+/// matmul, after the repeat; moved above it, the cast converts the
+/// unrepeated tensor and the repeat is visible to the matmul.
+struct HoistCastAboveBroadcast : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp castOp, PatternRewriter &rewriter) const override {
+    Operation *def = castOp.getInput().getDefiningOp();
+    if (!def || !def->hasOneUse())
+      return rewriter.notifyMatchFailure(castOp, "the input is not a single-use op");
+    Type elem = castOp.getType().getElementType();
+    auto convert = [&](Value v) {
+      return CastOp::create(rewriter, castOp.getLoc(),
+                            cast<RankedTensorType>(v.getType()).clone(elem), v);
+    };
+    if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+      if (!broadcastSource(reshape.getInput()))
+        return rewriter.notifyMatchFailure(castOp, "the reshape is not of a broadcast");
+      rewriter.replaceOpWithNewOp<ReshapeOp>(castOp, castOp.getType(),
+                                             convert(reshape.getInput()));
+      rewriter.eraseOp(reshape);
+      return success();
+    }
+    Value src = broadcastSource(castOp.getInput());
+    if (!src)
+      return rewriter.notifyMatchFailure(castOp, "the input is not a broadcast");
+    rewriter.replaceOpWithNewOp<BroadcastToOp>(castOp, castOp.getType(), convert(src));
+    rewriter.eraseOp(def);
+    return success();
+  }
+};
+
 /// matmul(A, reshape(broadcast(x))) → reshape(matmul(reshape(A), x)) when the
 /// broadcast only repeats batch dims and the reshape only regroups them.
 struct FoldBroadcastIntoMatmul : OpRewritePattern<MatmulOp> {
@@ -137,6 +169,7 @@ struct FoldBroadcastOperandsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldBroadcastIntoMatmul>(&getContext(), getOperation());
+    patterns.add<HoistCastAboveBroadcast>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

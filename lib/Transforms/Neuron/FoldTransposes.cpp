@@ -35,6 +35,16 @@ bool swapsMatrixDims(TransposeOp t) {
   return true;
 }
 
+/// Whether `v` reaches a matmul operand directly or through casts and
+/// reshapes (what legalization and exporters put in between).
+bool feedsMatmul(Value v, int depth = 0) {
+  return llvm::any_of(v.getUsers(), [&](Operation *u) {
+    if (isa<MatmulOp>(u))
+      return true;
+    return depth < 3 && isa<CastOp, ReshapeOp>(u) && feedsMatmul(u->getResult(0), depth + 1);
+  });
+}
+
 /// HBM bytes a materialized transpose moves: it reads and writes its tensor.
 int64_t transposeBytes(TransposeOp t) {
   auto type = cast<RankedTensorType>(t.getType());
@@ -58,7 +68,7 @@ struct SinkTransposeBelowReshape : OpRewritePattern<ReshapeOp> {
     if (out.getRank() < 2 || !in.hasStaticShape() || !out.hasStaticShape() ||
         in.getShape().take_back(2) != out.getShape().take_back(2))
       return rewriter.notifyMatchFailure(reshape, "the reshape changes the matrix dims");
-    if (!llvm::any_of(reshape->getUsers(), [](Operation *u) { return isa<MatmulOp>(u); }))
+    if (!feedsMatmul(reshape))
       return rewriter.notifyMatchFailure(reshape, "no matmul uses the result");
     SmallVector<int64_t> shape(out.getShape());
     std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
@@ -68,6 +78,25 @@ struct SinkTransposeBelowReshape : OpRewritePattern<ReshapeOp> {
     SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, out.getRank()));
     std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
     rewriter.replaceOpWithNewOp<TransposeOp>(reshape, out, inner, perm);
+    rewriter.eraseOp(t);
+    return success();
+  }
+};
+
+/// cast(transpose(x)) → transpose(cast(x)) for a matrix-dim transpose, so
+/// that a matmul operand cast by --auto-cast still shows its transpose.
+struct SinkTransposeBelowCast : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp castOp, PatternRewriter &rewriter) const override {
+    auto t = castOp.getInput().getDefiningOp<TransposeOp>();
+    if (!t || !swapsMatrixDims(t) || !t->hasOneUse() || !feedsMatmul(castOp))
+      return rewriter.notifyMatchFailure(castOp,
+                                         "the input is not a single-use matrix transpose of a "
+                                         "matmul operand");
+    auto inType = cast<RankedTensorType>(t.getInput().getType());
+    Type elem = castOp.getType().getElementType();
+    Value converted = CastOp::create(rewriter, castOp.getLoc(), inType.clone(elem), t.getInput());
+    rewriter.replaceOpWithNewOp<TransposeOp>(castOp, castOp.getType(), converted, t.getPerm());
     rewriter.eraseOp(t);
     return success();
   }
@@ -113,7 +142,7 @@ struct FoldTransposesPass
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     RewritePatternSet patterns(&getContext());
-    patterns.add<SinkTransposeBelowReshape>(&getContext());
+    patterns.add<SinkTransposeBelowReshape, SinkTransposeBelowCast>(&getContext());
     patterns.add<FoldTransposeIntoMatmul>(&getContext(), fn);
     if (failed(applyPatternsGreedily(fn, std::move(patterns))))
       return signalPassFailure();
@@ -124,8 +153,7 @@ struct FoldTransposesPass
         return;
       for (Operation *user : t->getUsers()) {
         auto reshape = dyn_cast<ReshapeOp>(user);
-        if (reshape && llvm::any_of(reshape->getUsers(),
-                                    [](Operation *u) { return isa<MatmulOp>(u); })) {
+        if (reshape && feedsMatmul(reshape)) {
           neuronc::recordFusionDecision(
               fn, {"transpose-into-matmul", false,
                    t->hasOneUse() ? "a reshape between the transpose and the matmul changes "
