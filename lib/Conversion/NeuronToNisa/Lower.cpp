@@ -104,6 +104,34 @@ bool isRowOp(Operation *op) {
              ReduceMinOp, ReduceProdOp, RmsNormOp, LayerNormOp, SoftmaxOp, BroadcastToOp>(op);
 }
 
+/// Whether every use of `v` (through reshapes, and into fused kernels) is
+/// the transposed rhs of a matmul: the operand the matmul lowering loads
+/// row-wise into SBUF and converts when it copies the transposed tiles out
+/// of PSUM.
+bool onlyTransposedRhs(Value v) {
+  return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto r = dyn_cast<ReshapeOp>(user))
+      return onlyTransposedRhs(r.getResult());
+    if (auto k = dyn_cast<KernelOp>(user))
+      return onlyTransposedRhs(k.getBody().front().getArgument(use.getOperandNumber()));
+    auto mm = dyn_cast<MatmulOp>(user);
+    return mm && use.getOperandNumber() == 1 && mm.getTransposeRhs();
+  });
+}
+
+/// A float narrowing cast (--auto-cast's f32 -> bf16 of a weight) whose
+/// only users are transposed matmul operands is not a kernel of its own:
+/// the matmul reads the wide source and converts it on chip, so the
+/// narrowed copy never round-trips HBM.
+bool castFoldsIntoMatmul(CastOp c) {
+  auto in = cast<RankedTensorType>(c.getInput().getType()).getElementType();
+  auto out = c.getType().getElementType();
+  return isa<FloatType>(in) && isa<FloatType>(out) &&
+         in.getIntOrFloatBitWidth() > out.getIntOrFloatBitWidth() &&
+         onlyTransposedRhs(c.getResult());
+}
+
 /// A short kind for a single op's kernel: "mul", "rmsnorm", ...
 std::string kindOf(Operation *op) { return op->getName().stripDialect().str(); }
 
@@ -227,6 +255,11 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       HbmBuffer b = fl.bufferOf(r.getInput());
       b.shape = SmallVector<int64_t>(r.getType().getShape());
       fl.setBuffer(r.getResult(), b);
+      continue;
+    }
+    // The cast's result is its (wider) source; the matmul converts.
+    if (auto c = dyn_cast<CastOp>(op); c && castFoldsIntoMatmul(c)) {
+      fl.setBuffer(c.getResult(), fl.bufferOf(c.getInput()));
       continue;
     }
     if (auto k = dyn_cast<KernelOp>(op))

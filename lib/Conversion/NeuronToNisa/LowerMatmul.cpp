@@ -64,6 +64,10 @@ struct MatmulLowering {
   int64_t M, N, K, kt;
   bool transA, transB;
   Type aType, bType, f32;
+  /// B's element type in HBM: bType, or a wider float when an --auto-cast
+  /// cast was folded into this matmul (the transposed tiles are converted
+  /// as they are copied out of PSUM).
+  Type bSrcType;
   HbmBuffer a, b;
   int64_t G = 1;   ///< row tiles per block
   int64_t nsz = 0;
@@ -94,12 +98,20 @@ struct MatmulLowering {
     needAT = !transA; // A is [M, K]: K innermost, transpose on TensorE
     needBT = transB;  // B is [N, K]
     nsz = std::min<int64_t>(N, hw.psumBankFp32());
+    bSrcType = bType;
+    if (fl.hasBuffer(mm.getRhs()) && fl.bufferOf(mm.getRhs()).elementType)
+      bSrcType = fl.bufferOf(mm.getRhs()).elementType;
+    if (bSrcType != bType && !needBT) {
+      why = "a folded cast feeds an operand that is not transposed";
+      return false;
+    }
     int64_t ea = nisa::elementBytes(aType), eb = nisa::elementBytes(bType);
+    int64_t ebSrc = nisa::elementBytes(bSrcType);
     // A transposed B loads kg K tiles per DMA, so that its rows are long
     // enough for the DMA to reach its bandwidth, into one of 2 x (row
     // groups of a column tile) stages: a K group loads while the one
     // before it is transposed.
-    kg = needBT ? std::clamp<int64_t>(kMinRunBytes / (P * eb), 1, kt) : 1;
+    kg = needBT ? std::clamp<int64_t>(kMinRunBytes / (P * ebSrc), 1, kt) : 1;
     nStageB = needBT ? 2 * llvm::divideCeil(nsz, P) : 0;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100;
     int64_t mt = llvm::divideCeil(M, P);
@@ -113,7 +125,7 @@ struct MatmulLowering {
       if (needAT)
         total += 2 * std::min<int64_t>(K, kStage) * ea; // staged rows of A
       if (needBT)
-        total += nStageB * std::min(K, kg * P) * eb; // staged K groups of B
+        total += nStageB * std::min(K, kg * P) * ebSrc; // staged K groups of B
       total += epilogue.epilogueBytesPerPartition(nsz);
       return total;
     };
@@ -186,7 +198,7 @@ struct MatmulLowering {
     }
     for (int64_t i = 0; needBT && i < nStageB; ++i)
       stageB.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, P),
-                                std::min(K, kg * P), bType, "stB"));
+                                std::min(K, kg * P), bSrcType, "stB"));
     for (int64_t i = 0; i < accSlots; ++i)
       acc.push_back(
           kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, P), nsz, f32, "acc"));
@@ -255,7 +267,7 @@ struct MatmulLowering {
                   int64_t only = -1, bool streamed = true) {
     HbmView view;
     view.sym = b.sym;
-    view.elementType = bType;
+    view.elementType = bSrcType;
     view.offset = bOff;
     if (!needBT) {
       // B is [K, N].
@@ -289,7 +301,7 @@ struct MatmulLowering {
       SmallVector<FlatSymbolRefAttr> stages;
       for (int64_t j = 0; j < ns; j += P) {
         stages.push_back(stageB[stageBSlot++ % stageB.size()]);
-        kb.transfer(true, stages.back(), bType, 0, 0, view, n0 + j,
+        kb.transfer(true, stages.back(), bSrcType, 0, 0, view, n0 + j,
                     std::min<int64_t>(P, ns - j), g0, gsz);
       }
       for (int64_t k0 = 0; k0 < gsz; k0 += P) {
