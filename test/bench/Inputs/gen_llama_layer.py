@@ -20,7 +20,8 @@ Defaults: Llama-2-7B's layer with 8 KV heads (hidden 4096, 32 heads, head dim
 
 --reference DIR [--seed N] writes random inputs (DIR/in0.npy, ...) and the
 layer's output computed by numpy in f64 (DIR/expected.npy), for f32 layers.
-The script also prints, with --bound TARGET, the layer's lower bound on that
+The script also prints, with --bound TARGET [--auto-cast] (f32 weights
+computed in bf16), the layer's lower bound on that
 target as JSON: FLOPs / TensorE peak and the bytes that must move once
 (weights, inputs, outputs, the cache) / the memory roofline.
 """
@@ -108,7 +109,7 @@ if "--bound" in args:
     moved += 2 * KV * C * D * 4
     from_table = {"trn1": (91.8e12, 272e9), "trn2": (78.6e12, 362e9)}
     peak, bw = from_table[opt("--bound", "trn1", str)]
-    if WT == "f32":
+    if WT == "f32" and "--auto-cast" not in args:
         peak /= 4  # fp32 matmuls run at a quarter of the bf16 peak
     print(json.dumps({"flops": flops, "bytes": moved, "compute_us": flops / peak * 1e6,
                       "memory_us": moved / bw * 1e6,
