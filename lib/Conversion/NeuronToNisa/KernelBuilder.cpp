@@ -181,8 +181,11 @@ Engine ProgramBuilder::pickEngine(ArrayRef<Engine> allowed, ArrayRef<double> ns)
   return allowed[best];
 }
 
-int64_t ProgramBuilder::pickQueue(double ns) {
-  size_t best = std::min_element(queueLoad.begin(), queueLoad.end()) - queueLoad.begin();
+int64_t ProgramBuilder::pickQueue(double ns, bool store, int64_t storeQueues) {
+  auto first = queueLoad.begin(), last = queueLoad.end();
+  if (storeQueues > 0 && storeQueues < static_cast<int64_t>(queueLoad.size()))
+    (store ? first : last) = queueLoad.end() - storeQueues;
+  size_t best = std::min_element(first, last) - queueLoad.begin();
   queueLoad[best] += ns;
   return static_cast<int64_t>(best);
 }
@@ -264,7 +267,8 @@ void KernelBuilder::dma(FlatSymbolRefAttr dst, nisa::AccessPatternAttr dstAp,
   int64_t bytes = srcAp.getTotalElements() * esize;
   int64_t runs = std::max(sr, dr);
   double ns = neuronc::dmaQueueNs(hw(), bytes, runs, false);
-  int64_t queue = program_.pickQueue(ns);
+  // HBM access patterns have no partitions: a store writes one.
+  int64_t queue = program_.pickQueue(ns, dstAp.getPartCount() == 0, storeQueues);
   emit<nisa::DmaCopyOp>(b.getI64IntegerAttr(queue), dst, dstAp, src, srcAp, FlatSymbolRefAttr(),
                         nisa::AccessPatternAttr(), IntegerAttr(), IntegerAttr(),
                         DenseI64ArrayAttr(), UnitAttr());

@@ -90,7 +90,15 @@ public:
   /// The least loaded of `allowed` for `ns` of work, which is then charged.
   Engine pickEngine(ArrayRef<Engine> allowed, ArrayRef<double> ns);
   /// The least loaded DMA queue for `ns` of transfer, which is then charged.
-  int64_t pickQueue(double ns);
+  /// With `storeQueues` > 0, stores use only the last `storeQueues` queues
+  /// and loads only the others.
+  int64_t pickQueue(double ns, bool store = false, int64_t storeQueues = 0);
+  /// Charges every queue up to the busiest one, so that the next kernel
+  /// spreads over all of them again (after one that kept some for stores).
+  void levelQueues() {
+    double top = *std::max_element(queueLoad.begin(), queueLoad.end());
+    queueLoad.assign(queueLoad.size(), top);
+  }
   /// Charges `ns` of work to a given engine.
   /// Adds `ns` to `e`'s load. Where VectorE and GpSimdE share one SBUF port
   /// (NeuronCore-v2) their work serializes, so each is charged with both.
@@ -132,6 +140,11 @@ public:
 
   ProgramBuilder &program() { return program_; }
   const neuronc::HardwareModel &hw() const { return program_.hw(); }
+  /// DMA queues kept for this kernel's stores (0: loads and stores share
+  /// all). A store waiting for its data at the head of a queue holds back
+  /// every load behind it; a kernel that prefetches while it computes keeps
+  /// its stores out of its loads' way.
+  int64_t storeQueues = 0;
   nisa::KernelOp kernel() { return kernel_; }
   OpBuilder &builder() { return b; }
   MLIRContext *context() { return b.getContext(); }

@@ -74,7 +74,8 @@ struct MatmulLowering {
   bool needAT, needBT;
 
   // Tiles.
-  FlatSymbolRefAttr aT, stageA[2], mov[3], tp[2];
+  FlatSymbolRefAttr aT, stageA[2], mov[3];
+  SmallVector<FlatSymbolRefAttr, 4> tp; ///< PSUM tiles of the TensorE transposes
   SmallVector<FlatSymbolRefAttr> acc, stageB, aTs;
   int64_t movBase = 0; ///< non-streamed column tiles so far (their mov ring slot)
   int stageSlot = 0, stageBSlot = 0, tpSlot = 0, accSlot = 0;
@@ -159,6 +160,8 @@ struct MatmulLowering {
       why = "the matmul's accumulators do not fit PSUM";
       return false;
     }
+    if (needAT || needBT)
+      tpSlots = std::min<int64_t>(2 * 2, 2 + (slots - accSlots) * nsz * 4 / hw.psumBankBytes());
     // With several blocks (batches, row blocks), a second Aᵀ lets the next
     // block's stationary matrix load while this one multiplies.
     int64_t blocks = llvm::divideCeil(M, G * P) * mm.getType().getNumElements() /
@@ -171,6 +174,9 @@ struct MatmulLowering {
 
   bool streamK = false;
   int64_t accSlots = 4;
+  /// PSUM banks for transposes: two, and the banks the accumulators leave
+  /// free up to four, so TensorE can transpose ahead of the copies out.
+  int64_t tpSlots = 2;
   int64_t aTCopies = 1; ///< Aᵀ buffers, used by blocks in turn
   int64_t kg = 1;      ///< K tiles per streamed load of a transposed B
   int64_t nStageB = 0; ///< stages of a transposed B
@@ -193,9 +199,9 @@ struct MatmulLowering {
       if (needAT)
         stageA[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(M, P),
                              std::min<int64_t>(K, kStage), aType, "stA");
-      if (needAT || needBT)
-        tp[i] = kb.alloc(nisa::MemorySpace::psum, P, hw.psumBankFp32(), f32, "tp");
     }
+    for (int64_t i = 0; (needAT || needBT) && i < tpSlots; ++i)
+      tp.push_back(kb.alloc(nisa::MemorySpace::psum, P, hw.psumBankFp32(), f32, "tp"));
     for (int64_t i = 0; needBT && i < nStageB; ++i)
       stageB.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, P),
                                 std::min(K, kg * P), bSrcType, "stB"));
@@ -213,7 +219,7 @@ struct MatmulLowering {
   /// cols on partitions, rows along the free axis.
   void transposeInto(FlatSymbolRefAttr stage, int64_t rows, int64_t c, int64_t cols,
                      FlatSymbolRefAttr dst, int64_t dstOffset) {
-    FlatSymbolRefAttr t = tp[tpSlot++ % 2];
+    FlatSymbolRefAttr t = tp[tpSlot++ % tp.size()];
     kb.charge(Engine::tensor, kb.estimate(Opcode::Transpose, Engine::tensor, rows, cols));
     kb.emit<nisa::TransposeOp>(Engine::tensor, t, kb.tileAP(0, cols, 0, rows), stage,
                                kb.tileAP(0, rows, c, cols), DenseI64ArrayAttr(), UnitAttr());
@@ -306,7 +312,7 @@ struct MatmulLowering {
       }
       for (int64_t k0 = 0; k0 < gsz; k0 += P) {
         int64_t ksz = std::min<int64_t>(P, gsz - k0);
-        FlatSymbolRefAttr t = tp[tpSlot++ % 2];
+        FlatSymbolRefAttr t = tp[tpSlot++ % tp.size()];
         for (int64_t j = 0; j < ns; j += P) {
           int64_t rows = std::min<int64_t>(P, ns - j);
           kb.charge(Engine::tensor, kb.estimate(Opcode::Transpose, Engine::tensor, rows, ksz));
@@ -373,6 +379,13 @@ struct MatmulLowering {
     a = fl.bufferOf(mm.getLhs());
     b = fl.bufferOf(mm.getRhs());
     allocate();
+    // Staged operands prefetch through the queues while TensorE works; with
+    // several row tiles (TensorE-heavy, many result stores) the stores,
+    // each waiting for its epilogue, get queues of their own (a quarter of
+    // them) so that they never stall a prefetch. A single row tile streams
+    // B and needs every queue for it.
+    if ((needAT || needBT) && M > P)
+      kb.storeQueues = hw.dmaEngines / 4;
     bool fp32 = aType.isF32() || bType.isF32();
     int64_t nts = (N + nsz - 1) / nsz;
     int64_t block = 0;
@@ -433,6 +446,8 @@ struct MatmulLowering {
         movBase += nts;
       }
     }
+    if (kb.storeQueues)
+      kb.program().levelQueues();
   }
 };
 
