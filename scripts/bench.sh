@@ -153,9 +153,12 @@ for v, target in ((8192, None), (32768, 2.0), (151936, 10.0)):
           + (f"  (target < {target:.0f} s: {ok(lm[v] < target)})" if target else ""))
 print(f"  LM head V = 32768 / V = 8192: {lm[32768] / lm[8192]:4.2f}x for 4x the work")
 PY
-# A Llama-7B-shaped layer against its bound (prefill and decode).
+# A Llama-7B-shaped layer against its bound (prefill and decode), and every
+# model of ../shared/models that holds a matmul against its bound.
 echo
 bash "$SRC/scripts/llama-bench.sh" "$BUILD"
+echo
+bash "$SRC/scripts/models-bound.sh" "$BUILD"
 # The calibration suite keeps the simulated machine beside published figures.
 echo
 bash "$SRC/scripts/calibrate.sh" "$BUILD"
