@@ -53,6 +53,9 @@ SmallVector<int64_t> batchOffsets(ArrayRef<int64_t> shape, ArrayRef<int64_t> bat
   return out;
 }
 
+/// Moving tile sets a matmul may rotate through (three when K streams).
+constexpr int kMaxRingMov = 4;
+
 struct MatmulLowering {
   FunctionLowering &fl;
   KernelBuilder &kb;
@@ -74,7 +77,7 @@ struct MatmulLowering {
   bool needAT, needBT;
 
   // Tiles.
-  FlatSymbolRefAttr aT, stageA[2], mov[3];
+  FlatSymbolRefAttr aT, stageA[2], mov[kMaxRingMov];
   SmallVector<FlatSymbolRefAttr, 4> tp; ///< PSUM tiles of the TensorE transposes
   SmallVector<FlatSymbolRefAttr> acc, stageB, aTs;
   int64_t movBase = 0; ///< non-streamed column tiles so far (their mov ring slot)
@@ -161,14 +164,23 @@ struct MatmulLowering {
       return false;
     }
     if (needAT || needBT)
-      tpSlots = std::min<int64_t>(2 * 2, 2 + (slots - accSlots) * nsz * 4 / hw.psumBankBytes());
-    // With several blocks (batches, row blocks), a second Aᵀ lets the next
-    // block's stationary matrix load while this one multiplies.
+      tpSlots = std::min<int64_t>(kMaxRing, 2 + (slots - accSlots) * nsz * 4 / hw.psumBankBytes());
+    // With several blocks (batches, row blocks), more Aᵀ buffers and moving
+    // tiles let the next blocks' operands load while this one multiplies:
+    // small blocks (attention heads) are each too short to hide a DMA's
+    // start latency, so up to kMaxRing are in flight where SBUF allows.
     int64_t blocks = llvm::divideCeil(M, G * P) * mm.getType().getNumElements() /
                      (M * N);
-    aTCopies = blocks > 1 && bytes(G, streamK) + kt * std::min<int64_t>(G * P, M) * ea <= budget
-                   ? 2
-                   : 1;
+    int64_t aTBytes = kt * std::min<int64_t>(G * P, M) * ea;
+    int64_t movBytes = (streamK ? kg : kt) * nsz * eb;
+    while (blocks > aTCopies && aTCopies < kMaxRing &&
+           bytes(G, streamK) + aTCopies * aTBytes +
+                   (streamK ? 0 : (movCount - 1) * movBytes) <=
+               budget) {
+      ++aTCopies;
+      if (!streamK && movCount < kMaxRing)
+        ++movCount;
+    }
     return true;
   }
 
@@ -178,6 +190,9 @@ struct MatmulLowering {
   /// free up to four, so TensorE can transpose ahead of the copies out.
   int64_t tpSlots = 2;
   int64_t aTCopies = 1; ///< Aᵀ buffers, used by blocks in turn
+  int64_t movCount = 2; ///< K-resident moving tile sets, used by column tiles in turn
+  /// heuristic: the deepest ring of Aᵀ, moving and transpose buffers.
+  static constexpr int64_t kMaxRing = 4;
   int64_t kg = 1;      ///< K tiles per streamed load of a transposed B
   int64_t nStageB = 0; ///< stages of a transposed B
 
@@ -192,7 +207,7 @@ struct MatmulLowering {
     for (int64_t i = 0; i < aTCopies; ++i)
       aTs.push_back(
           kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P), kt * mb, aType, "aT"));
-    for (int i = 0; i < (streamK ? 3 : 2); ++i)
+    for (int64_t i = 0; i < (streamK ? 3 : movCount); ++i)
       mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P),
                         (streamK ? kg : kt) * nsz, bType, "mov");
     for (int i = 0; i < 2; ++i) {
@@ -407,7 +422,7 @@ struct MatmulLowering {
         int64_t groups = needBT ? llvm::divideCeil(kt, kg) : 1;
         auto load = [&](int64_t t, int64_t g) {
           kb.setSource(mm);
-          loadMoving(mov[(movBase + t) % 2], bOffs[bi], t * nsz, std::min(nsz, N - t * nsz),
+          loadMoving(mov[(movBase + t) % movCount], bOffs[bi], t * nsz, std::min(nsz, N - t * nsz),
                      needBT ? g : -1, /*streamed=*/false);
         };
         for (int64_t g = 0; g < groups; ++g)
@@ -420,7 +435,7 @@ struct MatmulLowering {
               load(t + 1, next++);
           };
           int64_t n0 = t * nsz, ns = std::min(nsz, N - n0);
-          FlatSymbolRefAttr moving = mov[(movBase + t) % 2];
+          FlatSymbolRefAttr moving = mov[(movBase + t) % movCount];
           for (int64_t j = 0; j < mb; j += P) {
             int64_t msz = std::min<int64_t>(P, mb - j);
             FlatSymbolRefAttr accum = acc[accSlot++ % accSlots];
