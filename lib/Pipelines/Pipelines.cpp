@@ -303,24 +303,22 @@ LogicalResult neuronc::restrictToEntry(ModuleOp module, StringRef entry) {
     llvm::SmallPtrSet<Operation *, 8> keep = {fn->getOperation()};
     SmallVector<func::FuncOp> work = {*fn};
     SymbolTable symbols(module);
+    llvm::DenseSet<StringAttr> called; // every symbol a kept function names
     while (!work.empty()) {
       func::FuncOp f = work.pop_back_val();
       if (std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(f))
-        for (const SymbolTable::SymbolUse &use : *uses)
+        for (const SymbolTable::SymbolUse &use : *uses) {
+          called.insert(use.getSymbolRef().getRootReference());
           if (auto callee = symbols.lookup<func::FuncOp>(use.getSymbolRef().getRootReference()))
             if (keep.insert(callee).second)
               work.push_back(callee);
+        }
     }
     for (auto f : module.getOps<func::FuncOp>())
       if (!keep.contains(f) && !f.isExternal())
         drop.push_back(f);
     // Hand-written kernels no kept function calls are not compiled either:
     // an error in one would stop an unrelated entry.
-    llvm::DenseSet<StringAttr> called;
-    for (Operation *f : keep)
-      if (std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(f))
-        for (const SymbolTable::SymbolUse &use : *uses)
-          called.insert(use.getSymbolRef().getRootReference());
     for (auto p : llvm::make_early_inc_range(module.getOps<nisa::ProgramOp>()))
       if (!called.contains(p.getSymNameAttr()))
         p.erase();

@@ -10,8 +10,8 @@
 
 #include "neuronc/ISA/InstructionCost.h"
 
-#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>

@@ -40,8 +40,8 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <cmath>
-#include <functional>
 #include <deque>
+#include <functional>
 #include <map>
 #include <limits>
 #include <memory>
@@ -263,8 +263,6 @@ public:
 
 private:
   std::function<double(double)> bandwidthAt;
-
-private:
   std::deque<double> free;
 };
 

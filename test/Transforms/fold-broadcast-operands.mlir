@@ -34,7 +34,8 @@ func.func @decode_values(%p: tensor<8x1x300xf32>, %v: tensor<1x2x1x300x64xf32>) 
 // -----
 
 // Prefill: 4 heads x 40 query rows exceed one row tile, so the repeated copy
-// stays (the matmul keeps its batches and its epilogue).
+// stays (the matmul keeps its batches and its epilogue), and the report says
+// why.
 // CHECK-LABEL: func.func @prefill
 // CHECK: neuron.add
 // CHECK: neuron.matmul {{.*}} : tensor<8x40x64xf32>, tensor<8x40x64xf32> -> tensor<8x40x40xf32>
@@ -42,6 +43,7 @@ func.func @prefill(%q: tensor<8x40x64xf32>, %k: tensor<1x2x1x40x64xf32>) -> tens
   %z = neuron.constant dense<0.0> : tensor<1x2x4x40x64xf32>
   %kb = neuron.add %k, %z : tensor<1x2x1x40x64xf32>, tensor<1x2x4x40x64xf32> -> tensor<1x2x4x40x64xf32>
   %k3 = neuron.reshape %kb : tensor<1x2x4x40x64xf32> -> tensor<8x40x64xf32>
+  // expected-remark @+1 {{not fused broadcast-into-matmul: 4 heads x 40 query rows = 160 rows exceed one row tile (128): the repeated copy is kept}}
   %s = neuron.matmul %q, %k3 transpose_rhs : tensor<8x40x64xf32>, tensor<8x40x64xf32> -> tensor<8x40x40xf32>
   return %s : tensor<8x40x40xf32>
 }

@@ -55,6 +55,17 @@ class Writer:
     def alloc(self, name, space, p, f, t="bf16"):
         self.lines.append("    nisa.alloc @%s %s %dx%dx%s" % (name, space, p, f, t))
 
+    def results(self, B, name="s", nf=TN):
+        """PSUM accumulators (min(B, 8) banks) and B result staging tiles
+        `name`0.. of nf columns, each rotating as a loop-local tile does.
+        Returns the number of accumulators."""
+        P = min(B, PSUM_BANKS)
+        for b in range(P):
+            self.alloc("p%d" % b, "psum", 128, TN, "f32")
+        for b in range(B):
+            self.alloc("%s%d" % (name, b), "sbuf", 128, nf)
+        return P
+
     def load(self, tile, f0, nf, src, base, stride):
         """tile[:, f0:f0+nf] = src[base + p*stride + (0..nf)] over 128 partitions."""
         self.body.append("    nisa.dma_copy q%d @%s[0:128, %d, [1,%d]] = @%s[%d, [%d,128], [1,%d]]"
@@ -84,11 +95,7 @@ def tiled(M, K, N, B):
     for b in range(B):
         w.alloc("l%d" % b, "sbuf", 128, TM)
         w.alloc("r%d" % b, "sbuf", 128, TN)
-    P = min(B, PSUM_BANKS)
-    for b in range(P):
-        w.alloc("p%d" % b, "psum", 128, TN, "f32")
-    for b in range(B):
-        w.alloc("s%d" % b, "sbuf", 128, TN)
+    P = w.results(B)
     it = out = 0
     for m in range(M // TM):
         for n in range(N // TN):
@@ -116,11 +123,7 @@ def hoist_load(M, K, N, B, block_m=1, block_n=1, name="hoist_load", sets=2):
             w.alloc("l%d_%d" % (s, bm), "sbuf", 128, KT * TM)
         for bn in range(block_n):
             w.alloc("r%d_%d" % (s, bn), "sbuf", 128, KT * TN)
-    P = min(B, PSUM_BANKS)
-    for b in range(P):
-        w.alloc("p%d" % b, "psum", 128, TN, "f32")
-    for b in range(B):
-        w.alloc("s%d" % b, "sbuf", 128, TN)
+    P = w.results(B)
     out = rset = 0
     for m in range(M // (TM * block_m)):
         ls = m % sets
@@ -164,11 +167,7 @@ def fully_optimized(M, K, N, B, TBM=16, TBN=2, TBK=8):
         for bk in range(TBK):
             w.alloc("r%d_%d" % (s, bk), "sbuf", 128, BN)
             w.alloc("l%d_%d" % (s, bk), "sbuf", 128, BM)
-    P = min(B, PSUM_BANKS)
-    for b in range(P):
-        w.alloc("p%d" % b, "psum", 128, TN, "f32")
-    for b in range(B):
-        w.alloc("packed%d" % b, "sbuf", 128, BN)
+    P = w.results(B, "packed", BN)
     lset = rset = out = packed = 0
     for n in range(N // BN):
         for m in range(NBM):

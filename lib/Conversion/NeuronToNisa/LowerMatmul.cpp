@@ -53,9 +53,6 @@ SmallVector<int64_t> batchOffsets(ArrayRef<int64_t> shape, ArrayRef<int64_t> bat
   return out;
 }
 
-/// Moving tile sets a matmul may rotate through (three when K streams).
-constexpr int kMaxRingMov = 4;
-
 struct MatmulLowering {
   FunctionLowering &fl;
   KernelBuilder &kb;
@@ -77,8 +74,9 @@ struct MatmulLowering {
   bool needAT, needBT;
 
   // Tiles.
-  FlatSymbolRefAttr aT, stageA[2], mov[kMaxRingMov];
-  SmallVector<FlatSymbolRefAttr, 4> tp; ///< PSUM tiles of the TensorE transposes
+  FlatSymbolRefAttr aT, stageA[2];
+  SmallVector<FlatSymbolRefAttr, 4> tp;  ///< PSUM tiles of the TensorE transposes
+  SmallVector<FlatSymbolRefAttr, 4> mov; ///< moving tile sets (three when K streams)
   SmallVector<FlatSymbolRefAttr> acc, stageB, aTs;
   int64_t movBase = 0; ///< non-streamed column tiles so far (their mov ring slot)
   int stageSlot = 0, stageBSlot = 0, tpSlot = 0, accSlot = 0;
@@ -208,8 +206,8 @@ struct MatmulLowering {
       aTs.push_back(
           kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P), kt * mb, aType, "aT"));
     for (int64_t i = 0; i < (streamK ? 3 : movCount); ++i)
-      mov[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P),
-                        (streamK ? kg : kt) * nsz, bType, "mov");
+      mov.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P),
+                             (streamK ? kg : kt) * nsz, bType, "mov"));
     for (int i = 0; i < 2; ++i) {
       if (needAT)
         stageA[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(M, P),
@@ -357,13 +355,13 @@ struct MatmulLowering {
       int64_t groups = llvm::divideCeil(kt, kg);
       auto load = [&](int64_t g) {
         kb.setSource(mm);
-        loadMoving(mov[(ring + g) % 3], bOff, n0, ns, g);
+        loadMoving(mov[(ring + g) % mov.size()], bOff, n0, ns, g);
       };
       load(0);
       for (int64_t k = 0; k < kt; ++k) {
         if (k % kg == 0 && k / kg + 1 < groups)
           load(k / kg + 1);
-        FlatSymbolRefAttr moving = mov[(ring + k / kg) % 3];
+        FlatSymbolRefAttr moving = mov[(ring + k / kg) % mov.size()];
         int64_t movOffset = (k % kg) * nsz;
         int64_t ksz = std::min<int64_t>(P, K - k * P);
         kb.setSource(mm);
@@ -422,7 +420,7 @@ struct MatmulLowering {
         int64_t groups = needBT ? llvm::divideCeil(kt, kg) : 1;
         auto load = [&](int64_t t, int64_t g) {
           kb.setSource(mm);
-          loadMoving(mov[(movBase + t) % movCount], bOffs[bi], t * nsz, std::min(nsz, N - t * nsz),
+          loadMoving(mov[(movBase + t) % mov.size()], bOffs[bi], t * nsz, std::min(nsz, N - t * nsz),
                      needBT ? g : -1, /*streamed=*/false);
         };
         for (int64_t g = 0; g < groups; ++g)
@@ -435,7 +433,7 @@ struct MatmulLowering {
               load(t + 1, next++);
           };
           int64_t n0 = t * nsz, ns = std::min(nsz, N - n0);
-          FlatSymbolRefAttr moving = mov[(movBase + t) % movCount];
+          FlatSymbolRefAttr moving = mov[(movBase + t) % mov.size()];
           for (int64_t j = 0; j < mb; j += P) {
             int64_t msz = std::min<int64_t>(P, mb - j);
             FlatSymbolRefAttr accum = acc[accSlot++ % accSlots];

@@ -38,7 +38,8 @@ Value broadcastSource(Value v) {
   auto add = v.getDefiningOp<AddOp>();
   if (!add)
     return {};
-  for (auto [x, z] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+  for (auto [x, z] :
+       {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
     std::optional<double> zero = getSplatValue(z);
     if (zero && *zero == 0.0 && z.getType() == add.getType() && x.getType() != add.getType())
       return x;
@@ -64,8 +65,7 @@ struct HoistCastAboveBroadcast : OpRewritePattern<CastOp> {
     if (auto reshape = dyn_cast<ReshapeOp>(def)) {
       if (!broadcastSource(reshape.getInput()))
         return rewriter.notifyMatchFailure(castOp, "the reshape is not of a broadcast");
-      rewriter.replaceOpWithNewOp<ReshapeOp>(castOp, castOp.getType(),
-                                             convert(reshape.getInput()));
+      rewriter.replaceOpWithNewOp<ReshapeOp>(castOp, castOp.getType(), convert(reshape.getInput()));
       rewriter.eraseOp(reshape);
       return success();
     }
@@ -98,9 +98,8 @@ struct FoldBroadcastIntoMatmul : OpRewritePattern<MatmulOp> {
       Value other = mm->getOperand(1 - i);
       auto otherType = cast<RankedTensorType>(other.getType());
       auto resultType = mm.getType();
-      if (!wideType.hasStaticShape() || !srcType.hasStaticShape() ||
-          !otherType.hasStaticShape() || srcType.getRank() != wideType.getRank() ||
-          wideType.getRank() < 3 || opType.getRank() < 3)
+      if (!wideType.hasStaticShape() || !srcType.hasStaticShape() || !otherType.hasStaticShape() ||
+          srcType.getRank() != wideType.getRank() || wideType.getRank() < 3 || opType.getRank() < 3)
         continue; // not a same-rank static batch broadcast
       ArrayRef<int64_t> wideShape = wideType.getShape(), srcShape = srcType.getShape();
       // The matrix dims are neither broadcast nor regrouped.
@@ -114,8 +113,7 @@ struct FoldBroadcastIntoMatmul : OpRewritePattern<MatmulOp> {
           product(resultType.getShape().drop_back(2)) != batches)
         continue; // the other operand does not have the same batches
       Location loc = mm.getLoc();
-      int64_t bytes = 2 * wideType.getNumElements() *
-                      ((wideType.getElementTypeBitWidth() + 7) / 8);
+      int64_t bytes = 2 * wideType.getNumElements() * ((wideType.getElementTypeBitWidth() + 7) / 8);
       // Broadcast rhs over the trailing batch dims of the lhs (GQA: the R
       // query heads of a KV head): those heads become rows of one matmul,
       // [.., KV, R*M, K] x [.., KV, K, N], which loads each K/V tile once.
@@ -123,44 +121,56 @@ struct FoldBroadcastIntoMatmul : OpRewritePattern<MatmulOp> {
       size_t lead = batch.size();
       while (lead > 0 && srcBatch[lead - 1] == 1 && batch[lead - 1] != 1)
         --lead;
-      bool trailingOnly = lead < batch.size() &&
-                          srcBatch.take_front(lead) == batch.take_front(lead);
+      bool trailingOnly =
+          lead < batch.size() && srcBatch.take_front(lead) == batch.take_front(lead);
       int64_t rep = product(batch.drop_front(lead));
       int64_t m = otherType.getShape()[otherType.getRank() - 2];
+      if (i != 1 || !trailingOnly || mm.getTransposeLhs())
+        continue; // not a GQA-style broadcast of the rhs
       // Only while the merged rows stay one row tile (decode): beyond, the
       // matmul's blocking changes and a reshape between it and its
       // epilogue keeps the epilogue out of its kernel, which costs more
       // than the repeated copy saves.
-      if (i != 1 || !trailingOnly || mm.getTransposeLhs() ||
-          rep * m > neuronc::hardwareModels().front().partitions)
-        continue; // not a GQA-style broadcast of the rhs with query rows in one tile
-      {
-        int64_t k = otherType.getShape().back();
-        SmallVector<int64_t> aShape(batch.take_front(lead));
-        aShape.append({rep * m, k});
-        SmallVector<int64_t> bShape(batch.take_front(lead));
-        llvm::append_range(bShape, srcShape.take_back(2));
-        SmallVector<int64_t> cShape(batch.take_front(lead));
-        cShape.append({rep * m, resultType.getShape().back()});
-        Value a = ReshapeOp::create(rewriter, loc,
-                                    RankedTensorType::get(aShape, otherType.getElementType()),
-                                    other);
-        Value b = ReshapeOp::create(rewriter, loc,
-                                    RankedTensorType::get(bShape, srcType.getElementType()), src);
-        auto merged = MatmulOp::create(
-            rewriter, loc, RankedTensorType::get(cShape, resultType.getElementType()), a, b,
-            mm.getTransposeLhsAttr(), mm.getTransposeRhsAttr());
-        neuronc::recordFusionDecision(fn, {"broadcast-into-matmul", true, "", loc,
-                                           {wide.getLoc()}, bytes});
-        rewriter.replaceOpWithNewOp<ReshapeOp>(mm, resultType, merged);
-        return success();
+      int64_t rowTile = neuronc::hardwareModels().front().partitions;
+      if (rep * m > rowTile) {
+        if (explained.insert(mm).second) // the driver may visit it again
+          neuronc::recordFusionDecision(
+              fn, {"broadcast-into-matmul",
+                   false,
+                   (Twine(rep) + " heads x " + Twine(m) + " query rows = " + Twine(rep * m) +
+                    " rows exceed one row tile (" + Twine(rowTile) + "): the repeated copy is kept")
+                       .str(),
+                   loc,
+                   {},
+                   0});
+        return rewriter.notifyMatchFailure(mm, "the merged query rows exceed one row tile");
       }
+      int64_t k = otherType.getShape().back();
+      SmallVector<int64_t> aShape(batch.take_front(lead));
+      aShape.append({rep * m, k});
+      SmallVector<int64_t> bShape(batch.take_front(lead));
+      llvm::append_range(bShape, srcShape.take_back(2));
+      SmallVector<int64_t> cShape(batch.take_front(lead));
+      cShape.append({rep * m, resultType.getShape().back()});
+      Value a = ReshapeOp::create(rewriter, loc,
+                                  RankedTensorType::get(aShape, otherType.getElementType()), other);
+      Value b = ReshapeOp::create(rewriter, loc,
+                                  RankedTensorType::get(bShape, srcType.getElementType()), src);
+      auto merged = MatmulOp::create(rewriter, loc,
+                                     RankedTensorType::get(cShape, resultType.getElementType()), a,
+                                     b, mm.getTransposeLhsAttr(), mm.getTransposeRhsAttr());
+      neuronc::recordFusionDecision(
+          fn, {"broadcast-into-matmul", true, "", loc, {wide.getLoc()}, bytes});
+      rewriter.replaceOpWithNewOp<ReshapeOp>(mm, resultType, merged);
+      return success();
     }
     return rewriter.notifyMatchFailure(
         mm, "no operand is a GQA-style reshaped batch broadcast of the rhs with the query rows "
             "in one row tile");
   }
   func::FuncOp fn;
+  /// Matmuls whose rejection is already recorded.
+  mutable llvm::DenseSet<Operation *> explained;
 };
 
 struct FoldBroadcastOperandsPass
