@@ -433,6 +433,36 @@ def Neuron_SoftmaxOp : Neuron_Op<"softmax", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Neuron_AttentionOp : Neuron_Op<"attention"> {
+  let summary = "scaled dot-product attention: softmax(q·kᵀ·scale + mask)·v";
+  let description = [{
+    `query: [..., H, M, D]`, `key: [..., G, N, D]`, `value: [..., G, N, Dv]`,
+    result `[..., H, M, Dv]`; leading dims are equal. Grouped-query attention
+    is `G < H` (`H` a multiple of `G`): query head `h` reads key/value head
+    `h / (H / G)`, without a repeated copy. `mask` is added to the scores and
+    broadcasts numpy-style against `[..., H, M, N]`. With `causal_offset = c`,
+    query row `i` sees only keys `j <= i + c` (0: a square causal mask;
+    `N - M`: queries at the end of an `N`-token cache). Scores, softmax and
+    the weighted sum are computed in f32; only the result is rounded to its
+    element type. What `--neuron-fuse-attention` forms from the exporters'
+    matmul / scale / mask / softmax / matmul chains.
+    ```mlir
+    %o = neuron.attention %q, %k, %v mask %m scale = 0.125
+        : (tensor<1x32x128x128xbf16>, tensor<1x8x128x128xbf16>, tensor<1x8x128x128xbf16>,
+           tensor<128x128xf32>) -> tensor<1x32x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_FloatTensor:$query, Neuron_FloatTensor:$key,
+                       Neuron_FloatTensor:$value, Optional<Neuron_FloatTensor>:$mask,
+                       F32Attr:$scale, OptionalAttr<I64Attr>:$causal_offset);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? `scale` `=` $scale
+    (`causal_offset` `=` $causal_offset^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//

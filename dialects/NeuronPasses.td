@@ -148,6 +148,23 @@ def NeuronFuseLayerNormPass : Pass<"neuron-fuse-layernorm", "::mlir::func::FuncO
   }];
 }
 
+def NeuronFuseAttentionPass : Pass<"neuron-fuse-attention", "::mlir::func::FuncOp"> {
+  let summary = "Collapses matmul / scale / mask / softmax / matmul chains into neuron.attention";
+  let description = [{
+    Scaled dot-product attention in the forms exporters emit: the scale as a
+    multiply or divide of the scores, or of q (and k) before the first
+    matmul; an additive mask of any broadcastable shape, or none; softmax
+    already collapsed by `--neuron-fuse-softmax` (so through a reciprocal or
+    a division); kᵀ as the first matmul's `transpose_rhs`; f32 or bf16 with
+    `--auto-cast` casts on the way; grouped-query attention's repeated K/V
+    (reshape, broadcast or add of a zero, reshape) read from the
+    unrepeated heads. A constant mask that is 0 for keys `j <= i + c` and at
+    most -1e4 beyond becomes `causal_offset = c`. Every softmax next to a
+    matmul gets a fusion-report entry (`attention`), fused or with the
+    reason it was not.
+  }];
+}
+
 def NeuronFuseSoftmaxPass : Pass<"neuron-fuse-softmax", "::mlir::func::FuncOp"> {
   let summary = "Collapses max/sub/exp/sum/div chains into neuron.softmax (and log-softmax)";
   let description = [{

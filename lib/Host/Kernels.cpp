@@ -855,4 +855,84 @@ Expected<Tensor> softmax(const Tensor &x, int64_t axis, bool log) {
   return restoreAxes(v, moved);
 }
 
+Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor *mask,
+                           float scale, std::optional<int64_t> causalOffset, DType resultType) {
+  if (!q.isFloat() || !k.isFloat() || !v.isFloat() || (mask && !mask->isFloat()))
+    return fail("attention: operands must be floating point");
+  int64_t rank = q.rank();
+  if (rank < 3 || k.rank() != rank || v.rank() != rank)
+    return fail("attention: query, key and value must have one rank >= 3");
+  int64_t h = q.shape()[rank - 3], m = q.shape()[rank - 2], d = q.shape()[rank - 1];
+  int64_t g = k.shape()[rank - 3], n = k.shape()[rank - 2], dv = v.shape()[rank - 1];
+  if (g <= 0 || h % g != 0 || k.shape()[rank - 1] != d || v.shape()[rank - 2] != n ||
+      v.shape()[rank - 3] != g || q.shape().drop_back(3) != k.shape().drop_back(3) ||
+      q.shape().drop_back(3) != v.shape().drop_back(3))
+    return fail("attention: incompatible shapes " + formatShape(q.shape()) + ", " +
+                formatShape(k.shape()) + ", " + formatShape(v.shape()));
+  Shape scores(q.shape());
+  scores.back() = n;
+  Shape maskStrides;
+  if (mask) {
+    if (!isBroadcastableTo(mask->shape(), scores))
+      return fail("attention: mask " + formatShape(mask->shape()) + " does not broadcast to " +
+                  formatShape(scores));
+    maskStrides = broadcastStrides(mask->shape(), scores);
+  }
+  Shape outShape(q.shape());
+  outShape.back() = dv;
+  Tensor out = Tensor::empty(resultType, outShape);
+  int64_t batches = numElements(q.shape().drop_back(3)), r = h / g;
+  std::vector<double> s(n), acc(dv);
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t hi = 0; hi < h; ++hi) {
+      int64_t gi = hi / r;
+      const float *qh = q.f() + (b * h + hi) * m * d;
+      const float *kh = k.f() + (b * g + gi) * n * d;
+      const float *vh = v.f() + (b * g + gi) * n * dv;
+      float *oh = out.f() + (b * h + hi) * m * dv;
+      for (int64_t i = 0; i < m; ++i) {
+        // The mask element of score (b, hi, i, j): batch dims flattened.
+        int64_t maskBase = 0;
+        if (mask) {
+          Shape idx(rank, 0);
+          int64_t rest = b;
+          for (int64_t dd = rank - 4; dd >= 0; --dd) {
+            idx[dd] = rest % scores[dd];
+            rest /= scores[dd];
+          }
+          idx[rank - 3] = hi;
+          idx[rank - 2] = i;
+          for (int64_t dd = 0; dd < rank; ++dd)
+            maskBase += idx[dd] * maskStrides[dd];
+        }
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < n; ++j) {
+          if (causalOffset && j > i + *causalOffset) {
+            s[j] = -INFINITY;
+            continue;
+          }
+          double dot = 0;
+          for (int64_t c = 0; c < d; ++c)
+            dot += static_cast<double>(qh[i * d + c]) * kh[j * d + c];
+          s[j] = dot * scale + (mask ? mask->f()[maskBase + j * maskStrides[rank - 1]] : 0.0);
+          mx = std::max(mx, s[j]);
+        }
+        std::fill(acc.begin(), acc.end(), 0.0);
+        double sum = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          if (s[j] == -INFINITY)
+            continue;
+          double p = std::exp(s[j] - mx);
+          sum += p;
+          for (int64_t c = 0; c < dv; ++c)
+            acc[c] += p * vh[j * dv + c];
+        }
+        for (int64_t c = 0; c < dv; ++c)
+          oh[i * dv + c] = static_cast<float>(sum > 0 ? acc[c] / sum : NAN);
+      }
+    }
+  out.roundToType();
+  return out;
+}
+
 } // namespace neuronc::ref

@@ -159,9 +159,10 @@ void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &option
 void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(neuron::createNeuronFoldTransposesPass());
-  fpm.addPass(neuron::createNeuronFoldBroadcastOperandsPass());
   fpm.addPass(neuron::createNeuronFuseActivationsPass());
   fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
+  fpm.addPass(neuron::createNeuronFuseAttentionPass());
+  fpm.addPass(neuron::createNeuronFoldBroadcastOperandsPass());
   fpm.addPass(neuron::createNeuronFuseRmsNormPass());
   fpm.addPass(neuron::createNeuronFuseLayerNormPass());
   fpm.addPass(createCanonicalizerPass());

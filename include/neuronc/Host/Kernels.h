@@ -50,6 +50,14 @@ llvm::Expected<Tensor> rmsnorm(const Tensor &x, const Tensor *weight,
 llvm::Expected<Tensor> layernorm(const Tensor &x, const Tensor *weight, const Tensor *bias,
                                  llvm::ArrayRef<int64_t> axes, float epsilon);
 llvm::Expected<Tensor> softmax(const Tensor &x, int64_t axis, bool log);
+/// softmax(q·kᵀ·scale + mask [, causal]) · v per head, in f32, rounded to
+/// `resultType`: q [..., H, M, D], k [..., G, N, D], v [..., G, N, Dv] with
+/// query head h reading key/value head h / (H / G); `mask` (may be null)
+/// broadcasts to [..., H, M, N]; with `causalOffset` row i sees keys
+/// j <= i + causalOffset.
+llvm::Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                                 const Tensor *mask, float scale,
+                                 std::optional<int64_t> causalOffset, DType resultType);
 
 } // namespace neuronc::ref
 

@@ -268,6 +268,8 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       ok = lowerCustomKernel(fl, c);
     else if (auto mm = dyn_cast<MatmulOp>(op))
       ok = lowerMatmul(fl, mm, mm, {}, {{mm.getResult(), mm.getResult()}}, "matmul");
+    else if (auto at = dyn_cast<AttentionOp>(op))
+      ok = lowerAttention(fl, at);
     else if (isRowOp(&op))
       ok = lowerOne(fl, &op);
     else

@@ -55,6 +55,9 @@ LogicalResult lowerMatmul(FunctionLowering &fl, Operation *anchor, MatmulOp matm
                           ArrayRef<Operation *> epilogueOps,
                           ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
 
+/// Scaled dot-product attention as one flash-attention kernel.
+LogicalResult lowerAttention(FunctionLowering &fl, AttentionOp op);
+
 /// A standalone reduction across partitions (kept dims innermost, or a full
 /// reduction): TensorE ones-vector sums, GpSimdE max/min/product. Returns
 /// false, emitting nothing, when the reduction suits the free axis.

@@ -158,6 +158,15 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
         const Tensor *b = optional(in, static_cast<bool>(l.getBias()), next);
         return ref::layernorm(in[0], w, b, l.getAxes(), l.getEpsilon().convertToFloat());
       })
+      .Case([&](AttentionOp a) -> llvm::Expected<Tensor> {
+        std::optional<neuronc::DType> out = toDType(a.getResult().getType().getElementType());
+        if (!out)
+          return fail("unsupported attention result type");
+        size_t next = 3;
+        const Tensor *mask = optional(in, static_cast<bool>(a.getMask()), next);
+        return ref::attention(in[0], in[1], in[2], mask, a.getScale().convertToFloat(),
+                              a.getCausalOffset(), *out);
+      })
       .Case([&](SoftmaxOp s) { return ref::softmax(in[0], s.getAxis(), s.getLog()); })
       .Default([&](Operation *other) -> llvm::Expected<Tensor> {
         return fail("'" + other->getName().getStringRef() + "' has no reference kernel");

@@ -149,5 +149,22 @@ std::optional<OpCost> LayerNormOp::getCost() {
   return normCost(*this, 7, 0, rowLength(getInput().getType(), getAxes()));
 }
 
+/// Two matmuls (2·D and 2·Dv flops per score) plus scale, mask, max,
+/// subtract, sum and normalize (6 per score) and one exp per score. Masked
+/// scores a causal offset skips are still counted: the bound is the dense one.
+std::optional<OpCost> AttentionOp::getCost() {
+  std::optional<OpCost> c = memoryCost(*this);
+  if (!c)
+    return std::nullopt;
+  auto q = getQuery().getType();
+  int64_t rank = q.getRank();
+  int64_t n = getKey().getType().getDimSize(rank - 2);
+  int64_t dv = getValue().getType().getDimSize(rank - 1);
+  int64_t scores = numElements(getQuery()) / q.getDimSize(rank - 1) * n;
+  c->flops = scores * (2 * q.getDimSize(rank - 1) + 2 * dv + 6);
+  c->transcendentals = scores;
+  return c;
+}
+
 /// max, subtract, sum, scale: 4 flops and one exp per element.
 std::optional<OpCost> SoftmaxOp::getCost() { return normCost(*this, 4, 1, 0); }

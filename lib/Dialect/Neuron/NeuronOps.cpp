@@ -270,6 +270,47 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
+LogicalResult AttentionOp::verify() {
+  auto q = getQuery().getType(), k = getKey().getType(), v = getValue().getType();
+  int64_t rank = q.getRank();
+  if (rank < 3)
+    return emitOpError("query must be [..., heads, rows, head_dim] (rank >= 3), got rank ")
+           << rank;
+  if (k.getRank() != rank || v.getRank() != rank)
+    return emitOpError("query, key and value must have the same rank");
+  if (failed(verifySameElementType(*this, getQuery(), getKey(), "query and key")) ||
+      failed(verifySameElementType(*this, getKey(), getValue(), "key and value")))
+    return failure();
+  auto dimsMatch = [](int64_t a, int64_t b) {
+    return a == b || a == ShapedType::kDynamic || b == ShapedType::kDynamic;
+  };
+  for (int64_t d = 0; d + 3 < rank; ++d)
+    if (!dimsMatch(q.getDimSize(d), k.getDimSize(d)) ||
+        !dimsMatch(q.getDimSize(d), v.getDimSize(d)))
+      return emitOpError("leading dim ") << d << " differs between query, key and value";
+  int64_t h = q.getDimSize(rank - 3), g = k.getDimSize(rank - 3);
+  if (!dimsMatch(g, v.getDimSize(rank - 3)))
+    return emitOpError("key and value have different head counts");
+  if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(g) && (g <= 0 || h % g != 0))
+    return emitOpError("query heads (") << h << ") must be a multiple of key/value heads ("
+                                        << g << ")";
+  if (!dimsMatch(q.getDimSize(rank - 1), k.getDimSize(rank - 1)))
+    return emitOpError("query and key head dims differ: ")
+           << q.getDimSize(rank - 1) << " vs " << k.getDimSize(rank - 1);
+  if (!dimsMatch(k.getDimSize(rank - 2), v.getDimSize(rank - 2)))
+    return emitOpError("key and value lengths differ: ")
+           << k.getDimSize(rank - 2) << " vs " << v.getDimSize(rank - 2);
+  neuronc::Shape scores(q.getShape());
+  scores.back() = k.getDimSize(rank - 2);
+  if (getMask() && !neuronc::isBroadcastableTo(getMask().getType().getShape(), scores))
+    return emitOpError("mask shape ")
+           << formatShape(getMask().getType().getShape())
+           << " does not broadcast to the scores' shape " << formatShape(scores);
+  neuronc::Shape out(q.getShape());
+  out.back() = v.getDimSize(rank - 1);
+  return verifyResultShape(*this, out);
+}
+
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = getInput().getType().getRank();
   int64_t axis = static_cast<int64_t>(getAxis());

@@ -1,0 +1,606 @@
+//===- LowerAttention.cpp - neuron.attention, flash-attention style --------===//
+//
+// softmax(q·kᵀ·scale + mask)·v without the scores or probabilities ever in
+// HBM. Per batch and key/value head g, the query rows of g's R heads
+// ([R·M, D], contiguous) are cut into row tiles of up to 128; each tile
+// walks the keys in blocks of one PSUM bank (512 columns) with an online
+// softmax: per block
+//   S   = Qᵀ_tileᵀ · Kᵀ_block                      TensorE, PSUM
+//   m'  = max(m, rowmax(S)·scale [+ mask])          VectorE
+//   P   = exp(S·scale - m') with row sums rs        ScalarE (one activation)
+//   l   = l·exp(m - m') + rs
+//   O   = O·exp(m - m') + Pᵀᵀ · V_block             TensorE transposes P, then
+//                                                   accumulates Pᵀ·V in PSUM
+// and at the end O / l is stored. Qᵀ and Kᵀ come from row loads transposed
+// on TensorE (never element-strided DMA). K and V of a head group stay in
+// SBUF for all its row tiles when they fit (read from HBM once); else each
+// block is loaded where it is used. A causal offset skips blocks no row of
+// the tile sees and masks the diagonal blocks with GpSimdE's affine_select,
+// reading no mask; an additive mask is loaded per block. The scores of the
+// next block are computed before the softmax of this one, so TensorE works
+// while ScalarE and VectorE do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "neuronc/Support/Shape.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+using neuronc::isa::Opcode;
+
+namespace {
+
+/// The running max starts here rather than at -inf, so that exp(x - max)
+/// of a masked (-inf) score is 0 even while a row has seen only masked keys.
+constexpr float kLowestMax = -1.0e30f;
+
+/// One step of the kernel: the key block `block` of row tile `tile` of head
+/// group `group`.
+struct Step {
+  int64_t group, tile, block;
+  bool firstOfGroup, firstOfTile, lastOfTile, full;
+};
+
+/// A row tile: rows [r0, r0 + rows) of a head group's [R·M] query rows.
+struct RowTile {
+  int64_t r0, rows;
+};
+
+struct AttentionLowering {
+  FunctionLowering &fl;
+  KernelBuilder &kb;
+  AttentionOp op;
+  const neuronc::HardwareModel &hw;
+  const int64_t P;
+
+  int64_t batches = 1, H = 0, G = 0, R = 0, M = 0, N = 0, D = 0, Dv = 0;
+  int64_t dt = 0;  ///< head-dim tiles of the contraction
+  int64_t nkt = 0; ///< 128-row tiles of the keys
+  int64_t bn = 0;  ///< key columns per block (one PSUM bank)
+  int64_t nb = 0;  ///< key blocks
+  float scale = 1;
+  std::optional<int64_t> causal;
+  Type et, f32, outType, maskType;
+  HbmBuffer q, k, v, mask, out;
+  SmallVector<int64_t> maskStrides; ///< per dim of [batch..., H, M, N]
+  bool resident = false;
+  int64_t kvCopies = 1;
+  SmallVector<RowTile> tiles;
+  SmallVector<Step> steps;
+
+  // Tiles.
+  SmallVector<FlatSymbolRefAttr> kT, vT, qT, stQ, stK, sPs, tp, oPs, sSb, maskSb, pSb, pT, oSb,
+      state, outSb;
+  int64_t tpSlot = 0;
+
+  AttentionLowering(FunctionLowering &fl, KernelBuilder &kb, AttentionOp op)
+      : fl(fl), kb(kb), op(op), hw(fl.pb.hw()), P(hw.partitions) {}
+
+  int64_t e() const { return nisa::elementBytes(et); }
+
+  /// Shapes, the row tiles, K/V residency; false with `why` when it cannot.
+  bool plan(std::string &why) {
+    auto qType = op.getQuery().getType();
+    int64_t rank = qType.getRank();
+    for (int64_t d = 0; d + 3 < rank; ++d)
+      batches *= qType.getDimSize(d);
+    H = qType.getDimSize(rank - 3);
+    M = qType.getDimSize(rank - 2);
+    D = qType.getDimSize(rank - 1);
+    G = op.getKey().getType().getDimSize(rank - 3);
+    N = op.getKey().getType().getDimSize(rank - 2);
+    Dv = op.getValue().getType().getDimSize(rank - 1);
+    R = H / G;
+    et = qType.getElementType();
+    f32 = Builder(op.getContext()).getF32Type();
+    outType = op.getType().getElementType();
+    scale = op.getScale().convertToFloat();
+    causal = op.getCausalOffset();
+    if (causal && *causal >= N - 1)
+      causal.reset(); // every row sees every key
+    if (Dv > hw.psumBankFp32()) {
+      why = "the value head dim " + std::to_string(Dv) + " exceeds one PSUM bank (" +
+            std::to_string(hw.psumBankFp32()) + " f32)";
+      return false;
+    }
+    dt = llvm::divideCeil(D, P);
+    nkt = llvm::divideCeil(N, P);
+    bn = std::min<int64_t>(N, hw.psumBankFp32());
+    nb = llvm::divideCeil(N, bn);
+    if (op.getMask()) {
+      auto mt = op.getMask().getType();
+      maskType = mt.getElementType();
+      SmallVector<int64_t> strides = rowMajorStrides(mt.getShape());
+      maskStrides.assign(rank, 0);
+      for (int64_t d = 0; d < mt.getRank(); ++d) {
+        int64_t sd = rank - mt.getRank() + d;
+        maskStrides[sd] = mt.getDimSize(d) == 1 ? 0 : strides[d];
+      }
+    }
+    planTiles();
+    // SBUF per partition: everything but K/V, then K/V resident or streamed.
+    int64_t eb = e(), mb = op.getMask() ? nisa::elementBytes(maskType) : 0;
+    int64_t ob = nisa::elementBytes(outType);
+    int64_t fixed = 2 * dt * P * eb + 2 * D * eb + 2 * bn * 4 + 2 * bn * mb + 2 * bn * eb +
+                    2 * bn * eb + 2 * Dv * 4 + 2 * 8 * 4 + 2 * Dv * ob;
+    int64_t budget = hw.sbufPartitionBytes * 85 / 100; // heuristic: room for the allocator
+    int64_t kv = dt * N * eb + nkt * Dv * eb;
+    int64_t stageK = 2 * kStageTiles() * D * eb;
+    int64_t streamed = 2 * (dt * bn * eb + (bn / std::min(P, bn)) * Dv * eb) +
+                       2 * llvm::divideCeil(bn, P) * D * eb;
+    if (fixed + stageK + 2 * kv <= budget) {
+      resident = true;
+      kvCopies = 2;
+    } else if (fixed + stageK + kv <= budget) {
+      resident = true;
+    } else if (fixed + streamed > budget) {
+      why = "one row tile needs " + std::to_string(fixed + streamed) +
+            " bytes per partition of SBUF, over the budget of " + std::to_string(budget) +
+            "; the head dims (" + std::to_string(D) + ", " + std::to_string(Dv) +
+            ") are too large";
+      return false;
+    }
+    return true;
+  }
+
+  /// 128-row tiles of K loaded by one DMA while K/V are made resident.
+  int64_t kStageTiles() const {
+    int64_t perBank = hw.psumBankFp32() / P; // the transposes share one PSUM bank
+    return std::clamp<int64_t>(kMinRunBytes / std::max<int64_t>(1, D * e()), 1,
+                               std::max<int64_t>(1, std::min(perBank, N / P)));
+  }
+  /// Bytes per partition row from which a load counts as long.
+  static constexpr int64_t kMinRunBytes = 2048; // heuristic: DMA run length
+
+  /// Row tiles: the R·M query rows of a group packed 128 at a time; with a
+  /// causal offset, a tile holds whole heads starting at quadrant
+  /// boundaries (or one head's rows), so each head's rows are an affine
+  /// range of partitions for affine_select.
+  void planTiles() {
+    int64_t rows = R * M;
+    if (!causal) {
+      for (int64_t r0 = 0; r0 < rows; r0 += P)
+        tiles.push_back({r0, std::min(P, rows - r0)});
+    } else if (M >= P || M % hw.partitionQuadrant != 0) {
+      for (int64_t h = 0; h < R; ++h)
+        for (int64_t i0 = 0; i0 < M; i0 += P)
+          tiles.push_back({h * M + i0, std::min(P, M - i0)});
+    } else {
+      int64_t per = P / M;
+      for (int64_t h = 0; h < R; h += per)
+        tiles.push_back({h * M, std::min(per, R - h) * M});
+    }
+    // Steps over every group, tile and visible block.
+    for (int64_t grp = 0; grp < batches * G; ++grp)
+      for (auto [ti, t] : llvm::enumerate(tiles)) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (int64_t r = t.r0; r < t.r0 + t.rows; ++r) {
+          lo = std::min(lo, r % M);
+          hi = std::max(hi, r % M);
+        }
+        SmallVector<Step> tileSteps;
+        for (int64_t c = 0; c < nb; ++c) {
+          int64_t c0 = c * bn, cols = std::min(bn, N - c0);
+          if (causal && c0 > hi + *causal)
+            break; // no row of the tile sees these keys
+          bool full = !causal || c0 + cols - 1 <= lo + *causal;
+          tileSteps.push_back({grp, static_cast<int64_t>(ti), c, false, false, false, full});
+        }
+        tileSteps.front().firstOfTile = true;
+        tileSteps.back().lastOfTile = true;
+        if (ti == 0)
+          tileSteps.front().firstOfGroup = true;
+        steps.append(tileSteps);
+      }
+  }
+
+  void allocate() {
+    auto sb = nisa::MemorySpace::sbuf;
+    auto ps = nisa::MemorySpace::psum;
+    int64_t dp = std::min(D, P);
+    for (int64_t i = 0; i < (resident ? kvCopies : 2); ++i) {
+      kT.push_back(kb.alloc(sb, dp, dt * (resident ? N : bn), et, "kT"));
+      vT.push_back(kb.alloc(sb, std::min(N, P), (resident ? nkt : llvm::divideCeil(bn, P)) * Dv,
+                            et, "v"));
+    }
+    for (int i = 0; i < 2; ++i) {
+      qT.push_back(kb.alloc(sb, dp, dt * P, et, "qT"));
+      stQ.push_back(kb.alloc(sb, P, D, et, "stQ"));
+      stK.push_back(kb.alloc(sb, std::min(N, P),
+                             (resident ? kStageTiles() : llvm::divideCeil(bn, P)) * D, et, "stK"));
+      sPs.push_back(kb.alloc(ps, P, bn, f32, "s"));
+      tp.push_back(kb.alloc(ps, P, hw.psumBankFp32(), f32, "tp"));
+      oPs.push_back(kb.alloc(ps, P, Dv, f32, "o"));
+      sSb.push_back(kb.alloc(sb, P, bn, f32, "ssb"));
+      if (op.getMask())
+        maskSb.push_back(kb.alloc(sb, P, bn, maskType, "mask"));
+      pSb.push_back(kb.alloc(sb, P, bn, et, "p"));
+      pT.push_back(kb.alloc(sb, std::min(N, P), llvm::divideCeil(bn, P) * P, et, "pT"));
+      oSb.push_back(kb.alloc(sb, P, Dv, f32, "oacc"));
+      state.push_back(kb.alloc(sb, P, 8, f32, "st"));
+      outSb.push_back(kb.alloc(sb, P, Dv, outType, "out"));
+    }
+  }
+
+  Engine copyEngine(int64_t parts, int64_t elems) {
+    return kb.pick(Opcode::TensorCopy, {Engine::vector, Engine::scalar}, parts, elems, true);
+  }
+  /// An engine for a small SBUF-only op.
+  Engine smallEngine(Opcode o, int64_t parts, int64_t elems) {
+    return kb.pick(o, {Engine::vector, Engine::gpsimd}, parts, elems);
+  }
+
+  /// dst = src op0 s0 [op1 s1]; s0/s1 are immediates or [P, 1] columns.
+  void tensorScalar(Engine eng, FlatSymbolRefAttr dst, nisa::AccessPatternAttr dstAp,
+                    FlatSymbolRefAttr src, nisa::AccessPatternAttr srcAp, nisa::AluOp op0,
+                    std::optional<float> imm0, FlatSymbolRefAttr s0Sym,
+                    nisa::AccessPatternAttr s0Ap, std::optional<nisa::AluOp> op1 = {},
+                    FlatSymbolRefAttr s1Sym = {}, nisa::AccessPatternAttr s1Ap = {}) {
+    OpBuilder &b = kb.builder();
+    kb.emit<nisa::TensorScalarOp>(
+        eng, dst, dstAp, src, srcAp, op0, imm0 ? b.getF32FloatAttr(*imm0) : FloatAttr(), s0Sym,
+        s0Ap, UnitAttr(), op1 ? nisa::AluOpAttr::get(b.getContext(), *op1) : nisa::AluOpAttr(),
+        FloatAttr(), s1Sym, s1Ap, UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
+  }
+
+  /// Transposes [rows, cols] of `src` (at free offset c) on TensorE into a
+  /// PSUM tile at free offset `at`; returns the PSUM tile.
+  void transpose(FlatSymbolRefAttr t, int64_t at, FlatSymbolRefAttr src, int64_t rows, int64_t c,
+                 int64_t cols) {
+    kb.charge(Engine::tensor, kb.estimate(Opcode::Transpose, Engine::tensor, rows, cols));
+    kb.emit<nisa::TransposeOp>(Engine::tensor, t, kb.tileAP(0, cols, at, rows), src,
+                               kb.tileAP(0, rows, c, cols), DenseI64ArrayAttr(), UnitAttr());
+  }
+
+  /// Loads rows [n0, n0 + count·128) of a [N, width] head (at `offset`) into
+  /// `tile` with key row n0 + t·128 + p on partition p at free t·width.
+  void loadKeyRows(const HbmBuffer &buf, int64_t offset, int64_t width, FlatSymbolRefAttr tile,
+                   int64_t freeOffset, int64_t n0, int64_t count) {
+    HbmView view;
+    view.sym = buf.sym;
+    view.elementType = et;
+    int64_t full = std::min(count, (N - n0) / P);
+    if (full > 0) {
+      view.offset = offset + n0 * width;
+      view.rowSizes = {P};
+      view.rowStrides = {width};
+      view.colSizes = {full, width};
+      view.colStrides = {P * width, 1};
+      kb.transfer(true, tile, et, 0, freeOffset, view, 0, P, 0, full * width);
+    }
+    if (full < count) {
+      int64_t r0 = n0 + full * P, rows = std::min(P, N - r0);
+      view.offset = offset + r0 * width;
+      view.rowSizes = {rows};
+      view.rowStrides = {width};
+      view.colSizes = {width};
+      view.colStrides = {1};
+      kb.transfer(true, tile, et, 0, freeOffset + full * width, view, 0, rows, 0, width);
+    }
+  }
+
+  /// Kᵀ [D, cols] of keys [n0, n0 + cols) into `dst` at free offset `at`
+  /// (head-dim tile d at d * stride), through `stage`.
+  void loadKeysTransposed(int64_t kOff, int64_t n0, int64_t cols, FlatSymbolRefAttr stage,
+                          FlatSymbolRefAttr dst, int64_t at, int64_t stride) {
+    int64_t count = llvm::divideCeil(cols, P);
+    loadKeyRows(k, kOff, D, stage, 0, n0, count);
+    for (int64_t d = 0; d < dt; ++d) {
+      int64_t dsz = std::min(P, D - d * P);
+      FlatSymbolRefAttr t = tp[tpSlot++ % tp.size()];
+      for (int64_t j = 0; j < count; ++j) {
+        int64_t rows = std::min(P, N - n0 - j * P);
+        transpose(t, j * P, stage, rows, j * D + d * P, dsz);
+      }
+      kb.emit<nisa::TensorCopyOp>(copyEngine(dsz, cols), dst, kb.tileAP(0, dsz, at + d * stride, cols),
+                                  t, kb.tileAP(0, dsz, 0, cols), DenseI64ArrayAttr(), UnitAttr());
+    }
+  }
+
+  int64_t qOffset(int64_t grp) const { return (grp / G * H + grp % G * R) * M * D; }
+  int64_t kvOffset(int64_t grp, int64_t width) const { return grp * N * width; }
+
+  /// Makes K and V of group `grp` resident.
+  void loadGroupKV(int64_t grp) {
+    int64_t slot = grp % kvCopies;
+    int64_t kg = kStageTiles();
+    for (int64_t t0 = 0; t0 < nkt; t0 += kg) {
+      int64_t n0 = t0 * P, cols = std::min(kg * P, N - n0);
+      loadKeysTransposed(kvOffset(grp, D), n0, cols, stK[(t0 / kg) % 2], kT[slot], n0, N);
+    }
+    loadKeyRows(v, kvOffset(grp, Dv), Dv, vT[slot], 0, 0, nkt);
+  }
+
+  /// Qᵀ of a row tile into qT[slot].
+  void loadQuery(int64_t grp, const RowTile &t, int64_t slot) {
+    HbmView view;
+    view.sym = q.sym;
+    view.elementType = et;
+    view.offset = qOffset(grp);
+    view.rowSizes = {R * M};
+    view.rowStrides = {D};
+    view.colSizes = {D};
+    view.colStrides = {1};
+    kb.transfer(true, stQ[slot], et, 0, 0, view, t.r0, t.rows, 0, D);
+    for (int64_t d = 0; d < dt; ++d) {
+      int64_t dsz = std::min(P, D - d * P);
+      FlatSymbolRefAttr tt = tp[tpSlot++ % tp.size()];
+      transpose(tt, 0, stQ[slot], t.rows, d * P, dsz);
+      kb.emit<nisa::TensorCopyOp>(copyEngine(dsz, t.rows), qT[slot],
+                                  kb.tileAP(0, dsz, d * P, t.rows), tt,
+                                  kb.tileAP(0, dsz, 0, t.rows), DenseI64ArrayAttr(), UnitAttr());
+    }
+  }
+
+  /// The free offset of key column n0 of head-dim tile d in the Kᵀ tile
+  /// step `s` reads, and that tile.
+  std::pair<FlatSymbolRefAttr, int64_t> keysOf(size_t s, int64_t d) {
+    const Step &st = steps[s];
+    if (resident)
+      return {kT[st.group % kvCopies], d * N + st.block * bn};
+    return {kT[s % 2], d * bn};
+  }
+  std::pair<FlatSymbolRefAttr, int64_t> valuesOf(size_t s, int64_t j) {
+    const Step &st = steps[s];
+    if (resident)
+      return {vT[st.group % kvCopies], (st.block * bn / P + j) * Dv};
+    return {vT[s % 2], j * Dv};
+  }
+
+  /// The scores of step `s` into sPs[s % 2] (and what they need loaded).
+  void emitScores(size_t s) {
+    const Step &st = steps[s];
+    const RowTile &t = tiles[st.tile];
+    int64_t c0 = st.block * bn, cols = std::min(bn, N - c0);
+    int64_t tileSlot = tileIndex(s) % 2;
+    kb.setSource(op);
+    if (st.firstOfGroup && resident)
+      loadGroupKV(st.group);
+    if (st.firstOfTile)
+      loadQuery(st.group, t, tileSlot);
+    if (!resident) {
+      loadKeysTransposed(kvOffset(st.group, D), c0, cols, stK[s % 2], kT[s % 2], 0, bn);
+      loadKeyRows(v, kvOffset(st.group, Dv), Dv, vT[s % 2], 0, c0, llvm::divideCeil(cols, P));
+    }
+    if (op.getMask()) {
+      HbmView view;
+      view.sym = mask.sym;
+      view.elementType = maskType;
+      int64_t rank = op.getQuery().getType().getRank();
+      // The batch index of the group, over the leading dims.
+      int64_t b = st.group / G, off = 0;
+      for (int64_t d = rank - 4; d >= 0; --d) {
+        int64_t size = op.getQuery().getType().getDimSize(d);
+        off += (b % size) * maskStrides[d];
+        b /= size;
+      }
+      view.offset = off + st.group % G * R * maskStrides[rank - 3];
+      view.rowSizes = {R, M};
+      view.rowStrides = {maskStrides[rank - 3], maskStrides[rank - 2]};
+      view.colSizes = {N};
+      view.colStrides = {maskStrides[rank - 1]};
+      kb.transfer(true, maskSb[s % 2], maskType, 0, 0, view, t.r0, t.rows, c0, cols);
+    }
+    bool fp32 = et.isF32();
+    for (int64_t d = 0; d < dt; ++d) {
+      int64_t dsz = std::min(P, D - d * P);
+      auto [keys, at] = keysOf(s, d);
+      kb.charge(Engine::tensor, kb.estimate(Opcode::MultiplyMoving, Engine::tensor, dsz, cols, fp32));
+      kb.emit<nisa::LoadStationaryOp>(qT[tileSlot], kb.tileAP(0, dsz, d * P, t.rows),
+                                      DenseI64ArrayAttr(), UnitAttr());
+      kb.emit<nisa::MultiplyMovingOp>(sPs[s % 2], kb.tileAP(0, t.rows, 0, cols), keys,
+                                      kb.tileAP(0, dsz, at, cols),
+                                      d == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
+                                      DenseI64ArrayAttr(), UnitAttr());
+    }
+  }
+
+  /// Row tiles started up to step `s` (its own included), minus one.
+  int64_t tileIndex(size_t s) const { return tileOrdinal[s]; }
+  SmallVector<int64_t> tileOrdinal;
+
+  /// Softmax, Pᵀ·V and the running state of step `s`; the output at the
+  /// tile's last step.
+  void emitRest(size_t s) {
+    const Step &st = steps[s];
+    const RowTile &t = tiles[st.tile];
+    int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
+    int64_t ts = tileIndex(s) % 2;
+    FlatSymbolRefAttr stt = state[ts];
+    // State columns: 0/1 -max (alternating), 2 block max, 3 correction,
+    // 4 block sum, 5 running sum, 6 its reciprocal.
+    auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
+    int64_t cur = s % 2, prev = 1 - cur;
+    bool first = st.firstOfTile;
+    kb.setSource(op);
+    FlatSymbolRefAttr src = sPs[s % 2];
+    float srcScale = scale;
+    auto box = kb.tileAP(0, rows, 0, cols);
+    if (op.getMask()) {
+      Engine eng = Engine::vector;
+      kb.charge(eng, kb.estimate(Opcode::ScalarTensorTensor, eng, rows, cols, false, true));
+      kb.emit<nisa::ScalarTensorTensorOp>(eng, sSb[s % 2], box, src, box, nisa::AluOp::multiply,
+                                          kb.builder().getF32FloatAttr(scale), FlatSymbolRefAttr(),
+                                          nisa::AccessPatternAttr(), nisa::AluOp::add,
+                                          maskSb[s % 2], box, DenseI64ArrayAttr(), UnitAttr());
+      src = sSb[s % 2];
+      srcScale = 1;
+    }
+    if (!st.full || scale <= 0) {
+      if (src != sSb[s % 2]) {
+        Engine eng = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::scalar}, rows, cols,
+                             true);
+        tensorScalar(eng, sSb[s % 2], box, src, box, nisa::AluOp::multiply, scale, {}, {});
+        src = sSb[s % 2];
+        srcScale = 1;
+      }
+      if (!st.full)
+        maskCausal(t, c0, cols, sSb[s % 2]);
+    }
+    // Block max and the new -max.
+    kb.charge(Engine::vector, kb.estimate(Opcode::TensorReduce, Engine::vector, rows, cols, false,
+                                          src == sPs[s % 2]));
+    kb.emit<nisa::TensorReduceOp>(Engine::vector, nisa::AluOp::max, stt, col(2), src, box,
+                                  DenseI64ArrayAttr(), UnitAttr());
+    Engine se = smallEngine(Opcode::TensorScalar, rows, 1);
+    if (first)
+      tensorScalar(se, stt, col(cur), stt, col(2), nisa::AluOp::multiply, -srcScale, {}, {});
+    else
+      tensorScalar(se, stt, col(cur), stt, col(2), nisa::AluOp::multiply, -srcScale, {}, {},
+                   nisa::AluOp::min, stt, col(prev));
+    OpBuilder &b = kb.builder();
+    if (!first) {
+      // corr = exp(-max_new - (-max_old)) = exp(1 * (-max_new) + max_old)
+      kb.emit<nisa::ActivationOp>(nisa::ActFunc::exp, stt, col(3), stt, col(prev),
+                                  b.getF32FloatAttr(-1.0f), FlatSymbolRefAttr(),
+                                  nisa::AccessPatternAttr(), FloatAttr(), stt, col(cur),
+                                  FlatSymbolRefAttr(), nisa::AccessPatternAttr(),
+                                  DenseI64ArrayAttr(), UnitAttr());
+      kb.charge(Engine::scalar, kb.estimate(Opcode::Activation, Engine::scalar, rows, 1));
+    }
+    // P = exp(src * scale - max), row sums into the running sum (first
+    // block) or the block sum.
+    kb.charge(Engine::scalar, kb.estimate(Opcode::Activation, Engine::scalar, rows, cols, false,
+                                          src == sPs[s % 2]));
+    kb.emit<nisa::ActivationOp>(
+        nisa::ActFunc::exp, pSb[s % 2], box, src, box,
+        srcScale != 1.0f ? b.getF32FloatAttr(srcScale) : FloatAttr(), FlatSymbolRefAttr(),
+        nisa::AccessPatternAttr(), FloatAttr(), stt, col(cur), stt, col(first ? 5 : 4),
+        DenseI64ArrayAttr(), UnitAttr());
+    if (!first) {
+      Engine eng = smallEngine(Opcode::ScalarTensorTensor, rows, 1);
+      kb.emit<nisa::ScalarTensorTensorOp>(eng, stt, col(5), stt, col(5), nisa::AluOp::multiply,
+                                          FloatAttr(), stt, col(3), nisa::AluOp::add, stt, col(4),
+                                          DenseI64ArrayAttr(), UnitAttr());
+    }
+    // Pᵀ: 128-column pieces transposed into one PSUM tile, copied out at once.
+    int64_t subs = llvm::divideCeil(cols, P);
+    FlatSymbolRefAttr tt = tp[tpSlot++ % tp.size()];
+    for (int64_t j = 0; j < subs; ++j)
+      transpose(tt, j * rows, pSb[s % 2], rows, j * P, std::min(P, cols - j * P));
+    int64_t fullSubs = cols / P;
+    if (fullSubs)
+      kb.emit<nisa::TensorCopyOp>(copyEngine(P, fullSubs * rows), pT[s % 2],
+                                  kb.tileAP(0, P, 0, fullSubs * rows), tt,
+                                  kb.tileAP(0, P, 0, fullSubs * rows), DenseI64ArrayAttr(),
+                                  UnitAttr());
+    if (fullSubs < subs) {
+      int64_t part = cols - fullSubs * P;
+      kb.emit<nisa::TensorCopyOp>(copyEngine(part, rows), pT[s % 2],
+                                  kb.tileAP(0, part, fullSubs * rows, rows), tt,
+                                  kb.tileAP(0, part, fullSubs * rows, rows), DenseI64ArrayAttr(),
+                                  UnitAttr());
+    }
+    // O_block = P · V.
+    bool fp32 = et.isF32();
+    FlatSymbolRefAttr ops = oPs[s % 2];
+    for (int64_t j = 0; j < subs; ++j) {
+      int64_t ksz = std::min(P, cols - j * P);
+      auto [vals, at] = valuesOf(s, j);
+      kb.charge(Engine::tensor, kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, Dv, fp32));
+      kb.emit<nisa::LoadStationaryOp>(pT[s % 2], kb.tileAP(0, ksz, j * rows, rows),
+                                      DenseI64ArrayAttr(), UnitAttr());
+      kb.emit<nisa::MultiplyMovingOp>(ops, kb.tileAP(0, rows, 0, Dv), vals,
+                                      kb.tileAP(0, ksz, at, Dv),
+                                      j == 0 ? b.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(),
+                                      UnitAttr());
+    }
+    auto oBox = kb.tileAP(0, rows, 0, Dv);
+    if (first) {
+      kb.emit<nisa::TensorCopyOp>(copyEngine(rows, Dv), oSb[ts], oBox, ops, oBox,
+                                  DenseI64ArrayAttr(), UnitAttr());
+    } else {
+      kb.charge(Engine::vector,
+                kb.estimate(Opcode::ScalarTensorTensor, Engine::vector, rows, Dv, false, true));
+      kb.emit<nisa::ScalarTensorTensorOp>(Engine::vector, oSb[ts], oBox, oSb[ts], oBox,
+                                          nisa::AluOp::multiply, FloatAttr(), stt, col(3),
+                                          nisa::AluOp::add, ops, oBox, DenseI64ArrayAttr(),
+                                          UnitAttr());
+    }
+    if (!st.lastOfTile)
+      return;
+    // out = O / l.
+    Engine re = Engine::vector;
+    kb.charge(re, kb.estimate(Opcode::Reciprocal, re, rows, 1));
+    kb.emit<nisa::ReciprocalOp>(stt, col(6), stt, col(5), DenseI64ArrayAttr(), UnitAttr());
+    Engine oe = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::gpsimd, Engine::scalar},
+                        rows, Dv);
+    tensorScalar(oe, outSb[ts], oBox, oSb[ts], oBox, nisa::AluOp::multiply, {}, stt, col(6));
+    HbmView view;
+    view.sym = out.sym;
+    view.elementType = outType;
+    view.offset = qOffset(st.group) / D * Dv;
+    view.rowSizes = {R * M};
+    view.rowStrides = {Dv};
+    view.colSizes = {Dv};
+    view.colStrides = {1};
+    kb.transfer(false, outSb[ts], outType, 0, 0, view, t.r0, rows, 0, Dv);
+  }
+
+  /// Scores of keys beyond each row's causal limit become -inf: per head in
+  /// the tile, partitions of its rows, key column c0 + f is kept while
+  /// i + offset - (c0 + f) >= 0, with i = p + r0 - head·M.
+  void maskCausal(const RowTile &t, int64_t c0, int64_t cols, FlatSymbolRefAttr tile) {
+    for (int64_t r = t.r0; r < t.r0 + t.rows;) {
+      int64_t head = r / M, end = std::min(t.r0 + t.rows, (head + 1) * M);
+      int64_t p0 = r - t.r0, np = end - r;
+      auto ap = kb.tileAP(p0, np, 0, cols);
+      kb.charge(Engine::gpsimd, kb.estimate(Opcode::AffineSelect, Engine::gpsimd, np, cols));
+      OpBuilder &b = kb.builder();
+      kb.emit<nisa::AffineSelectOp>(tile, ap, tile, ap,
+                                    nisa::CmpOpAttr::get(b.getContext(), nisa::CmpOp::ge),
+                                    b.getI64IntegerAttr(t.r0 - head * M + *causal - c0),
+                                    b.getI64IntegerAttr(1), b.getDenseI64ArrayAttr({-1}),
+                                    b.getF32FloatAttr(-INFINITY), DenseI64ArrayAttr(), UnitAttr());
+      r = end;
+    }
+  }
+
+  void run() {
+    q = fl.bufferOf(op.getQuery());
+    k = fl.bufferOf(op.getKey());
+    v = fl.bufferOf(op.getValue());
+    if (op.getMask())
+      mask = fl.bufferOf(op.getMask());
+    out = fl.resultBuffer(op.getResult());
+    allocate();
+    int64_t ordinal = -1;
+    for (const Step &st : steps) {
+      if (st.firstOfTile)
+        ++ordinal;
+      tileOrdinal.push_back(ordinal);
+    }
+    kb.storeQueues = hw.dmaEngines / 4;
+    emitScores(0);
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (s + 1 < steps.size())
+        emitScores(s + 1);
+      emitRest(s);
+    }
+    kb.program().levelQueues();
+  }
+};
+
+} // namespace
+
+LogicalResult mlir::neuron::lowering::lowerAttention(FunctionLowering &fl, AttentionOp op) {
+  KernelBuilder kb(fl.pb, "attention", op);
+  AttentionLowering lowering(fl, kb, op);
+  std::string why;
+  if (!lowering.plan(why))
+    return op.emitError("cannot lower the attention: ") << why;
+  lowering.run();
+  if (fl.remarks)
+    op.emitRemark("lowered as one attention kernel: ")
+        << lowering.batches * lowering.G << " head groups x " << lowering.tiles.size()
+        << " row tiles x " << lowering.nb << " key blocks of " << lowering.bn << ", "
+        << lowering.steps.size() << " steps"
+        << (lowering.resident ? ", K/V resident in SBUF" : ", K/V streamed per block")
+        << (lowering.causal ? ", causal blocks skipped" : "");
+  return success();
+}

@@ -1,0 +1,399 @@
+//===- FuseAttention.cpp - neuron-fuse-attention ----------------------------===//
+//
+// Scaled dot-product attention as exporters write it, into neuron.attention:
+//   matmul(q, kᵀ) [× or ÷ scale] [+ mask] → softmax(last axis) [→ cast]
+//   → matmul(·, v)
+// with the scale also on q (or k) before the first matmul, kᵀ as the
+// matmul's transpose_rhs (neuron-fold-transposes runs first), casts of
+// --auto-cast anywhere on the way, and grouped-query attention's repeated
+// K/V (repeat_kv: reshape, broadcast, reshape) read from the unrepeated
+// heads. A constant mask that is 0 on and below a diagonal and very negative
+// above it becomes the op's causal offset, so the mask is never read. The
+// anchor is the softmax; every one next to a matmul gets a fusion-report
+// entry, fused or with the reason it was not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+
+#include "neuronc/Support/Shape.h"
+#include "neuronc/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <cmath>
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONFUSEATTENTIONPASS
+#include "neuronc/Dialect/Neuron/NeuronPasses.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::fusion;
+
+namespace {
+
+/// A masked score at or below this is a dropped key: exp underflows to 0 in
+/// f32 unless the unmasked scores of a row spread over 10⁴.
+constexpr double kMaskedScore = -1.0e4;
+
+/// The single user of `v`, if it has exactly one.
+Operation *soleUser(Value v) { return v.hasOneUse() ? *v.user_begin() : nullptr; }
+
+/// A float→float cast feeding `v`'s walk (--auto-cast's), or null.
+CastOp floatCast(Value v) {
+  auto c = v.getDefiningOp<CastOp>();
+  if (c && isa<FloatType>(c.getInput().getType().getElementType()) &&
+      isa<FloatType>(c.getType().getElementType()))
+    return c;
+  return {};
+}
+
+/// An operand of the attention before --auto-cast's cast and grouped-query
+/// attention's repeat: `source` has `heads` heads; `castTo` is the element
+/// type the matmul read (null: the source's own).
+struct Operand {
+  Value source;
+  Type castTo;
+  SmallVector<Operation *> ops; ///< the peeled cast and repeat ops
+};
+
+/// The value a repeat_kv pattern repeats: reshape([.., G, R, N, D] broadcast
+/// of [.., G, 1, N, D], a reshape of [.., G, N, D]) → [.., G*R, N, D].
+Value repeatSource(ReshapeOp outer, SmallVectorImpl<Operation *> &ops) {
+  Value wide = outer.getInput();
+  Value src;
+  Operation *bcast = wide.getDefiningOp();
+  if (auto b = dyn_cast_or_null<BroadcastToOp>(bcast)) {
+    src = b.getInput();
+  } else if (auto add = dyn_cast_or_null<AddOp>(bcast)) {
+    for (auto [x, z] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+      std::optional<double> zero = getSplatValue(z);
+      if (zero && *zero == 0.0 && z.getType() == add.getType() && x.getType() != add.getType())
+        src = x;
+    }
+  }
+  if (!src)
+    return {};
+  auto inner = src.getDefiningOp<ReshapeOp>();
+  if (!inner)
+    return {};
+  auto wideType = cast<RankedTensorType>(wide.getType());
+  auto unitType = cast<RankedTensorType>(src.getType());
+  auto headsType = cast<RankedTensorType>(inner.getInput().getType());
+  auto outType = cast<RankedTensorType>(outer.getType());
+  int64_t rank = outType.getRank();
+  if (!wideType.hasStaticShape() || !headsType.hasStaticShape() || headsType.getRank() != rank ||
+      wideType.getRank() != rank + 1 || unitType.getRank() != rank + 1)
+    return {};
+  // [.., G, N, D] → [.., G, 1, N, D] → [.., G, R, N, D] → [.., G*R, N, D]
+  ArrayRef<int64_t> heads = headsType.getShape(), unit = unitType.getShape(),
+                    w = wideType.getShape(), out = outType.getShape();
+  for (int64_t d = 0; d + 3 < rank; ++d)
+    if (heads[d] != unit[d] || heads[d] != w[d] || heads[d] != out[d])
+      return {};
+  int64_t g = heads[rank - 3];
+  if (unit[rank - 3] != g || unit[rank - 2] != 1 || w[rank - 3] != g ||
+      out[rank - 3] != g * w[rank - 2] || heads.take_back(2) != unit.take_back(2) ||
+      heads.take_back(2) != w.take_back(2) || heads.take_back(2) != out.take_back(2))
+    return {};
+  ops.append({outer, bcast, inner});
+  return inner.getInput();
+}
+
+/// Peels a cast and a repeat_kv off a matmul operand (in either order).
+Operand peel(Value v) {
+  Operand o;
+  if (CastOp c = floatCast(v)) {
+    o.castTo = c.getType().getElementType();
+    o.ops.push_back(c);
+    v = c.getInput();
+  }
+  if (auto r = v.getDefiningOp<ReshapeOp>())
+    if (Value src = repeatSource(r, o.ops)) {
+      v = src;
+      if (CastOp c = floatCast(v); c && !o.castTo) {
+        o.castTo = c.getType().getElementType();
+        o.ops.push_back(c);
+        v = c.getInput();
+      }
+    }
+  o.source = v;
+  return o;
+}
+
+/// The causal offset `c` of a constant mask over [M, N] (leading dims 1) that
+/// is 0 where j <= i + c and at most kMaskedScore elsewhere.
+std::optional<int64_t> causalOffset(Value mask) {
+  auto c = mask.getDefiningOp<ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  auto type = cast<RankedTensorType>(mask.getType());
+  if (!dense || dense.isSplat() || type.getRank() < 2 || !type.hasStaticShape())
+    return std::nullopt;
+  for (int64_t d = 0; d + 2 < type.getRank(); ++d)
+    if (type.getDimSize(d) != 1)
+      return std::nullopt;
+  int64_t m = type.getDimSize(type.getRank() - 2), n = type.getDimSize(type.getRank() - 1);
+  SmallVector<double> values;
+  values.reserve(m * n);
+  for (APFloat f : dense.getValues<APFloat>())
+    values.push_back(f.convertToDouble());
+  // Row 0's visible prefix fixes the offset; every row must agree.
+  int64_t visible0 = 0;
+  while (visible0 < n && values[visible0] == 0.0)
+    ++visible0;
+  int64_t offset = visible0 - 1;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double x = values[i * n + j];
+      bool seen = j <= i + offset;
+      if (seen ? x != 0.0 : !(x <= kMaskedScore))
+        return std::nullopt;
+    }
+  if (offset + m - 1 < 0)
+    return std::nullopt; // some row sees nothing
+  return offset;
+}
+
+/// One recognized attention.
+struct Match {
+  Operand q, k, v;
+  Value mask;
+  double scale = 1.0;
+  MatmulOp scores, output;
+  SmallVector<Operation *> ops; ///< every op the fused op replaces
+};
+
+/// Folds a multiply or divide by a splat into `scale`; false otherwise.
+bool foldScale(Operation *op, Value chain, double &scale) {
+  if (!op || op->getNumOperands() != 2)
+    return false;
+  Value other = op->getOperand(0) == chain ? op->getOperand(1) : op->getOperand(0);
+  std::optional<double> c = getSplatValue(other);
+  if (!c || other == chain || cast<RankedTensorType>(other.getType()).getNumElements() != 1)
+    return false;
+  if (isa<MulOp>(op)) {
+    scale *= *c;
+    return true;
+  }
+  if (isa<DivOp>(op) && op->getOperand(0) == chain && *c != 0.0) {
+    scale /= *c;
+    return true;
+  }
+  return false;
+}
+
+/// Analyzes the attention around `sm`.
+FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
+  Match m;
+  auto xType = sm.getInput().getType();
+  if (sm.getLog() || sm.getAxis() != xType.getRank() - 1) {
+    why = "the softmax is not a plain softmax over the last axis";
+    return failure();
+  }
+  m.ops.push_back(sm);
+  // Down: [cast] → matmul(p, v).
+  Value p = sm.getResult();
+  Operation *user = soleUser(p);
+  if (auto c = dyn_cast_or_null<CastOp>(user)) {
+    m.ops.push_back(c);
+    p = c.getResult();
+    user = soleUser(p);
+  }
+  m.output = dyn_cast_or_null<MatmulOp>(user);
+  if (!m.output || m.output.getLhs() != p) {
+    why = "the probabilities do not feed one matmul as its left operand";
+    return failure();
+  }
+  if (m.output.getTransposeLhs() || m.output.getTransposeRhs()) {
+    why = "the second matmul has transposed operands";
+    return failure();
+  }
+  // Up: [cast | mul/div by a splat | + mask]* → matmul(q, kᵀ).
+  Value x = sm.getInput();
+  while (true) {
+    Operation *def = x.getDefiningOp();
+    if (!def) {
+      why = "the scores are not computed by a matmul";
+      return failure();
+    }
+    if (auto mm = dyn_cast<MatmulOp>(def)) {
+      m.scores = mm;
+      break;
+    }
+    if (!x.hasOneUse()) {
+      why = describe(def, "an intermediate") + " has users outside the attention";
+      return failure();
+    }
+    m.ops.push_back(def);
+    if (CastOp c = floatCast(x)) {
+      x = c.getInput();
+      continue;
+    }
+    if (auto add = dyn_cast<AddOp>(def)) {
+      if (m.mask) {
+        why = "more than one mask is added to the scores";
+        return failure();
+      }
+      // The chain side is the one a matmul produces on the way up.
+      auto chainSide = [&](Value c) {
+        for (Operation *d = c.getDefiningOp(); d; d = d->getOperand(0).getDefiningOp()) {
+          if (isa<MatmulOp>(d))
+            return true;
+          if (!isa<CastOp, MulOp, DivOp, AddOp>(d))
+            return false;
+        }
+        return false;
+      };
+      bool lhsChain = chainSide(add.getLhs());
+      x = lhsChain ? add.getLhs() : add.getRhs();
+      m.mask = lhsChain ? add.getRhs() : add.getLhs();
+      continue;
+    }
+    Value chain = def->getNumOperands() == 2 && getSplatValue(def->getOperand(0))
+                      ? def->getOperand(1)
+                      : def->getOperand(0);
+    if (foldScale(def, chain, m.scale)) {
+      x = chain;
+      continue;
+    }
+    why = describe(def, "an op between the matmul and the softmax") +
+          " is not a scale, a mask or a cast";
+    return failure();
+  }
+  if (!m.scores->hasOneUse()) {
+    why = "the scores matmul has other users";
+    return failure();
+  }
+  m.ops.push_back(m.scores);
+  if (!m.scores.getTransposeRhs() || m.scores.getTransposeLhs()) {
+    why = "the first matmul is not q · kᵀ with k as [.., N, D] (transpose_rhs)";
+    return failure();
+  }
+  // A scale on q (or k) before the matmul, as q * d^-0.5 or both by d^-0.25.
+  auto peelScale = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && v.hasOneUse() && isa<MulOp, DivOp>(def)) {
+      Value chain = getSplatValue(def->getOperand(0)) ? def->getOperand(1) : def->getOperand(0);
+      if (chain.getType() == v.getType() && foldScale(def, chain, m.scale)) {
+        m.ops.push_back(def);
+        return chain;
+      }
+    }
+    return v;
+  };
+  Value qv = peelScale(m.scores.getLhs());
+  Value kv = peelScale(m.scores.getRhs());
+  m.q = peel(qv);
+  m.k = peel(kv);
+  m.v = peel(m.output.getRhs());
+  for (Operand *o : {&m.k, &m.v})
+    for (Operation *op : o->ops)
+      if (!op->getResult(0).hasOneUse()) {
+        why = describe(op, "the repeated key/value") + " has other users";
+        return failure();
+      }
+  // Only q's cast is kept as is (it is the query's own).
+  m.q.ops.clear();
+  m.q.castTo = {};
+  m.q.source = qv;
+  m.ops.append(m.k.ops.begin(), m.k.ops.end());
+  m.ops.append(m.v.ops.begin(), m.v.ops.end());
+  m.ops.push_back(m.output);
+
+  auto qT = cast<RankedTensorType>(m.q.source.getType());
+  auto kT = cast<RankedTensorType>(m.k.source.getType());
+  auto vT = cast<RankedTensorType>(m.v.source.getType());
+  auto outT = m.output.getType();
+  int64_t rank = qT.getRank();
+  if (!qT.hasStaticShape() || !kT.hasStaticShape() || !vT.hasStaticShape() ||
+      !outT.hasStaticShape()) {
+    why = "the shapes are not static (bucket the dynamic dims first)";
+    return failure();
+  }
+  if (rank < 3 || kT.getRank() != rank || vT.getRank() != rank || outT.getRank() != rank) {
+    why = "query, key and value are not [.., heads, rows, head_dim] of one rank";
+    return failure();
+  }
+  if (qT.getShape().drop_back(3) != kT.getShape().drop_back(3) ||
+      qT.getShape().drop_back(3) != vT.getShape().drop_back(3)) {
+    why = "query, key and value have different batch dims (a broadcast batch)";
+    return failure();
+  }
+  int64_t h = qT.getDimSize(rank - 3), g = kT.getDimSize(rank - 3);
+  if (vT.getDimSize(rank - 3) != g || h % g != 0) {
+    why = "the key/value heads do not divide the query heads";
+    return failure();
+  }
+  Type kElem = m.k.castTo ? m.k.castTo : kT.getElementType();
+  Type vElem = m.v.castTo ? m.v.castTo : vT.getElementType();
+  if (qT.getElementType() != kElem || kElem != vElem) {
+    why = "query, key and value reach the matmuls in different element types";
+    return failure();
+  }
+  if (m.mask) {
+    SmallVector<int64_t> scores(qT.getShape());
+    scores.back() = kT.getDimSize(rank - 2);
+    auto maskT = cast<RankedTensorType>(m.mask.getType());
+    if (!isa<FloatType>(maskT.getElementType()) ||
+        !neuronc::isBroadcastableTo(maskT.getShape(), scores)) {
+      why = "the mask does not broadcast to the scores";
+      return failure();
+    }
+  }
+  return m;
+}
+
+struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseAttentionPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<SoftmaxOp> anchors;
+    getOperation().walk([&](SoftmaxOp op) { anchors.push_back(op); });
+    for (SoftmaxOp sm : anchors) {
+      std::string why;
+      FailureOr<Match> m = analyze(sm, why);
+      if (failed(m)) {
+        // Only softmaxes next to a matmul are attention candidates.
+        bool nearMatmul = false;
+        for (Operation *d = sm.getInput().getDefiningOp(); d && !nearMatmul;
+             d = d->getNumOperands() ? d->getOperand(0).getDefiningOp() : nullptr) {
+          nearMatmul = isa<MatmulOp>(d);
+          if (!isa<MatmulOp, CastOp, MulOp, DivOp, AddOp>(d))
+            break;
+        }
+        for (Operation *u : sm->getUsers())
+          nearMatmul |= isa<MatmulOp>(u) || llvm::any_of(u->getUsers(), [](Operation *w) {
+                          return isa<MatmulOp>(w);
+                        });
+        if (nearMatmul)
+          recordRejected(sm, "attention", why);
+        continue;
+      }
+      OpBuilder b(m->output);
+      Location loc = fusedLocation(m->ops);
+      auto operand = [&](Operand &o) -> Value {
+        if (!o.castTo || o.castTo == cast<RankedTensorType>(o.source.getType()).getElementType())
+          return o.source;
+        auto t = cast<RankedTensorType>(o.source.getType());
+        return CastOp::create(b, loc, t.clone(o.castTo), o.source);
+      };
+      Value q = m->q.source, k = operand(m->k), v = operand(m->v);
+      std::optional<int64_t> causal = m->mask ? causalOffset(m->mask) : std::nullopt;
+      Value mask = causal ? Value() : m->mask;
+      auto fused = AttentionOp::create(
+          b, loc, m->output.getType(), q, k, v, mask, b.getF32FloatAttr(m->scale),
+          causal ? b.getI64IntegerAttr(*causal) : IntegerAttr());
+      recordFused(fused, causal ? "attention (causal)" : "attention", m->ops,
+                  bytesSaved(m->ops, fused));
+      m->output.getResult().replaceAllUsesWith(fused.getResult());
+      eraseDeadChain(m->ops);
+    }
+  }
+};
+
+} // namespace
