@@ -73,6 +73,10 @@ struct AttentionLowering {
   SmallVector<RowTile> tiles;
   SmallVector<Step> steps;
 
+  /// Buffers per step (scores, probabilities, streamed K/V) and per row
+  /// tile: a step's scores are computed two steps ahead of its output.
+  static constexpr int64_t kRing = 3; // heuristic: pipeline depth + 1
+
   // Tiles.
   SmallVector<FlatSymbolRefAttr> kT, vT, qT, stQ, stK, sPs, tp, oPs, sSb, maskSb, pSb, pT, oSb,
       state, outSb;
@@ -126,13 +130,12 @@ struct AttentionLowering {
     // SBUF per partition: everything but K/V, then K/V resident or streamed.
     int64_t eb = e(), mb = op.getMask() ? nisa::elementBytes(maskType) : 0;
     int64_t ob = nisa::elementBytes(outType);
-    int64_t fixed = 2 * dt * P * eb + 2 * D * eb + 2 * bn * 4 + 2 * bn * mb + 2 * bn * eb +
-                    2 * bn * eb + 2 * Dv * 4 + 2 * 8 * 4 + 2 * Dv * ob;
+    int64_t fixed = kRing * (dt * P * eb + D * eb + bn * 4 + bn * mb + bn * eb + bn * eb +
+                             Dv * 4 + kStateColumns * 4 + Dv * ob);
     int64_t budget = hw.sbufPartitionBytes * 85 / 100; // heuristic: room for the allocator
     int64_t kv = dt * N * eb + nkt * Dv * eb;
-    int64_t stageK = 2 * kStageTiles() * D * eb;
-    int64_t streamed = 2 * (dt * bn * eb + (bn / std::min(P, bn)) * Dv * eb) +
-                       2 * llvm::divideCeil(bn, P) * D * eb;
+    int64_t stageK = kRing * kStageTiles() * D * eb;
+    int64_t streamed = kRing * (dt * bn * eb + llvm::divideCeil(bn, P) * (Dv + D) * eb);
     if (fixed + stageK + 2 * kv <= budget) {
       resident = true;
       kvCopies = 2;
@@ -203,27 +206,29 @@ struct AttentionLowering {
     auto sb = nisa::MemorySpace::sbuf;
     auto ps = nisa::MemorySpace::psum;
     int64_t dp = std::min(D, P);
-    for (int64_t i = 0; i < (resident ? kvCopies : 2); ++i) {
+    for (int64_t i = 0; i < (resident ? kvCopies : kRing); ++i) {
       kT.push_back(kb.alloc(sb, dp, dt * (resident ? N : bn), et, "kT"));
       vT.push_back(kb.alloc(sb, std::min(N, P), (resident ? nkt : llvm::divideCeil(bn, P)) * Dv,
                             et, "v"));
     }
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < kRing; ++i) {
       qT.push_back(kb.alloc(sb, dp, dt * P, et, "qT"));
       stQ.push_back(kb.alloc(sb, P, D, et, "stQ"));
       stK.push_back(kb.alloc(sb, std::min(N, P),
                              (resident ? kStageTiles() : llvm::divideCeil(bn, P)) * D, et, "stK"));
       sPs.push_back(kb.alloc(ps, P, bn, f32, "s"));
-      tp.push_back(kb.alloc(ps, P, hw.psumBankFp32(), f32, "tp"));
-      oPs.push_back(kb.alloc(ps, P, Dv, f32, "o"));
+      if (i < 2) {
+        tp.push_back(kb.alloc(ps, P, hw.psumBankFp32(), f32, "tp"));
+        oPs.push_back(kb.alloc(ps, P, Dv, f32, "o"));
+      }
       sSb.push_back(kb.alloc(sb, P, bn, f32, "ssb"));
       if (op.getMask())
         maskSb.push_back(kb.alloc(sb, P, bn, maskType, "mask"));
       pSb.push_back(kb.alloc(sb, P, bn, et, "p"));
       pT.push_back(kb.alloc(sb, std::min(N, P), llvm::divideCeil(bn, P) * P, et, "pT"));
       oSb.push_back(kb.alloc(sb, P, Dv, f32, "oacc"));
-      state.push_back(kb.alloc(sb, P, 8, f32, "st"));
-      outSb.push_back(kb.alloc(sb, P, Dv, outType, "out"));
+      state.push_back(kb.alloc(sb, P, kStateColumns, f32, "st"));
+      outSb.push_back(kb.alloc(sb, P, Dv, outType, "ot"));
     }
   }
 
@@ -311,7 +316,7 @@ struct AttentionLowering {
     int64_t kg = kStageTiles();
     for (int64_t t0 = 0; t0 < nkt; t0 += kg) {
       int64_t n0 = t0 * P, cols = std::min(kg * P, N - n0);
-      loadKeysTransposed(kvOffset(grp, D), n0, cols, stK[(t0 / kg) % 2], kT[slot], n0, N);
+      loadKeysTransposed(kvOffset(grp, D), n0, cols, stK[(t0 / kg) % kRing], kT[slot], n0, N);
     }
     loadKeyRows(v, kvOffset(grp, Dv), Dv, vT[slot], 0, 0, nkt);
   }
@@ -343,29 +348,29 @@ struct AttentionLowering {
     const Step &st = steps[s];
     if (resident)
       return {kT[st.group % kvCopies], d * N + st.block * bn};
-    return {kT[s % 2], d * bn};
+    return {kT[s % kRing], d * bn};
   }
   std::pair<FlatSymbolRefAttr, int64_t> valuesOf(size_t s, int64_t j) {
     const Step &st = steps[s];
     if (resident)
       return {vT[st.group % kvCopies], (st.block * bn / P + j) * Dv};
-    return {vT[s % 2], j * Dv};
+    return {vT[s % kRing], j * Dv};
   }
 
-  /// The scores of step `s` into sPs[s % 2] (and what they need loaded).
+  /// The scores of step `s` into sPs[s % kRing] (and what they need loaded).
   void emitScores(size_t s) {
     const Step &st = steps[s];
     const RowTile &t = tiles[st.tile];
     int64_t c0 = st.block * bn, cols = std::min(bn, N - c0);
-    int64_t tileSlot = tileIndex(s) % 2;
+    int64_t tileSlot = tileIndex(s) % kRing;
     kb.setSource(op);
     if (st.firstOfGroup && resident)
       loadGroupKV(st.group);
     if (st.firstOfTile)
       loadQuery(st.group, t, tileSlot);
     if (!resident) {
-      loadKeysTransposed(kvOffset(st.group, D), c0, cols, stK[s % 2], kT[s % 2], 0, bn);
-      loadKeyRows(v, kvOffset(st.group, Dv), Dv, vT[s % 2], 0, c0, llvm::divideCeil(cols, P));
+      loadKeysTransposed(kvOffset(st.group, D), c0, cols, stK[s % kRing], kT[s % kRing], 0, bn);
+      loadKeyRows(v, kvOffset(st.group, Dv), Dv, vT[s % kRing], 0, c0, llvm::divideCeil(cols, P));
     }
     if (op.getMask()) {
       HbmView view;
@@ -384,7 +389,7 @@ struct AttentionLowering {
       view.rowStrides = {maskStrides[rank - 3], maskStrides[rank - 2]};
       view.colSizes = {N};
       view.colStrides = {maskStrides[rank - 1]};
-      kb.transfer(true, maskSb[s % 2], maskType, 0, 0, view, t.r0, t.rows, c0, cols);
+      kb.transfer(true, maskSb[s % kRing], maskType, 0, 0, view, t.r0, t.rows, c0, cols);
     }
     bool fp32 = et.isF32();
     for (int64_t d = 0; d < dt; ++d) {
@@ -393,7 +398,7 @@ struct AttentionLowering {
       kb.charge(Engine::tensor, kb.estimate(Opcode::MultiplyMoving, Engine::tensor, dsz, cols, fp32));
       kb.emit<nisa::LoadStationaryOp>(qT[tileSlot], kb.tileAP(0, dsz, d * P, t.rows),
                                       DenseI64ArrayAttr(), UnitAttr());
-      kb.emit<nisa::MultiplyMovingOp>(sPs[s % 2], kb.tileAP(0, t.rows, 0, cols), keys,
+      kb.emit<nisa::MultiplyMovingOp>(sPs[s % kRing], kb.tileAP(0, t.rows, 0, cols), keys,
                                       kb.tileAP(0, dsz, at, cols),
                                       d == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
                                       DenseI64ArrayAttr(), UnitAttr());
@@ -404,106 +409,132 @@ struct AttentionLowering {
   int64_t tileIndex(size_t s) const { return tileOrdinal[s]; }
   SmallVector<int64_t> tileOrdinal;
 
-  /// Softmax, Pᵀ·V and the running state of step `s`; the output at the
-  /// tile's last step.
-  void emitRest(size_t s) {
+  /// Columns of a row tile's state: -max (by step parity), the block max,
+  /// the correction exp(max_old - max_new) (by step parity), the block sum,
+  /// the running sum and its reciprocal.
+  enum StateColumn : int64_t {
+    kNegMax = 0,
+    kBlockMax = 2,
+    kCorrection = 3,
+    kBlockSum = 5,
+    kSum = 6,
+    kInvSum = 7,
+    kStateColumns = 8
+  };
+
+  /// The softmax of step `s`: P = exp(scores·scale - max) with its row sums,
+  /// the new max, the correction of what came before, the running sum.
+  void emitSoftmax(size_t s) {
     const Step &st = steps[s];
     const RowTile &t = tiles[st.tile];
     int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
-    int64_t ts = tileIndex(s) % 2;
-    FlatSymbolRefAttr stt = state[ts];
-    // State columns: 0/1 -max (alternating), 2 block max, 3 correction,
-    // 4 block sum, 5 running sum, 6 its reciprocal.
+    FlatSymbolRefAttr stt = state[tileIndex(s) % kRing];
     auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
     int64_t cur = s % 2, prev = 1 - cur;
     bool first = st.firstOfTile;
+    int64_t slot = s % kRing;
     kb.setSource(op);
-    FlatSymbolRefAttr src = sPs[s % 2];
+    FlatSymbolRefAttr src = sPs[slot];
     float srcScale = scale;
     auto box = kb.tileAP(0, rows, 0, cols);
     if (op.getMask()) {
       Engine eng = Engine::vector;
       kb.charge(eng, kb.estimate(Opcode::ScalarTensorTensor, eng, rows, cols, false, true));
-      kb.emit<nisa::ScalarTensorTensorOp>(eng, sSb[s % 2], box, src, box, nisa::AluOp::multiply,
+      kb.emit<nisa::ScalarTensorTensorOp>(eng, sSb[slot], box, src, box, nisa::AluOp::multiply,
                                           kb.builder().getF32FloatAttr(scale), FlatSymbolRefAttr(),
                                           nisa::AccessPatternAttr(), nisa::AluOp::add,
-                                          maskSb[s % 2], box, DenseI64ArrayAttr(), UnitAttr());
-      src = sSb[s % 2];
+                                          maskSb[slot], box, DenseI64ArrayAttr(), UnitAttr());
+      src = sSb[slot];
       srcScale = 1;
     }
     if (!st.full || scale <= 0) {
-      if (src != sSb[s % 2]) {
+      if (src != sSb[slot]) {
         Engine eng = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::scalar}, rows, cols,
                              true);
-        tensorScalar(eng, sSb[s % 2], box, src, box, nisa::AluOp::multiply, scale, {}, {});
-        src = sSb[s % 2];
+        tensorScalar(eng, sSb[slot], box, src, box, nisa::AluOp::multiply, scale, {}, {});
+        src = sSb[slot];
         srcScale = 1;
       }
       if (!st.full)
-        maskCausal(t, c0, cols, sSb[s % 2]);
+        maskCausal(t, c0, cols, sSb[slot]);
     }
     // Block max and the new -max.
     kb.charge(Engine::vector, kb.estimate(Opcode::TensorReduce, Engine::vector, rows, cols, false,
-                                          src == sPs[s % 2]));
-    kb.emit<nisa::TensorReduceOp>(Engine::vector, nisa::AluOp::max, stt, col(2), src, box,
+                                          src == sPs[slot]));
+    kb.emit<nisa::TensorReduceOp>(Engine::vector, nisa::AluOp::max, stt, col(kBlockMax), src, box,
                                   DenseI64ArrayAttr(), UnitAttr());
     Engine se = smallEngine(Opcode::TensorScalar, rows, 1);
     if (first)
-      tensorScalar(se, stt, col(cur), stt, col(2), nisa::AluOp::multiply, -srcScale, {}, {});
+      tensorScalar(se, stt, col(kNegMax + cur), stt, col(kBlockMax), nisa::AluOp::multiply,
+                   -srcScale, {}, {});
     else
-      tensorScalar(se, stt, col(cur), stt, col(2), nisa::AluOp::multiply, -srcScale, {}, {},
-                   nisa::AluOp::min, stt, col(prev));
+      tensorScalar(se, stt, col(kNegMax + cur), stt, col(kBlockMax), nisa::AluOp::multiply,
+                   -srcScale, {}, {}, nisa::AluOp::min, stt, col(kNegMax + prev));
     OpBuilder &b = kb.builder();
     if (!first) {
-      // corr = exp(-max_new - (-max_old)) = exp(1 * (-max_new) + max_old)
-      kb.emit<nisa::ActivationOp>(nisa::ActFunc::exp, stt, col(3), stt, col(prev),
-                                  b.getF32FloatAttr(-1.0f), FlatSymbolRefAttr(),
-                                  nisa::AccessPatternAttr(), FloatAttr(), stt, col(cur),
-                                  FlatSymbolRefAttr(), nisa::AccessPatternAttr(),
-                                  DenseI64ArrayAttr(), UnitAttr());
+      // exp(max_old - max_new) = exp(-1 · (-max_old) + (-max_new))
+      kb.emit<nisa::ActivationOp>(nisa::ActFunc::exp, stt, col(kCorrection + cur), stt,
+                                  col(kNegMax + prev), b.getF32FloatAttr(-1.0f),
+                                  FlatSymbolRefAttr(), nisa::AccessPatternAttr(), FloatAttr(), stt,
+                                  col(kNegMax + cur), FlatSymbolRefAttr(),
+                                  nisa::AccessPatternAttr(), DenseI64ArrayAttr(), UnitAttr());
       kb.charge(Engine::scalar, kb.estimate(Opcode::Activation, Engine::scalar, rows, 1));
     }
-    // P = exp(src * scale - max), row sums into the running sum (first
+    // P = exp(src · scale - max); its row sums go to the running sum (first
     // block) or the block sum.
     kb.charge(Engine::scalar, kb.estimate(Opcode::Activation, Engine::scalar, rows, cols, false,
-                                          src == sPs[s % 2]));
+                                          src == sPs[slot]));
     kb.emit<nisa::ActivationOp>(
-        nisa::ActFunc::exp, pSb[s % 2], box, src, box,
+        nisa::ActFunc::exp, pSb[slot], box, src, box,
         srcScale != 1.0f ? b.getF32FloatAttr(srcScale) : FloatAttr(), FlatSymbolRefAttr(),
-        nisa::AccessPatternAttr(), FloatAttr(), stt, col(cur), stt, col(first ? 5 : 4),
-        DenseI64ArrayAttr(), UnitAttr());
+        nisa::AccessPatternAttr(), FloatAttr(), stt, col(kNegMax + cur), stt,
+        col(first ? kSum : kBlockSum), DenseI64ArrayAttr(), UnitAttr());
     if (!first) {
       Engine eng = smallEngine(Opcode::ScalarTensorTensor, rows, 1);
-      kb.emit<nisa::ScalarTensorTensorOp>(eng, stt, col(5), stt, col(5), nisa::AluOp::multiply,
-                                          FloatAttr(), stt, col(3), nisa::AluOp::add, stt, col(4),
-                                          DenseI64ArrayAttr(), UnitAttr());
+      kb.emit<nisa::ScalarTensorTensorOp>(eng, stt, col(kSum), stt, col(kSum),
+                                          nisa::AluOp::multiply, FloatAttr(), stt,
+                                          col(kCorrection + cur), nisa::AluOp::add, stt,
+                                          col(kBlockSum), DenseI64ArrayAttr(), UnitAttr());
     }
+  }
+
+  /// Pᵀ·V of step `s` into the tile's output accumulator (rescaled by the
+  /// step's correction), and at the tile's last step the output O / l.
+  void emitOutput(size_t s) {
+    const Step &st = steps[s];
+    const RowTile &t = tiles[st.tile];
+    int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
+    int64_t ts = tileIndex(s) % kRing, slot = s % kRing;
+    FlatSymbolRefAttr stt = state[ts];
+    auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
+    OpBuilder &b = kb.builder();
+    kb.setSource(op);
     // Pᵀ: 128-column pieces transposed into one PSUM tile, copied out at once.
     int64_t subs = llvm::divideCeil(cols, P);
     FlatSymbolRefAttr tt = tp[tpSlot++ % tp.size()];
     for (int64_t j = 0; j < subs; ++j)
-      transpose(tt, j * rows, pSb[s % 2], rows, j * P, std::min(P, cols - j * P));
+      transpose(tt, j * rows, pSb[slot], rows, j * P, std::min(P, cols - j * P));
     int64_t fullSubs = cols / P;
     if (fullSubs)
-      kb.emit<nisa::TensorCopyOp>(copyEngine(P, fullSubs * rows), pT[s % 2],
+      kb.emit<nisa::TensorCopyOp>(copyEngine(P, fullSubs * rows), pT[slot],
                                   kb.tileAP(0, P, 0, fullSubs * rows), tt,
                                   kb.tileAP(0, P, 0, fullSubs * rows), DenseI64ArrayAttr(),
                                   UnitAttr());
     if (fullSubs < subs) {
       int64_t part = cols - fullSubs * P;
-      kb.emit<nisa::TensorCopyOp>(copyEngine(part, rows), pT[s % 2],
+      kb.emit<nisa::TensorCopyOp>(copyEngine(part, rows), pT[slot],
                                   kb.tileAP(0, part, fullSubs * rows, rows), tt,
                                   kb.tileAP(0, part, fullSubs * rows, rows), DenseI64ArrayAttr(),
                                   UnitAttr());
     }
     // O_block = P · V.
     bool fp32 = et.isF32();
-    FlatSymbolRefAttr ops = oPs[s % 2];
+    FlatSymbolRefAttr ops = oPs[s % oPs.size()];
     for (int64_t j = 0; j < subs; ++j) {
       int64_t ksz = std::min(P, cols - j * P);
       auto [vals, at] = valuesOf(s, j);
       kb.charge(Engine::tensor, kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, Dv, fp32));
-      kb.emit<nisa::LoadStationaryOp>(pT[s % 2], kb.tileAP(0, ksz, j * rows, rows),
+      kb.emit<nisa::LoadStationaryOp>(pT[slot], kb.tileAP(0, ksz, j * rows, rows),
                                       DenseI64ArrayAttr(), UnitAttr());
       kb.emit<nisa::MultiplyMovingOp>(ops, kb.tileAP(0, rows, 0, Dv), vals,
                                       kb.tileAP(0, ksz, at, Dv),
@@ -511,26 +542,27 @@ struct AttentionLowering {
                                       UnitAttr());
     }
     auto oBox = kb.tileAP(0, rows, 0, Dv);
-    if (first) {
+    if (st.firstOfTile) {
       kb.emit<nisa::TensorCopyOp>(copyEngine(rows, Dv), oSb[ts], oBox, ops, oBox,
                                   DenseI64ArrayAttr(), UnitAttr());
     } else {
       kb.charge(Engine::vector,
                 kb.estimate(Opcode::ScalarTensorTensor, Engine::vector, rows, Dv, false, true));
       kb.emit<nisa::ScalarTensorTensorOp>(Engine::vector, oSb[ts], oBox, oSb[ts], oBox,
-                                          nisa::AluOp::multiply, FloatAttr(), stt, col(3),
-                                          nisa::AluOp::add, ops, oBox, DenseI64ArrayAttr(),
-                                          UnitAttr());
+                                          nisa::AluOp::multiply, FloatAttr(), stt,
+                                          col(kCorrection + s % 2), nisa::AluOp::add, ops, oBox,
+                                          DenseI64ArrayAttr(), UnitAttr());
     }
     if (!st.lastOfTile)
       return;
     // out = O / l.
-    Engine re = Engine::vector;
-    kb.charge(re, kb.estimate(Opcode::Reciprocal, re, rows, 1));
-    kb.emit<nisa::ReciprocalOp>(stt, col(6), stt, col(5), DenseI64ArrayAttr(), UnitAttr());
+    kb.charge(Engine::vector, kb.estimate(Opcode::Reciprocal, Engine::vector, rows, 1));
+    kb.emit<nisa::ReciprocalOp>(stt, col(kInvSum), stt, col(kSum), DenseI64ArrayAttr(),
+                                UnitAttr());
     Engine oe = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::gpsimd, Engine::scalar},
                         rows, Dv);
-    tensorScalar(oe, outSb[ts], oBox, oSb[ts], oBox, nisa::AluOp::multiply, {}, stt, col(6));
+    tensorScalar(oe, outSb[ts], oBox, oSb[ts], oBox, nisa::AluOp::multiply, {}, stt,
+                 col(kInvSum));
     HbmView view;
     view.sym = out.sym;
     view.elementType = outType;
@@ -576,11 +608,19 @@ struct AttentionLowering {
       tileOrdinal.push_back(ordinal);
     }
     kb.storeQueues = hw.dmaEngines / 4;
-    emitScores(0);
-    for (size_t s = 0; s < steps.size(); ++s) {
-      if (s + 1 < steps.size())
-        emitScores(s + 1);
-      emitRest(s);
+    // Software pipeline: the scores two steps ahead and the softmax one
+    // step ahead of the output, so that TensorE, VectorE and ScalarE each
+    // have work while the others finish theirs.
+    size_t n = steps.size();
+    for (size_t s = 0; s < std::min<size_t>(2, n); ++s)
+      emitScores(s);
+    emitSoftmax(0);
+    for (size_t s = 0; s < n; ++s) {
+      if (s + 2 < n)
+        emitScores(s + 2);
+      if (s + 1 < n)
+        emitSoftmax(s + 1);
+      emitOutput(s);
     }
     kb.program().levelQueues();
   }

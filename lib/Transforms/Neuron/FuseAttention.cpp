@@ -51,17 +51,21 @@ CastOp floatCast(Value v) {
 }
 
 /// An operand of the attention before --auto-cast's cast and grouped-query
-/// attention's repeat: `source` has `heads` heads; `castTo` is the element
-/// type the matmul read (null: the source's own).
+/// attention's repeat: `source`, to be cast to `castTo` (null: kept) and
+/// viewed as `shape` (the matmul operand's shape with R times fewer heads).
 struct Operand {
   Value source;
   Type castTo;
+  SmallVector<int64_t> shape;
   SmallVector<Operation *> ops; ///< the peeled cast and repeat ops
 };
 
-/// The value a repeat_kv pattern repeats: reshape([.., G, R, N, D] broadcast
-/// of [.., G, 1, N, D], a reshape of [.., G, N, D]) → [.., G*R, N, D].
-Value repeatSource(ReshapeOp outer, SmallVectorImpl<Operation *> &ops) {
+/// The value a repeat_kv pattern repeats, and the repeat count R:
+/// `outer` = reshape of [.., G, R, N, D], which broadcasts (broadcast_to, or
+/// an add of a splat zero) [.., G, 1, N, D], a reshape of the source. The
+/// reshape may merge batch and head dims ([B·G·R, N, D], TOSA's rank-3
+/// matmuls) as long as the heads dim stays a multiple of R.
+std::pair<Value, int64_t> repeatSource(ReshapeOp outer, SmallVectorImpl<Operation *> &ops) {
   Value wide = outer.getInput();
   Value src;
   Operation *bcast = wide.getDefiningOp();
@@ -84,36 +88,37 @@ Value repeatSource(ReshapeOp outer, SmallVectorImpl<Operation *> &ops) {
   auto unitType = cast<RankedTensorType>(src.getType());
   auto headsType = cast<RankedTensorType>(inner.getInput().getType());
   auto outType = cast<RankedTensorType>(outer.getType());
-  int64_t rank = outType.getRank();
-  if (!wideType.hasStaticShape() || !headsType.hasStaticShape() || headsType.getRank() != rank ||
-      wideType.getRank() != rank + 1 || unitType.getRank() != rank + 1)
+  int64_t w = wideType.getRank(), r = outType.getRank();
+  if (!wideType.hasStaticShape() || !headsType.hasStaticShape() || !outType.hasStaticShape() ||
+      w < 4 || r < 3 || unitType.getRank() != w)
     return {};
-  // [.., G, N, D] → [.., G, 1, N, D] → [.., G, R, N, D] → [.., G*R, N, D]
-  ArrayRef<int64_t> heads = headsType.getShape(), unit = unitType.getShape(),
-                    w = wideType.getShape(), out = outType.getShape();
-  for (int64_t d = 0; d + 3 < rank; ++d)
-    if (heads[d] != unit[d] || heads[d] != w[d] || heads[d] != out[d])
+  ArrayRef<int64_t> unit = unitType.getShape(), wd = wideType.getShape(),
+                    out = outType.getShape(), heads = headsType.getShape();
+  int64_t rep = wd[w - 3];
+  for (int64_t d = 0; d < w; ++d)
+    if (d != w - 3 && unit[d] != wd[d])
       return {};
-  int64_t g = heads[rank - 3];
-  if (unit[rank - 3] != g || unit[rank - 2] != 1 || w[rank - 3] != g ||
-      out[rank - 3] != g * w[rank - 2] || heads.take_back(2) != unit.take_back(2) ||
-      heads.take_back(2) != w.take_back(2) || heads.take_back(2) != out.take_back(2))
+  if (unit[w - 3] != 1 || rep < 2 || heads.size() < 2 || heads.take_back(2) != wd.take_back(2) ||
+      out.take_back(2) != wd.take_back(2) || out[r - 3] % rep != 0)
     return {};
   ops.append({outer, bcast, inner});
-  return inner.getInput();
+  return {inner.getInput(), rep};
 }
 
 /// Peels a cast and a repeat_kv off a matmul operand (in either order).
 Operand peel(Value v) {
   Operand o;
+  o.shape.assign(cast<RankedTensorType>(v.getType()).getShape().begin(),
+                 cast<RankedTensorType>(v.getType()).getShape().end());
   if (CastOp c = floatCast(v)) {
     o.castTo = c.getType().getElementType();
     o.ops.push_back(c);
     v = c.getInput();
   }
   if (auto r = v.getDefiningOp<ReshapeOp>())
-    if (Value src = repeatSource(r, o.ops)) {
+    if (auto [src, rep] = repeatSource(r, o.ops); src) {
       v = src;
+      o.shape[o.shape.size() - 3] /= rep;
       if (CastOp c = floatCast(v); c && !o.castTo) {
         o.castTo = c.getType().getElementType();
         o.ops.push_back(c);
@@ -306,8 +311,10 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
   m.ops.push_back(m.output);
 
   auto qT = cast<RankedTensorType>(m.q.source.getType());
-  auto kT = cast<RankedTensorType>(m.k.source.getType());
-  auto vT = cast<RankedTensorType>(m.v.source.getType());
+  auto kT = RankedTensorType::get(m.k.shape,
+                                  cast<RankedTensorType>(m.k.source.getType()).getElementType());
+  auto vT = RankedTensorType::get(m.v.shape,
+                                  cast<RankedTensorType>(m.v.source.getType()).getElementType());
   auto outT = m.output.getType();
   int64_t rank = qT.getRank();
   if (!qT.hasStaticShape() || !kT.hasStaticShape() || !vT.hasStaticShape() ||
@@ -377,10 +384,14 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
       OpBuilder b(m->output);
       Location loc = fusedLocation(m->ops);
       auto operand = [&](Operand &o) -> Value {
-        if (!o.castTo || o.castTo == cast<RankedTensorType>(o.source.getType()).getElementType())
-          return o.source;
-        auto t = cast<RankedTensorType>(o.source.getType());
-        return CastOp::create(b, loc, t.clone(o.castTo), o.source);
+        Value x = o.source;
+        auto t = cast<RankedTensorType>(x.getType());
+        if (o.castTo && o.castTo != t.getElementType())
+          x = CastOp::create(b, loc, t.clone(o.castTo), x);
+        auto want = RankedTensorType::get(o.shape, cast<RankedTensorType>(x.getType()).getElementType());
+        if (x.getType() != want)
+          x = ReshapeOp::create(b, loc, want, x);
+        return x;
       };
       Value q = m->q.source, k = operand(m->k), v = operand(m->v);
       std::optional<int64_t> causal = m->mask ? causalOffset(m->mask) : std::nullopt;
