@@ -614,3 +614,35 @@ func.func @kernel_empty(%a: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @attention_heads_not_multiple(%q: tensor<1x3x4x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>) -> tensor<1x3x4x8xf32> {
+  // expected-error @+1 {{query heads (3) must be a multiple of key/value heads (2)}}
+  %o = neuron.attention %q, %k, %v scale = 1.0 : (tensor<1x3x4x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>) -> tensor<1x3x4x8xf32>
+  return %o : tensor<1x3x4x8xf32>
+}
+
+// -----
+
+func.func @attention_head_dims_differ(%q: tensor<2x4x8xf32>, %k: tensor<2x5x6xf32>, %v: tensor<2x5x8xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{query and key head dims differ: 8 vs 6}}
+  %o = neuron.attention %q, %k, %v scale = 1.0 : (tensor<2x4x8xf32>, tensor<2x5x6xf32>, tensor<2x5x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<2x4x8xf32>, %k: tensor<2x5x8xf32>, %v: tensor<2x5x8xf32>, %m: tensor<4x4xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{mask shape 4x4 does not broadcast to the scores' shape 2x4x5}}
+  %o = neuron.attention %q, %k, %v mask %m scale = 1.0 : (tensor<2x4x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<4x4xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @attention_result_shape(%q: tensor<2x4x8xf32>, %k: tensor<2x5x8xf32>, %v: tensor<2x5x3xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{result shape 2x4x8 does not match the expected shape 2x4x3}}
+  %o = neuron.attention %q, %k, %v scale = 1.0 : (tensor<2x4x8xf32>, tensor<2x5x8xf32>, tensor<2x5x3xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}

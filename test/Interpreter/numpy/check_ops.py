@@ -850,9 +850,46 @@ def build_named():
     softmax_case("log_softmax_last", (3, 4, 10), 2, True)
     softmax_case("log_softmax_middle", (3, 7, 4), 1, True)
     softmax_case("log_softmax_large_logits", (2, 8), 1, True, scale=40.0)
+    attention_case("attention_plain", 1, 2, 2, 5, 7, 4, 3)
+    attention_case("attention_gqa_mask", 2, 4, 2, 3, 6, 8, 8, mask=(3, 6))
+    attention_case("attention_mask_per_head", 1, 2, 1, 4, 4, 4, 4, mask=(1, 2, 4, 4))
+    attention_case("attention_causal", 1, 2, 2, 5, 5, 4, 4, causal=0)
+    attention_case("attention_causal_cache", 1, 3, 1, 2, 6, 4, 5, causal=4)
 
 
 # --- integers ---------------------------------------------------------------
+
+
+def attention_case(name, b, h, g, m, n, d, dv, mask=None, causal=None, scale=0.3):
+    rng = rng_for(name)
+    q = f32(rng.standard_normal((b, h, m, d)))
+    k = f32(rng.standard_normal((b, g, n, d)))
+    v = f32(rng.standard_normal((b, g, n, dv)))
+    ins = [q, k, v]
+    args = [("q", T(q.shape, "f32")), ("k", T(k.shape, "f32")), ("v", T(v.shape, "f32"))]
+    types = ", ".join(t for _, t in args)
+    opnds = "%q, %k, %v"
+    if mask is not None:
+        ins.append(f32(rng.uniform(-3, 0, mask)))
+        args.append(("m", T(mask, "f32")))
+        opnds += " mask %m"
+        types += ", " + T(mask, "f32")
+    out = T((b, h, m, dv), "f32")
+    text = "%%y = neuron.attention %s scale = %r%s : (%s) -> %s" % (
+        opnds, scale, "" if causal is None else " causal_offset = %d" % causal, types, out)
+
+    def ref(q, k, v, *rest):
+        r = h // g
+        s = np.einsum("bhmd,bhnd->bhmn", f64(q), np.repeat(f64(k), r, axis=1)) * scale
+        if rest:
+            s = s + f64(rest[0])
+        if causal is not None:
+            s = np.where(np.arange(n)[None, :] <= np.arange(m)[:, None] + causal, s, -np.inf)
+        s = np.exp(s - s.max(axis=-1, keepdims=True))
+        s /= s.sum(axis=-1, keepdims=True)
+        return np.einsum("bhmn,bhnd->bhmd", s, np.repeat(f64(v), r, axis=1))
+
+    add_case(name, func(args, [text], [("y", out)]), ins, ref, "f32")
 
 
 def build_int():
