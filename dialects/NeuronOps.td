@@ -442,7 +442,8 @@ def Neuron_AttentionOp : Neuron_Op<"attention"> {
     `h / (H / G)`, without a repeated copy. `mask` is added to the scores and
     broadcasts numpy-style against `[..., H, M, N]`. With `causal_offset = c`,
     query row `i` sees only keys `j <= i + c` (0: a square causal mask;
-    `N - M`: queries at the end of an `N`-token cache). Scores, softmax and
+    `N - M`: queries at the end of an `N`-token cache). With `key_transposed`
+    the key is given as kᵀ, `[..., G, D, N]`. Scores, softmax and
     the weighted sum are computed in f32; only the result is rounded to its
     element type. What `--neuron-fuse-attention` forms from the exporters'
     matmul / scale / mask / softmax / matmul chains.
@@ -454,11 +455,13 @@ def Neuron_AttentionOp : Neuron_Op<"attention"> {
   }];
   let arguments = (ins Neuron_FloatTensor:$query, Neuron_FloatTensor:$key,
                        Neuron_FloatTensor:$value, Optional<Neuron_FloatTensor>:$mask,
-                       F32Attr:$scale, OptionalAttr<I64Attr>:$causal_offset);
+                       F32Attr:$scale, OptionalAttr<I64Attr>:$causal_offset,
+                       UnitAttr:$key_transposed);
   let results = (outs Neuron_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? `scale` `=` $scale
-    (`causal_offset` `=` $causal_offset^)? attr-dict `:` functional-type(operands, results)
+    (`causal_offset` `=` $causal_offset^)? (`key_transposed` $key_transposed^)?
+    attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

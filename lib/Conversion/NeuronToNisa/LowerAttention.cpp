@@ -69,6 +69,7 @@ struct AttentionLowering {
   HbmBuffer q, k, v, mask, out;
   SmallVector<int64_t> maskStrides; ///< per dim of [batch..., H, M, N]
   bool resident = false;
+  bool keyTransposed = false; ///< K given as Kᵀ [D, N]: loaded as is
   int64_t kvCopies = 1;
   SmallVector<RowTile> tiles;
   SmallVector<Step> steps;
@@ -97,7 +98,8 @@ struct AttentionLowering {
     M = qType.getDimSize(rank - 2);
     D = qType.getDimSize(rank - 1);
     G = op.getKey().getType().getDimSize(rank - 3);
-    N = op.getKey().getType().getDimSize(rank - 2);
+    N = op.getValue().getType().getDimSize(rank - 2);
+    keyTransposed = op.getKeyTransposed();
     Dv = op.getValue().getType().getDimSize(rank - 1);
     R = H / G;
     et = qType.getElementType();
@@ -136,11 +138,17 @@ struct AttentionLowering {
     int64_t kv = dt * N * eb + nkt * Dv * eb;
     int64_t stageK = kRing * kStageTiles() * D * eb;
     int64_t streamed = kRing * (dt * bn * eb + llvm::divideCeil(bn, P) * (Dv + D) * eb);
-    if (fixed + stageK + 2 * kv <= budget) {
+    // Resident K/V of a group are loaded when its first scores are: up to
+    // two steps before the outputs of the previous steps, whose groups'
+    // K/V must still be there. Three copies always keep them apart; two do
+    // when every group has two steps or more.
+    int64_t groupSteps = static_cast<int64_t>(steps.size()) / std::max<int64_t>(1, batches * G);
+    if (fixed + stageK + 3 * kv <= budget) {
+      resident = true;
+      kvCopies = 3;
+    } else if (groupSteps >= 2 && fixed + stageK + 2 * kv <= budget) {
       resident = true;
       kvCopies = 2;
-    } else if (fixed + stageK + kv <= budget) {
-      resident = true;
     } else if (fixed + streamed > budget) {
       why = "one row tile needs " + std::to_string(fixed + streamed) +
             " bytes per partition of SBUF, over the budget of " + std::to_string(budget) +
@@ -293,6 +301,20 @@ struct AttentionLowering {
   /// (head-dim tile d at d * stride), through `stage`.
   void loadKeysTransposed(int64_t kOff, int64_t n0, int64_t cols, FlatSymbolRefAttr stage,
                           FlatSymbolRefAttr dst, int64_t at, int64_t stride) {
+    if (keyTransposed) {
+      HbmView view;
+      view.sym = k.sym;
+      view.elementType = et;
+      view.offset = kOff;
+      view.rowSizes = {D};
+      view.rowStrides = {N};
+      view.colSizes = {N};
+      view.colStrides = {1};
+      for (int64_t d = 0; d < dt; ++d)
+        kb.transfer(true, dst, et, 0, at + d * stride, view, d * P, std::min(P, D - d * P), n0,
+                    cols);
+      return;
+    }
     int64_t count = llvm::divideCeil(cols, P);
     loadKeyRows(k, kOff, D, stage, 0, n0, count);
     for (int64_t d = 0; d < dt; ++d) {

@@ -164,7 +164,15 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
           return fail("unsupported attention result type");
         size_t next = 3;
         const Tensor *mask = optional(in, static_cast<bool>(a.getMask()), next);
-        return ref::attention(in[0], in[1], in[2], mask, a.getScale().convertToFloat(),
+        if (!a.getKeyTransposed())
+          return ref::attention(in[0], in[1], in[2], mask, a.getScale().convertToFloat(),
+                                a.getCausalOffset(), *out);
+        SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, in[1].rank()));
+        std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+        llvm::Expected<Tensor> k = ref::transpose(in[1], perm);
+        if (!k)
+          return k.takeError();
+        return ref::attention(in[0], *k, in[2], mask, a.getScale().convertToFloat(),
                               a.getCausalOffset(), *out);
       })
       .Case([&](SoftmaxOp s) { return ref::softmax(in[0], s.getAxis(), s.getLog()); })

@@ -158,7 +158,7 @@ std::optional<OpCost> AttentionOp::getCost() {
     return std::nullopt;
   auto q = getQuery().getType();
   int64_t rank = q.getRank();
-  int64_t n = getKey().getType().getDimSize(rank - 2);
+  int64_t n = getValue().getType().getDimSize(rank - 2);
   int64_t dv = getValue().getType().getDimSize(rank - 1);
   int64_t scores = numElements(getQuery()) / q.getDimSize(rank - 1) * n;
   c->flops = scores * (2 * q.getDimSize(rank - 1) + 2 * dv + 6);

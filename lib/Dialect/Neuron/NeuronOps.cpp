@@ -294,14 +294,16 @@ LogicalResult AttentionOp::verify() {
   if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(g) && (g <= 0 || h % g != 0))
     return emitOpError("query heads (") << h << ") must be a multiple of key/value heads ("
                                         << g << ")";
-  if (!dimsMatch(q.getDimSize(rank - 1), k.getDimSize(rank - 1)))
-    return emitOpError("query and key head dims differ: ")
-           << q.getDimSize(rank - 1) << " vs " << k.getDimSize(rank - 1);
-  if (!dimsMatch(k.getDimSize(rank - 2), v.getDimSize(rank - 2)))
-    return emitOpError("key and value lengths differ: ")
-           << k.getDimSize(rank - 2) << " vs " << v.getDimSize(rank - 2);
+  int64_t kd = k.getDimSize(getKeyTransposed() ? rank - 2 : rank - 1);
+  int64_t kn = k.getDimSize(getKeyTransposed() ? rank - 1 : rank - 2);
+  if (!dimsMatch(q.getDimSize(rank - 1), kd))
+    return emitOpError("query and key head dims differ: ") << q.getDimSize(rank - 1) << " vs "
+                                                           << kd;
+  if (!dimsMatch(kn, v.getDimSize(rank - 2)))
+    return emitOpError("key and value lengths differ: ") << kn << " vs "
+                                                         << v.getDimSize(rank - 2);
   neuronc::Shape scores(q.getShape());
-  scores.back() = k.getDimSize(rank - 2);
+  scores.back() = kn;
   if (getMask() && !neuronc::isBroadcastableTo(getMask().getType().getShape(), scores))
     return emitOpError("mask shape ")
            << formatShape(getMask().getType().getShape())

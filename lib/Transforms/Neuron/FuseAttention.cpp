@@ -50,6 +50,29 @@ CastOp floatCast(Value v) {
   return {};
 }
 
+/// x for `x + 0` with a splat zero of x's own type (a no-op exporters
+/// leave), else null.
+Value addsZero(Value v) {
+  auto add = v.getDefiningOp<AddOp>();
+  if (!add)
+    return {};
+  for (auto [x, z] :
+       {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+    std::optional<double> zero = getSplatValue(z);
+    if (zero && *zero == 0.0 && x.getType() == add.getType())
+      return x;
+  }
+  return {};
+}
+
+/// True for a reshape that only regroups the leading (batch and head) dims
+/// of a matrix stack: the last two dims stay.
+bool regroupsBatch(ReshapeOp r) {
+  auto in = r.getInput().getType(), out = r.getType();
+  return in.hasStaticShape() && out.hasStaticShape() && in.getRank() >= 2 && out.getRank() >= 2 &&
+         in.getShape().take_back(2) == out.getShape().take_back(2);
+}
+
 /// An operand of the attention before --auto-cast's cast and grouped-query
 /// attention's repeat: `source`, to be cast to `castTo` (null: kept) and
 /// viewed as `shape` (the matmul operand's shape with R times fewer heads).
@@ -110,6 +133,16 @@ Operand peel(Value v) {
   Operand o;
   o.shape.assign(cast<RankedTensorType>(v.getType()).getShape().begin(),
                  cast<RankedTensorType>(v.getType()).getShape().end());
+  auto skipNoOps = [&](Value x) {
+    while (Value y = addsZero(x)) {
+      if (!x.hasOneUse())
+        break;
+      o.ops.push_back(x.getDefiningOp());
+      x = y;
+    }
+    return x;
+  };
+  v = skipNoOps(v);
   if (CastOp c = floatCast(v)) {
     o.castTo = c.getType().getElementType();
     o.ops.push_back(c);
@@ -125,6 +158,15 @@ Operand peel(Value v) {
         v = c.getInput();
       }
     }
+  v = skipNoOps(v);
+  // A batch regrouping of the source (the matmul's [B·H, N, D] view of a
+  // [B, H, N, D] tensor) moves no data: read the source as the operand's shape.
+  while (auto r = v.getDefiningOp<ReshapeOp>()) {
+    if (!regroupsBatch(r) || !r->hasOneUse())
+      break;
+    o.ops.push_back(r);
+    v = skipNoOps(r.getInput());
+  }
   o.source = v;
   return o;
 }
@@ -132,6 +174,8 @@ Operand peel(Value v) {
 /// The causal offset `c` of a constant mask over [M, N] (leading dims 1) that
 /// is 0 where j <= i + c and at most kMaskedScore elsewhere.
 std::optional<int64_t> causalOffset(Value mask) {
+  while (auto r = mask.getDefiningOp<ReshapeOp>())
+    mask = r.getInput();
   auto c = mask.getDefiningOp<ConstantOp>();
   if (!c)
     return std::nullopt;
@@ -168,7 +212,10 @@ std::optional<int64_t> causalOffset(Value mask) {
 struct Match {
   Operand q, k, v;
   Value mask;
+  RankedTensorType maskScores; ///< the shape the mask was added at
+  SmallVector<int64_t> maskShape; ///< the mask as the attention reads it
   double scale = 1.0;
+  bool keyTransposed = false;
   MatmulOp scores, output;
   SmallVector<Operation *> ops; ///< every op the fused op replaces
 };
@@ -179,7 +226,17 @@ bool foldScale(Operation *op, Value chain, double &scale) {
     return false;
   Value other = op->getOperand(0) == chain ? op->getOperand(1) : op->getOperand(0);
   std::optional<double> c = getSplatValue(other);
-  if (!c || other == chain || cast<RankedTensorType>(other.getType()).getNumElements() != 1)
+  // 1 / √d as an exporter writes it: reciprocal(splat √d).
+  if (auto rec = other.getDefiningOp<ReciprocalOp>(); rec && !c)
+    if (std::optional<double> d = getSplatValue(rec.getInput()); d && *d != 0.0)
+      c = 1.0 / *d;
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  auto chainType = cast<RankedTensorType>(chain.getType());
+  // The splat may regroup leading dims (a [1, B, M, N] splat times [B, M, N]
+  // scores), never repeat the scores.
+  if (!c || other == chain || !result.hasStaticShape() || !chainType.hasStaticShape() ||
+      result.getNumElements() != chainType.getNumElements() || result.getRank() < 2 ||
+      chainType.getRank() < 2 || result.getShape().take_back(2) != chainType.getShape().take_back(2))
     return false;
   if (isa<MulOp>(op)) {
     scale *= *c;
@@ -204,9 +261,14 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
   // Down: [cast] → matmul(p, v).
   Value p = sm.getResult();
   Operation *user = soleUser(p);
-  if (auto c = dyn_cast_or_null<CastOp>(user)) {
-    m.ops.push_back(c);
-    p = c.getResult();
+  while (user && !isa<MatmulOp>(user)) {
+    auto r = dyn_cast<ReshapeOp>(user);
+    bool noOp = (r && regroupsBatch(r)) || isa<CastOp>(user) ||
+                (isa<AddOp>(user) && addsZero(user->getResult(0)) == p);
+    if (!noOp)
+      break;
+    m.ops.push_back(user);
+    p = user->getResult(0);
     user = soleUser(p);
   }
   m.output = dyn_cast_or_null<MatmulOp>(user);
@@ -239,6 +301,14 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
       x = c.getInput();
       continue;
     }
+    if (auto r = dyn_cast<ReshapeOp>(def); r && regroupsBatch(r)) {
+      x = r.getInput();
+      continue;
+    }
+    if (Value y = addsZero(x)) {
+      x = y;
+      continue;
+    }
     if (auto add = dyn_cast<AddOp>(def)) {
       if (m.mask) {
         why = "more than one mask is added to the scores";
@@ -249,7 +319,7 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
         for (Operation *d = c.getDefiningOp(); d; d = d->getOperand(0).getDefiningOp()) {
           if (isa<MatmulOp>(d))
             return true;
-          if (!isa<CastOp, MulOp, DivOp, AddOp>(d))
+          if (!isa<CastOp, MulOp, DivOp, AddOp, ReshapeOp>(d))
             return false;
         }
         return false;
@@ -257,6 +327,7 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
       bool lhsChain = chainSide(add.getLhs());
       x = lhsChain ? add.getLhs() : add.getRhs();
       m.mask = lhsChain ? add.getRhs() : add.getLhs();
+      m.maskScores = add.getType();
       continue;
     }
     Value chain = def->getNumOperands() == 2 && getSplatValue(def->getOperand(0))
@@ -275,10 +346,11 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
     return failure();
   }
   m.ops.push_back(m.scores);
-  if (!m.scores.getTransposeRhs() || m.scores.getTransposeLhs()) {
-    why = "the first matmul is not q · kᵀ with k as [.., N, D] (transpose_rhs)";
+  if (m.scores.getTransposeLhs()) {
+    why = "the first matmul reads q transposed";
     return failure();
   }
+  m.keyTransposed = !m.scores.getTransposeRhs(); // kᵀ given as [.., D, N]
   // A scale on q (or k) before the matmul, as q * d^-0.5 or both by d^-0.25.
   auto peelScale = [&](Value v) {
     Operation *def = v.getDefiningOp();
@@ -326,6 +398,11 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
     why = "query, key and value are not [.., heads, rows, head_dim] of one rank";
     return failure();
   }
+  int64_t kd = kT.getDimSize(rank - (m.keyTransposed ? 2 : 1));
+  if (kd != qT.getDimSize(rank - 1)) {
+    why = "query and key head dims differ";
+    return failure();
+  }
   if (qT.getShape().drop_back(3) != kT.getShape().drop_back(3) ||
       qT.getShape().drop_back(3) != vT.getShape().drop_back(3)) {
     why = "query, key and value have different batch dims (a broadcast batch)";
@@ -344,10 +421,28 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
   }
   if (m.mask) {
     SmallVector<int64_t> scores(qT.getShape());
-    scores.back() = kT.getDimSize(rank - 2);
+    scores.back() = vT.getDimSize(rank - 2);
     auto maskT = cast<RankedTensorType>(m.mask.getType());
-    if (!isa<FloatType>(maskT.getElementType()) ||
-        !neuronc::isBroadcastableTo(maskT.getShape(), scores)) {
+    if (!isa<FloatType>(maskT.getElementType()) || !maskT.hasStaticShape()) {
+      why = "the mask is not a statically shaped float tensor";
+      return failure();
+    }
+    m.maskShape.assign(maskT.getShape().begin(), maskT.getShape().end());
+    if (m.maskScores.getShape() != ArrayRef<int64_t>(scores)) {
+      // Added where the scores had other batch dims: a mask shared by all
+      // of them is its last two dims; one per score is the scores' shape.
+      ArrayRef<int64_t> ms = maskT.getShape();
+      bool shared = ms.size() >= 2 && llvm::all_of(ms.drop_back(2), [](int64_t d) { return d == 1; });
+      if (shared)
+        m.maskShape.assign(ms.take_back(2).begin(), ms.take_back(2).end());
+      else if (maskT.getShape() == m.maskScores.getShape())
+        m.maskShape = scores;
+      else {
+        why = "the mask broadcasts over batch dims that a reshape regroups";
+        return failure();
+      }
+    }
+    if (!neuronc::isBroadcastableTo(m.maskShape, scores)) {
       why = "the mask does not broadcast to the scores";
       return failure();
     }
@@ -396,9 +491,16 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
       Value q = m->q.source, k = operand(m->k), v = operand(m->v);
       std::optional<int64_t> causal = m->mask ? causalOffset(m->mask) : std::nullopt;
       Value mask = causal ? Value() : m->mask;
+      if (mask) {
+        auto mt = cast<RankedTensorType>(mask.getType());
+        if (mt.getShape() != ArrayRef<int64_t>(m->maskShape))
+          mask = ReshapeOp::create(b, loc, RankedTensorType::get(m->maskShape, mt.getElementType()),
+                                   mask);
+      }
       auto fused = AttentionOp::create(
           b, loc, m->output.getType(), q, k, v, mask, b.getF32FloatAttr(m->scale),
-          causal ? b.getI64IntegerAttr(*causal) : IntegerAttr());
+          causal ? b.getI64IntegerAttr(*causal) : IntegerAttr(),
+          m->keyTransposed ? b.getUnitAttr() : UnitAttr());
       recordFused(fused, causal ? "attention (causal)" : "attention", m->ops,
                   bytesSaved(m->ops, fused));
       m->output.getResult().replaceAllUsesWith(fused.getResult());

@@ -64,6 +64,9 @@ std::string formatLocation(Location loc) {
         .str();
   if (auto named = dyn_cast<NameLoc>(loc))
     return named.getName().str() + "@" + formatLocation(named.getChildLoc());
+  // A fused op is where its last source op was (the one computing its value).
+  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    return formatLocation(fused.getLocations().back());
   std::string s;
   llvm::raw_string_ostream os(s);
   os << loc;

@@ -6,9 +6,11 @@ max/sub/exp/sum/reciprocal/mul), with its inputs and numpy's f64 reference.
 usage: gen_attention.py DIR [--batch B] [--heads H] [--kv-heads G] [--q M]
        [--kv N] [--dim D] [--vdim DV] [--mask none|input|per-head|causal-const]
        [--causal-offset C] [--scale-on scores|query] [--dtype f32|bf16] [--seed S]
+       [--key-transposed]
 Writes DIR/m.mlir, DIR/in*.npy (q, k, v[, mask]) and DIR/expected.npy. With
 --dtype bf16, q/k/v are cast to bf16 in the program (f32 inputs) and the
-reference uses the same bf16-rounded values.
+reference uses the same bf16-rounded values. With --key-transposed the key
+input is kᵀ, [B, G, D, N], as some exporters pass it.
 """
 import argparse
 import os
@@ -29,6 +31,7 @@ p.add_argument("--causal-offset", type=int, default=None)
 p.add_argument("--scale-on", default="scores")
 p.add_argument("--dtype", default="f32")
 p.add_argument("--seed", type=int, default=0)
+p.add_argument("--key-transposed", action="store_true")
 a = p.parse_args()
 B, H, M, D = a.batch, a.heads, a.q, a.dim
 G = a.kv_heads or H
@@ -41,7 +44,7 @@ f = np.float32
 q = rng.standard_normal((B, H, M, D)).astype(f)
 k = rng.standard_normal((B, G, N, D)).astype(f)
 v = rng.standard_normal((B, G, N, DV)).astype(f)
-ins = [q, k, v]
+ins = [q, np.ascontiguousarray(k.transpose(0, 1, 3, 2)) if a.key_transposed else k, v]
 scale = D ** -0.5
 visible = np.arange(N)[None, :] <= np.arange(M)[:, None] + C
 if a.mask == "input":
@@ -123,7 +126,8 @@ def repeat(x, dims):
     return reshape(r, zt, b_, H, t_, x_, el=E)
 
 
-args = ["%%q: %s" % ty(B, H, M, D), "%%k: %s" % ty(B, G, N, D), "%%v: %s" % ty(B, G, N, DV)]
+KD = (B, G, D, N) if a.key_transposed else (B, G, N, D)
+args = ["%%q: %s" % ty(B, H, M, D), "%%k: %s" % ty(*KD), "%%v: %s" % ty(B, G, N, DV)]
 if a.mask == "input":
     args.append("%%mask: %s" % ty(M, N))
 elif a.mask == "per-head":
@@ -141,12 +145,15 @@ if a.scale_on == "query":
     e("  %s = tosa.mul %%q, %%qscale, %%shift : (%s, tensor<1x1x1x1xf32>, tensor<1xi8>) -> %s"
       % (qx, ty(B, H, M, D), ty(B, H, M, D)))
 qc = cast(qx, (B, H, M, D))
-kc = repeat(cast("%k", (B, G, N, D)), (B, G, N, D))
+kc = repeat(cast("%k", KD), KD)
 vc = repeat(cast("%v", (B, G, N, DV)), (B, G, N, DV))
 q3 = reshape(qc, ty(B, H, M, D, el=E), B * H, M, D, el=E)
-kt = new()
-e("  %s = tosa.transpose %s {perms = array<i32: 0, 1, 3, 2>} : (%s) -> %s"
-  % (kt, kc, ty(B, H, N, D, el=E), ty(B, H, D, N, el=E)))
+if a.key_transposed:
+    kt = kc
+else:
+    kt = new()
+    e("  %s = tosa.transpose %s {perms = array<i32: 0, 1, 3, 2>} : (%s) -> %s"
+      % (kt, kc, ty(B, H, N, D, el=E), ty(B, H, D, N, el=E)))
 k3 = reshape(kt, ty(B, H, D, N, el=E), B * H, D, N, el=E)
 st = ty(B * H, M, N)
 sc = new()
