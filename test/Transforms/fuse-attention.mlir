@@ -129,10 +129,32 @@ func.func @scores_escape(%q: tensor<2x3x32xf32>, %k: tensor<2x3x32xf32>, %v: ten
 
 // -----
 
-// Why not: k is given as kᵀ ([D, N]), not transposed by the matmul.
-func.func @keys_not_transposed(%q: tensor<2x3x32xf32>, %kt: tensor<2x32x3xf32>, %v: tensor<2x3x32xf32>) -> tensor<2x3x32xf32> {
-  %s = neuron.matmul %q, %kt : tensor<2x3x32xf32>, tensor<2x32x3xf32> -> tensor<2x3x3xf32>
-  // expected-remark @+1 {{not fused attention: the first matmul is not q · kᵀ with k as [.., N, D] (transpose_rhs)}}
+// k given as kᵀ ([D, N], buddy-mlir's attention export): read as it is.
+// The scale is a full-shape splat that also adds a leading unit dim, and
+// a batch reshape and a no-op add of zeros sit on the way to the second
+// matmul.
+// CHECK-LABEL: func.func @keys_given_transposed
+// CHECK-NEXT: %[[O:.*]] = neuron.attention %arg0, %arg1, %arg2 scale = 2.500000e-01 key_transposed : (tensor<2x3x32xf32>, tensor<2x32x5xf32>, tensor<2x5x32xf32>) -> tensor<2x3x32xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @keys_given_transposed(%q: tensor<2x3x32xf32>, %kt: tensor<2x32x5xf32>, %v: tensor<2x5x32xf32>) -> tensor<2x3x32xf32> {
+  %s = neuron.matmul %q, %kt : tensor<2x3x32xf32>, tensor<2x32x5xf32> -> tensor<2x3x5xf32>
+  %c = neuron.constant dense<0.25> : tensor<1x2x3x5xf32>
+  %ss = neuron.mul %s, %c : tensor<2x3x5xf32>, tensor<1x2x3x5xf32> -> tensor<1x2x3x5xf32>
+  %p = neuron.softmax %ss axis = 3 : tensor<1x2x3x5xf32>
+  %z = neuron.constant dense<0.0> : tensor<1x2x3x5xf32>
+  %pz = neuron.add %p, %z : tensor<1x2x3x5xf32>, tensor<1x2x3x5xf32> -> tensor<1x2x3x5xf32>
+  %p3 = neuron.reshape %pz : tensor<1x2x3x5xf32> -> tensor<2x3x5xf32>
+  // expected-remark @+1 {{fused attention}}
+  %o = neuron.matmul %p3, %v : tensor<2x3x5xf32>, tensor<2x5x32xf32> -> tensor<2x3x32xf32>
+  return %o : tensor<2x3x32xf32>
+}
+
+// -----
+
+// Why not: the scores come transposed out of the first matmul.
+func.func @query_transposed(%qt: tensor<2x32x3xf32>, %k: tensor<2x3x32xf32>, %v: tensor<2x3x32xf32>) -> tensor<2x3x32xf32> {
+  %s = neuron.matmul %qt, %k transpose_lhs transpose_rhs : tensor<2x32x3xf32>, tensor<2x3x32xf32> -> tensor<2x3x3xf32>
+  // expected-remark @+1 {{not fused attention: the first matmul reads q transposed}}
   %p = neuron.softmax %s axis = 2 : tensor<2x3x3xf32>
   %o = neuron.matmul %p, %v : tensor<2x3x3xf32>, tensor<2x3x32xf32> -> tensor<2x3x32xf32>
   return %o : tensor<2x3x32xf32>
