@@ -44,6 +44,9 @@ constexpr float kLowestMax = -1.0e30f;
 struct Step {
   int64_t group, tile, block;
   bool firstOfGroup, firstOfTile, lastOfTile, full;
+  int64_t nth = 0;       ///< its place among its tile's steps (state column parity)
+  bool loadsMask = true; ///< loads its mask block (else it shares the step before's)
+  int64_t maskSlot = 0;  ///< the mask buffer it reads
 };
 
 /// A row tile: rows [r0, r0 + rows) of a head group's [R·M] query rows.
@@ -76,11 +79,25 @@ struct AttentionLowering {
 
   /// Buffers per step (scores, probabilities, streamed K/V) and per row
   /// tile: a step's scores are computed two steps ahead of its output.
-  static constexpr int64_t kRing = 3; // heuristic: pipeline depth + 1
+  /// The software pipeline: a step's scores are computed kScoresAhead steps
+  /// and its softmax kSoftmaxAhead steps before its output, so that no
+  /// engine waits on the chain reduce → exp → transpose → Pᵀ·V of the step
+  /// it is about to finish.
+  static constexpr int64_t kScoresAhead = 3;  // heuristic: pipeline depth
+  static constexpr int64_t kSoftmaxAhead = 2; // heuristic: pipeline depth
+  static constexpr int64_t kRing = kScoresAhead + 1;
+  /// State columns per running quantity: one per step in flight in a tile.
+  static constexpr int64_t kPhases = kSoftmaxAhead + 1;
 
   // Tiles.
-  SmallVector<FlatSymbolRefAttr> kT, vT, qT, stQ, stK, sPs, tp, oPs, sSb, maskSb, pSb, pT, oSb,
-      state, outSb;
+  SmallVector<FlatSymbolRefAttr> kT, vT, qT, stQ, stK, sPs, tp, oPs, sSb, maskSb, maskScaled, pSb,
+      pT, oSb, state, outSb;
+
+  /// The mask is divided by the scale once per block (shared by a group's
+  /// heads in lockstep), so each head adds it to the raw scores with a
+  /// plain add straight from PSUM (VectorE's fast path) and the exp applies
+  /// the scale: exp(scale · (S + mask / scale) - max).
+  bool prescaleMask() { return op.getMask() && scale > 0; }
   int64_t tpSlot = 0;
 
   AttentionLowering(FunctionLowering &fl, KernelBuilder &kb, AttentionOp op)
@@ -132,21 +149,21 @@ struct AttentionLowering {
     // SBUF per partition: everything but K/V, then K/V resident or streamed.
     int64_t eb = e(), mb = op.getMask() ? nisa::elementBytes(maskType) : 0;
     int64_t ob = nisa::elementBytes(outType);
-    int64_t fixed = kRing * (dt * P * eb + D * eb + bn * 4 + bn * mb + bn * eb + bn * eb +
-                             Dv * 4 + kStateColumns * 4 + Dv * ob);
+    int64_t fixed = tileRing * (dt * P * eb + D * eb + Dv * 4 + kStateColumns * 4 + Dv * ob) +
+                    kRing * (bn * 4 + bn * mb + (prescaleMask() ? bn * 4 : 0) + 2 * bn * eb);
     int64_t budget = hw.sbufPartitionBytes * 85 / 100; // heuristic: room for the allocator
     int64_t kv = dt * N * eb + nkt * Dv * eb;
     int64_t stageK = kRing * kStageTiles() * D * eb;
     int64_t streamed = kRing * (dt * bn * eb + llvm::divideCeil(bn, P) * (Dv + D) * eb);
     // Resident K/V of a group are loaded when its first scores are: up to
-    // two steps before the outputs of the previous steps, whose groups'
-    // K/V must still be there. Three copies always keep them apart; two do
-    // when every group has two steps or more.
+    // kScoresAhead steps before the outputs of the previous steps, whose
+    // groups' K/V must still be there. kRing copies always keep them apart;
+    // two do when every group has kScoresAhead steps or more.
     int64_t groupSteps = static_cast<int64_t>(steps.size()) / std::max<int64_t>(1, batches * G);
-    if (fixed + stageK + 3 * kv <= budget) {
+    if (fixed + stageK + kRing * kv <= budget) {
       resident = true;
-      kvCopies = 3;
-    } else if (groupSteps >= 2 && fixed + stageK + 2 * kv <= budget) {
+      kvCopies = kRing;
+    } else if (groupSteps >= kScoresAhead && fixed + stageK + 2 * kv <= budget) {
       resident = true;
       kvCopies = 2;
     } else if (fixed + streamed > budget) {
@@ -174,7 +191,12 @@ struct AttentionLowering {
   /// range of partitions for affine_select.
   void planTiles() {
     int64_t rows = R * M;
-    if (!causal) {
+    int64_t rank = op.getQuery().getType().getRank();
+    // The R heads of a group walk the keys in lockstep when they share one
+    // mask (it does not vary by head) and each row tile is one head's: a
+    // mask block is then loaded once for all R of them.
+    lockstep = op.getMask() && R > 1 && M % P == 0 && maskStrides[rank - 3] == 0;
+    if (!causal && !lockstep) {
       for (int64_t r0 = 0; r0 < rows; r0 += P)
         tiles.push_back({r0, std::min(P, rows - r0)});
     } else if (M >= P || M % hw.partitionQuadrant != 0) {
@@ -186,29 +208,59 @@ struct AttentionLowering {
       for (int64_t h = 0; h < R; h += per)
         tiles.push_back({h * M, std::min(per, R - h) * M});
     }
-    // Steps over every group, tile and visible block.
-    for (int64_t grp = 0; grp < batches * G; ++grp)
-      for (auto [ti, t] : llvm::enumerate(tiles)) {
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (int64_t r = t.r0; r < t.r0 + t.rows; ++r) {
-          lo = std::min(lo, r % M);
-          hi = std::max(hi, r % M);
-        }
-        SmallVector<Step> tileSteps;
-        for (int64_t c = 0; c < nb; ++c) {
-          int64_t c0 = c * bn, cols = std::min(bn, N - c0);
-          if (causal && c0 > hi + *causal)
-            break; // no row of the tile sees these keys
-          bool full = !causal || c0 + cols - 1 <= lo + *causal;
-          tileSteps.push_back({grp, static_cast<int64_t>(ti), c, false, false, false, full});
-        }
-        tileSteps.front().firstOfTile = true;
-        tileSteps.back().lastOfTile = true;
-        if (ti == 0)
-          tileSteps.front().firstOfGroup = true;
-        steps.append(tileSteps);
+    // The visible blocks of a tile.
+    auto blocksOf = [&](const RowTile &t) {
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (int64_t r = t.r0; r < t.r0 + t.rows; ++r) {
+        lo = std::min(lo, r % M);
+        hi = std::max(hi, r % M);
       }
+      SmallVector<std::pair<int64_t, bool>> blocks; // (block, full)
+      for (int64_t c = 0; c < nb; ++c) {
+        int64_t c0 = c * bn, cols = std::min(bn, N - c0);
+        if (causal && c0 > hi + *causal)
+          break; // no row of the tile sees these keys
+        blocks.push_back({c, !causal || c0 + cols - 1 <= lo + *causal});
+      }
+      return blocks;
+    };
+    // Sets of tiles that walk the keys together: one head's tile alone, or
+    // the same rows of all R heads in lockstep.
+    SmallVector<SmallVector<int64_t>> sets;
+    int64_t perHead = llvm::divideCeil(M, P);
+    if (lockstep) {
+      for (int64_t ib = 0; ib < perHead; ++ib) {
+        sets.emplace_back();
+        for (int64_t h = 0; h < R; ++h)
+          sets.back().push_back(h * perHead + ib);
+      }
+    } else {
+      for (int64_t ti = 0; ti < static_cast<int64_t>(tiles.size()); ++ti)
+        sets.push_back({ti});
+    }
+    int64_t masks = 0;
+    for (int64_t grp = 0; grp < batches * G; ++grp) {
+      bool groupStart = true;
+      for (const SmallVector<int64_t> &set : sets) {
+        auto blocks = blocksOf(tiles[set.front()]);
+        for (auto [bi, block] : llvm::enumerate(blocks))
+          for (auto [hi, ti] : llvm::enumerate(set)) {
+            Step st{grp,        ti,     block.first, groupStart, bi == 0, bi + 1 == blocks.size(),
+                    block.second};
+            groupStart = false;
+            st.nth = static_cast<int64_t>(bi);
+            st.loadsMask = hi == 0;
+            st.maskSlot = (st.loadsMask ? masks++ : masks - 1) % kRing;
+            steps.push_back(st);
+          }
+      }
+    }
+    tileRing = lockstep ? R + kScoresAhead : kRing;
   }
+
+  bool lockstep = false;
+  /// Buffers per row tile (Qᵀ, state, output): the tiles in flight.
+  int64_t tileRing = kRing;
 
   void allocate() {
     auto sb = nisa::MemorySpace::sbuf;
@@ -219,9 +271,14 @@ struct AttentionLowering {
       vT.push_back(kb.alloc(sb, std::min(N, P), (resident ? nkt : llvm::divideCeil(bn, P)) * Dv,
                             et, "v"));
     }
-    for (int i = 0; i < kRing; ++i) {
+    for (int64_t i = 0; i < tileRing; ++i) {
       qT.push_back(kb.alloc(sb, dp, dt * P, et, "qT"));
       stQ.push_back(kb.alloc(sb, P, D, et, "stQ"));
+      oSb.push_back(kb.alloc(sb, P, Dv, f32, "oacc"));
+      state.push_back(kb.alloc(sb, P, kStateColumns, f32, "st"));
+      outSb.push_back(kb.alloc(sb, P, Dv, outType, "ot"));
+    }
+    for (int i = 0; i < kRing; ++i) {
       stK.push_back(kb.alloc(sb, std::min(N, P),
                              (resident ? kStageTiles() : llvm::divideCeil(bn, P)) * D, et, "stK"));
       sPs.push_back(kb.alloc(ps, P, bn, f32, "s"));
@@ -230,13 +287,13 @@ struct AttentionLowering {
         oPs.push_back(kb.alloc(ps, P, Dv, f32, "o"));
       }
       sSb.push_back(kb.alloc(sb, P, bn, f32, "ssb"));
-      if (op.getMask())
+      if (op.getMask()) {
         maskSb.push_back(kb.alloc(sb, P, bn, maskType, "mask"));
+        if (prescaleMask())
+          maskScaled.push_back(kb.alloc(sb, P, bn, f32, "mscaled"));
+      }
       pSb.push_back(kb.alloc(sb, P, bn, et, "p"));
       pT.push_back(kb.alloc(sb, std::min(N, P), llvm::divideCeil(bn, P) * P, et, "pT"));
-      oSb.push_back(kb.alloc(sb, P, Dv, f32, "oacc"));
-      state.push_back(kb.alloc(sb, P, kStateColumns, f32, "st"));
-      outSb.push_back(kb.alloc(sb, P, Dv, outType, "ot"));
     }
   }
 
@@ -384,7 +441,7 @@ struct AttentionLowering {
     const Step &st = steps[s];
     const RowTile &t = tiles[st.tile];
     int64_t c0 = st.block * bn, cols = std::min(bn, N - c0);
-    int64_t tileSlot = tileIndex(s) % kRing;
+    int64_t tileSlot = tileIndex(s) % tileRing;
     kb.setSource(op);
     if (st.firstOfGroup && resident)
       loadGroupKV(st.group);
@@ -394,7 +451,7 @@ struct AttentionLowering {
       loadKeysTransposed(kvOffset(st.group, D), c0, cols, stK[s % kRing], kT[s % kRing], 0, bn);
       loadKeyRows(v, kvOffset(st.group, Dv), Dv, vT[s % kRing], 0, c0, llvm::divideCeil(cols, P));
     }
-    if (op.getMask()) {
+    if (op.getMask() && st.loadsMask) {
       HbmView view;
       view.sym = mask.sym;
       view.elementType = maskType;
@@ -411,7 +468,13 @@ struct AttentionLowering {
       view.rowStrides = {maskStrides[rank - 3], maskStrides[rank - 2]};
       view.colSizes = {N};
       view.colStrides = {maskStrides[rank - 1]};
-      kb.transfer(true, maskSb[s % kRing], maskType, 0, 0, view, t.r0, t.rows, c0, cols);
+      kb.transfer(true, maskSb[st.maskSlot], maskType, 0, 0, view, t.r0, t.rows, c0, cols);
+      if (prescaleMask()) {
+        Engine eng = kb.pick(Opcode::TensorScalar, {Engine::scalar, Engine::gpsimd}, t.rows, cols);
+        auto box = kb.tileAP(0, t.rows, 0, cols);
+        tensorScalar(eng, maskScaled[st.maskSlot], box, maskSb[st.maskSlot], box,
+                     nisa::AluOp::multiply, 1.0f / scale, {}, {});
+      }
     }
     bool fp32 = et.isF32();
     for (int64_t d = 0; d < dt; ++d) {
@@ -427,21 +490,22 @@ struct AttentionLowering {
     }
   }
 
-  /// Row tiles started up to step `s` (its own included), minus one.
+  /// The ordinal of step `s`'s row tile among the tiles in start order.
   int64_t tileIndex(size_t s) const { return tileOrdinal[s]; }
   SmallVector<int64_t> tileOrdinal;
 
-  /// Columns of a row tile's state: -max (by step parity), the block max,
-  /// the correction exp(max_old - max_new) (by step parity), the block sum,
-  /// the running sum and its reciprocal.
+  /// Columns of a row tile's state: -max, the block max, the correction
+  /// exp(max_old - max_new) and the block sum (all but the block max one per
+  /// phase, so a step's softmax can run ahead of the outputs of the steps
+  /// before it), the running sum and its reciprocal.
   enum StateColumn : int64_t {
     kNegMax = 0,
-    kBlockMax = 2,
-    kCorrection = 3,
-    kBlockSum = 5,
-    kSum = 6,
-    kInvSum = 7,
-    kStateColumns = 8
+    kBlockMax = kNegMax + kPhases,
+    kCorrection = kBlockMax + 1,
+    kBlockSum = kCorrection + kPhases,
+    kSum = kBlockSum + kPhases,
+    kInvSum = kSum + 1,
+    kStateColumns = kInvSum + 1
   };
 
   /// The softmax of step `s`: P = exp(scores·scale - max) with its row sums,
@@ -450,22 +514,28 @@ struct AttentionLowering {
     const Step &st = steps[s];
     const RowTile &t = tiles[st.tile];
     int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
-    FlatSymbolRefAttr stt = state[tileIndex(s) % kRing];
+    FlatSymbolRefAttr stt = state[tileIndex(s) % tileRing];
     auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
-    int64_t cur = s % 2, prev = 1 - cur;
+    int64_t cur = st.nth % kPhases, prev = (st.nth + kPhases - 1) % kPhases;
     bool first = st.firstOfTile;
     int64_t slot = s % kRing;
     kb.setSource(op);
     FlatSymbolRefAttr src = sPs[slot];
     float srcScale = scale;
     auto box = kb.tileAP(0, rows, 0, cols);
-    if (op.getMask()) {
+    if (prescaleMask()) {
+      Engine eng = Engine::vector;
+      kb.charge(eng, kb.estimate(Opcode::TensorTensor, eng, rows, cols, false, true));
+      kb.emit<nisa::TensorTensorOp>(eng, nisa::AluOp::add, sSb[slot], box, src, box,
+                                    maskScaled[st.maskSlot], box, DenseI64ArrayAttr(), UnitAttr());
+      src = sSb[slot];
+    } else if (op.getMask()) {
       Engine eng = Engine::vector;
       kb.charge(eng, kb.estimate(Opcode::ScalarTensorTensor, eng, rows, cols, false, true));
       kb.emit<nisa::ScalarTensorTensorOp>(eng, sSb[slot], box, src, box, nisa::AluOp::multiply,
                                           kb.builder().getF32FloatAttr(scale), FlatSymbolRefAttr(),
                                           nisa::AccessPatternAttr(), nisa::AluOp::add,
-                                          maskSb[slot], box, DenseI64ArrayAttr(), UnitAttr());
+                                          maskSb[st.maskSlot], box, DenseI64ArrayAttr(), UnitAttr());
       src = sSb[slot];
       srcScale = 1;
     }
@@ -510,14 +580,7 @@ struct AttentionLowering {
         nisa::ActFunc::exp, pSb[slot], box, src, box,
         srcScale != 1.0f ? b.getF32FloatAttr(srcScale) : FloatAttr(), FlatSymbolRefAttr(),
         nisa::AccessPatternAttr(), FloatAttr(), stt, col(kNegMax + cur), stt,
-        col(first ? kSum : kBlockSum), DenseI64ArrayAttr(), UnitAttr());
-    if (!first) {
-      Engine eng = smallEngine(Opcode::ScalarTensorTensor, rows, 1);
-      kb.emit<nisa::ScalarTensorTensorOp>(eng, stt, col(kSum), stt, col(kSum),
-                                          nisa::AluOp::multiply, FloatAttr(), stt,
-                                          col(kCorrection + cur), nisa::AluOp::add, stt,
-                                          col(kBlockSum), DenseI64ArrayAttr(), UnitAttr());
-    }
+        col(first ? kSum : kBlockSum + cur), DenseI64ArrayAttr(), UnitAttr());
   }
 
   /// Pᵀ·V of step `s` into the tile's output accumulator (rescaled by the
@@ -526,7 +589,7 @@ struct AttentionLowering {
     const Step &st = steps[s];
     const RowTile &t = tiles[st.tile];
     int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
-    int64_t ts = tileIndex(s) % kRing, slot = s % kRing;
+    int64_t ts = tileIndex(s) % tileRing, slot = s % kRing;
     FlatSymbolRefAttr stt = state[ts];
     auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
     OpBuilder &b = kb.builder();
@@ -572,8 +635,20 @@ struct AttentionLowering {
                 kb.estimate(Opcode::ScalarTensorTensor, Engine::vector, rows, Dv, false, true));
       kb.emit<nisa::ScalarTensorTensorOp>(Engine::vector, oSb[ts], oBox, oSb[ts], oBox,
                                           nisa::AluOp::multiply, FloatAttr(), stt,
-                                          col(kCorrection + s % 2), nisa::AluOp::add, ops, oBox,
+                                          col(kCorrection + st.nth % kPhases), nisa::AluOp::add,
+                                          ops, oBox,
                                           DenseI64ArrayAttr(), UnitAttr());
+    }
+    if (!st.firstOfTile) {
+      // The running sum: l = l · correction + this block's sum. Here rather
+      // than with the softmax, so the engine doing it never waits on the
+      // exp of the step it just handed to ScalarE.
+      Engine eng = smallEngine(Opcode::ScalarTensorTensor, rows, 1);
+      kb.emit<nisa::ScalarTensorTensorOp>(eng, stt, col(kSum), stt, col(kSum),
+                                          nisa::AluOp::multiply, FloatAttr(), stt,
+                                          col(kCorrection + st.nth % kPhases), nisa::AluOp::add,
+                                          stt, col(kBlockSum + st.nth % kPhases), DenseI64ArrayAttr(),
+                                          UnitAttr());
     }
     if (!st.lastOfTile)
       return;
@@ -623,25 +698,26 @@ struct AttentionLowering {
       mask = fl.bufferOf(op.getMask());
     out = fl.resultBuffer(op.getResult());
     allocate();
-    int64_t ordinal = -1;
-    for (const Step &st : steps) {
-      if (st.firstOfTile)
-        ++ordinal;
-      tileOrdinal.push_back(ordinal);
-    }
+    // A tile's ordinal is its place in the order tiles start (tiles in
+    // lockstep interleave their steps).
+    DenseMap<std::pair<int64_t, int64_t>, int64_t> ordinals;
+    for (const Step &st : steps)
+      tileOrdinal.push_back(
+          ordinals.try_emplace({st.group, st.tile}, ordinals.size()).first->second);
     kb.storeQueues = hw.dmaEngines / 4;
-    // Software pipeline: the scores two steps ahead and the softmax one
-    // step ahead of the output, so that TensorE, VectorE and ScalarE each
-    // have work while the others finish theirs.
+    // Software pipeline: scores and softmax run ahead of the outputs, so
+    // that TensorE, VectorE and ScalarE each have work while the others
+    // finish theirs.
     size_t n = steps.size();
-    for (size_t s = 0; s < std::min<size_t>(2, n); ++s)
+    for (size_t s = 0; s < std::min<size_t>(kScoresAhead, n); ++s)
       emitScores(s);
-    emitSoftmax(0);
+    for (size_t s = 0; s < std::min<size_t>(kSoftmaxAhead, n); ++s)
+      emitSoftmax(s);
     for (size_t s = 0; s < n; ++s) {
-      if (s + 2 < n)
-        emitScores(s + 2);
-      if (s + 1 < n)
-        emitSoftmax(s + 1);
+      if (s + kScoresAhead < n)
+        emitScores(s + kScoresAhead);
+      if (s + kSoftmaxAhead < n)
+        emitSoftmax(s + kSoftmaxAhead);
       emitOutput(s);
     }
     kb.program().levelQueues();
@@ -663,6 +739,7 @@ LogicalResult mlir::neuron::lowering::lowerAttention(FunctionLowering &fl, Atten
         << " row tiles x " << lowering.nb << " key blocks of " << lowering.bn << ", "
         << lowering.steps.size() << " steps"
         << (lowering.resident ? ", K/V resident in SBUF" : ", K/V streamed per block")
+        << (lowering.lockstep ? ", the group's heads in lockstep over one mask block" : "")
         << (lowering.causal ? ", causal blocks skipped" : "");
   return success();
 }
