@@ -79,12 +79,13 @@ struct AttentionLowering {
 
   /// Buffers per step (scores, probabilities, streamed K/V) and per row
   /// tile: a step's scores are computed two steps ahead of its output.
-  /// The software pipeline: a step's scores are computed kScoresAhead steps
-  /// and its softmax kSoftmaxAhead steps before its output, so that no
-  /// engine waits on the chain reduce → exp → transpose → Pᵀ·V of the step
-  /// it is about to finish.
+  /// The software pipeline: a step's scores are computed kScoresAhead steps,
+  /// its softmax kSoftmaxAhead steps and its Pᵀ kTransposeAhead steps before
+  /// its output, so that no engine waits on the chain reduce → exp →
+  /// transpose → Pᵀ·V of the step it is about to finish.
   static constexpr int64_t kScoresAhead = 3;  // heuristic: pipeline depth
   static constexpr int64_t kSoftmaxAhead = 2; // heuristic: pipeline depth
+  static constexpr int64_t kTransposeAhead = 1;
   static constexpr int64_t kRing = kScoresAhead + 1;
   /// State columns per running quantity: one per step in flight in a tile.
   static constexpr int64_t kPhases = kSoftmaxAhead + 1;
@@ -583,18 +584,13 @@ struct AttentionLowering {
         col(first ? kSum : kBlockSum + cur), DenseI64ArrayAttr(), UnitAttr());
   }
 
-  /// Pᵀ·V of step `s` into the tile's output accumulator (rescaled by the
-  /// step's correction), and at the tile's last step the output O / l.
-  void emitOutput(size_t s) {
+  /// Pᵀ of step `s`: 128-column pieces of P transposed on TensorE into one
+  /// PSUM tile and copied out at once.
+  void emitTranspose(size_t s) {
     const Step &st = steps[s];
-    const RowTile &t = tiles[st.tile];
-    int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
-    int64_t ts = tileIndex(s) % tileRing, slot = s % kRing;
-    FlatSymbolRefAttr stt = state[ts];
-    auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
-    OpBuilder &b = kb.builder();
+    int64_t rows = tiles[st.tile].rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
+    int64_t slot = s % kRing;
     kb.setSource(op);
-    // Pᵀ: 128-column pieces transposed into one PSUM tile, copied out at once.
     int64_t subs = llvm::divideCeil(cols, P);
     FlatSymbolRefAttr tt = tp[tpSlot++ % tp.size()];
     for (int64_t j = 0; j < subs; ++j)
@@ -612,6 +608,20 @@ struct AttentionLowering {
                                   kb.tileAP(0, part, fullSubs * rows, rows), DenseI64ArrayAttr(),
                                   UnitAttr());
     }
+  }
+
+  /// Pᵀ·V of step `s` into the tile's output accumulator (rescaled by the
+  /// step's correction), and at the tile's last step the output O / l.
+  void emitOutput(size_t s) {
+    const Step &st = steps[s];
+    const RowTile &t = tiles[st.tile];
+    int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
+    int64_t ts = tileIndex(s) % tileRing, slot = s % kRing;
+    int64_t subs = llvm::divideCeil(cols, P);
+    FlatSymbolRefAttr stt = state[ts];
+    auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
+    OpBuilder &b = kb.builder();
+    kb.setSource(op);
     // O_block = P · V.
     bool fp32 = et.isF32();
     FlatSymbolRefAttr ops = oPs[s % oPs.size()];
@@ -713,11 +723,15 @@ struct AttentionLowering {
       emitScores(s);
     for (size_t s = 0; s < std::min<size_t>(kSoftmaxAhead, n); ++s)
       emitSoftmax(s);
+    for (size_t s = 0; s < std::min<size_t>(kTransposeAhead, n); ++s)
+      emitTranspose(s);
     for (size_t s = 0; s < n; ++s) {
       if (s + kScoresAhead < n)
         emitScores(s + kScoresAhead);
       if (s + kSoftmaxAhead < n)
         emitSoftmax(s + kSoftmaxAhead);
+      if (s + kTransposeAhead < n)
+        emitTranspose(s + kTransposeAhead);
       emitOutput(s);
     }
     kb.program().levelQueues();
