@@ -27,6 +27,7 @@
 #include "neuronc/Support/Shape.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -46,6 +47,7 @@ struct Step {
   bool firstOfGroup, firstOfTile, lastOfTile, full;
   int64_t nth = 0;       ///< its place among its tile's steps (state column parity)
   bool loadsMask = true; ///< loads its mask block (else it shares the step before's)
+  int64_t diag = -1;     ///< the causal pattern a diagonal block adds (-1: selects)
   int64_t maskSlot = 0;  ///< the mask buffer it reads
 };
 
@@ -151,7 +153,8 @@ struct AttentionLowering {
     int64_t eb = e(), mb = op.getMask() ? nisa::elementBytes(maskType) : 0;
     int64_t ob = nisa::elementBytes(outType);
     int64_t fixed = tileRing * (dt * P * eb + D * eb + Dv * 4 + kStateColumns * 4 + Dv * ob) +
-                    kRing * (bn * 4 + bn * mb + (prescaleMask() ? bn * 4 : 0) + 2 * bn * eb);
+                    kRing * (bn * 4 + bn * mb + (prescaleMask() ? bn * 4 : 0) + 2 * bn * eb) +
+                    static_cast<int64_t>(patterns.size()) * bn * 4;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100; // heuristic: room for the allocator
     int64_t kv = dt * N * eb + nkt * Dv * eb;
     int64_t stageK = kRing * kStageTiles() * D * eb;
@@ -257,6 +260,57 @@ struct AttentionLowering {
       }
     }
     tileRing = lockstep ? R + kScoresAhead : kRing;
+    // The causal patterns of the diagonal blocks: per head of the tile, its
+    // partitions keep key f while constant + p - f >= 0.
+    std::map<SmallVector<int64_t>, int64_t> known;
+    for (Step &st : steps) {
+      if (st.full)
+        continue;
+      SmallVector<int64_t> key = {std::min(bn, N - st.block * bn)};
+      const RowTile &t = tiles[st.tile];
+      for (int64_t r = t.r0; r < t.r0 + t.rows;) {
+        int64_t head = r / M, end = std::min(t.r0 + t.rows, (head + 1) * M);
+        key.append({r - t.r0, end - r, t.r0 - head * M + *causal - st.block * bn});
+        r = end;
+      }
+      auto [it, added] = known.try_emplace(key, static_cast<int64_t>(patterns.size()));
+      if (added) {
+        if (static_cast<int64_t>(patterns.size()) >= kMaxDiagPatterns) {
+          known.erase(it);
+          continue; // selects per step
+        }
+        patterns.push_back(key);
+      }
+      st.diag = it->second;
+    }
+  }
+
+  /// Diagonal-block patterns kept in SBUF; blocks beyond select per step.
+  static constexpr int64_t kMaxDiagPatterns = 8; // heuristic: SBUF they may take
+  /// Each pattern: columns, then (first partition, partitions, constant) per head.
+  SmallVector<SmallVector<int64_t>> patterns;
+  SmallVector<FlatSymbolRefAttr> diagPatterns;
+
+  /// Builds the causal patterns once, at the start of the kernel (GpSimdE).
+  void buildPatterns() {
+    OpBuilder &b = kb.builder();
+    for (const SmallVector<int64_t> &key : patterns) {
+      int64_t cols = key[0];
+      FlatSymbolRefAttr tile = kb.alloc(nisa::MemorySpace::sbuf, P, bn, f32, "diag");
+      diagPatterns.push_back(tile);
+      kb.charge(Engine::gpsimd, kb.estimate(Opcode::Memset, Engine::gpsimd, P, cols));
+      kb.emit<nisa::MemsetOp>(Engine::gpsimd, tile, kb.tileAP(0, P, 0, cols),
+                              b.getF32FloatAttr(0.0f), DenseI64ArrayAttr(), UnitAttr());
+      for (size_t i = 1; i + 2 < key.size() + 1; i += 3) {
+        auto ap = kb.tileAP(key[i], key[i + 1], 0, cols);
+        kb.charge(Engine::gpsimd, kb.estimate(Opcode::AffineSelect, Engine::gpsimd, key[i + 1], cols));
+        kb.emit<nisa::AffineSelectOp>(tile, ap, tile, ap,
+                                      nisa::CmpOpAttr::get(b.getContext(), nisa::CmpOp::ge),
+                                      b.getI64IntegerAttr(key[i + 2]), b.getI64IntegerAttr(1),
+                                      b.getDenseI64ArrayAttr({-1}), b.getF32FloatAttr(-INFINITY),
+                                      DenseI64ArrayAttr(), UnitAttr());
+      }
+    }
   }
 
   bool lockstep = false;
@@ -540,7 +594,17 @@ struct AttentionLowering {
       src = sSb[slot];
       srcScale = 1;
     }
-    if (!st.full || scale <= 0) {
+    // A diagonal block adds its 0 / -inf pattern (built once per distinct
+    // pattern) like a mask: one add on VectorE, no copy and select in the
+    // step's chain.
+    if (!st.full && scale > 0 && st.diag >= 0) {
+      Engine eng = Engine::vector;
+      bool fromPsum = src == sPs[slot];
+      kb.charge(eng, kb.estimate(Opcode::TensorTensor, eng, rows, cols, false, fromPsum));
+      kb.emit<nisa::TensorTensorOp>(eng, nisa::AluOp::add, sSb[slot], box, src, box,
+                                    diagPatterns[st.diag], box, DenseI64ArrayAttr(), UnitAttr());
+      src = sSb[slot];
+    } else if (!st.full || scale <= 0) {
       if (src != sSb[slot]) {
         Engine eng = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::scalar}, rows, cols,
                              true);
@@ -715,6 +779,9 @@ struct AttentionLowering {
       tileOrdinal.push_back(
           ordinals.try_emplace({st.group, st.tile}, ordinals.size()).first->second);
     kb.storeQueues = hw.dmaEngines / 4;
+    kb.setSource(op);
+    if (scale > 0)
+      buildPatterns();
     // Software pipeline: scores and softmax run ahead of the outputs, so
     // that TensorE, VectorE and ScalarE each have work while the others
     // finish theirs.
