@@ -12,8 +12,8 @@
 #    under 10 s and 1 GiB), against parsing and printing the same text (in process and with
 #    mlir-opt), executable bytes per layer, and a compile-cache hit (< 5 % of a cold compile);
 #    a transposed LM head at vocab 32768 (< 2 s) and 151936 (< 10 s);
-#  - the Llama-7B layer against its bound (scripts/llama-bench.sh) and the calibration suite
-#    (scripts/calibrate.sh).
+#  - the Llama-7B layer against its bound (scripts/llama-bench.sh), attention alone fused and
+#    unfused (scripts/attention-bench.sh) and the calibration suite (scripts/calibrate.sh).
 # Usage: scripts/bench.sh [build-dir]
 set -euo pipefail
 BUILD=${1:-build}
@@ -157,6 +157,8 @@ PY
 # model of ../shared/models that holds a matmul against its bound.
 echo
 bash "$SRC/scripts/llama-bench.sh" "$BUILD"
+echo
+bash "$SRC/scripts/attention-bench.sh" "$BUILD"
 echo
 bash "$SRC/scripts/models-bound.sh" "$BUILD"
 # The calibration suite keeps the simulated machine beside published figures.

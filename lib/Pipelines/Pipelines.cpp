@@ -156,17 +156,32 @@ void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &option
   buildLegalizePipeline(pm, options);
 }
 
-void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly) {
+llvm::ArrayRef<llvm::StringRef> neuronc::fusionRuleNames() {
+  static const llvm::StringRef names[] = {"transposes", "activations", "softmax",   "attention",
+                                          "broadcast",  "rmsnorm",     "layernorm", "elementwise"};
+  return names;
+}
+
+void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly,
+                                  llvm::ArrayRef<std::string> disabled) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  fpm.addPass(neuron::createNeuronFoldTransposesPass());
-  fpm.addPass(neuron::createNeuronFuseActivationsPass());
-  fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
-  fpm.addPass(neuron::createNeuronFuseAttentionPass());
-  fpm.addPass(neuron::createNeuronFoldBroadcastOperandsPass());
-  fpm.addPass(neuron::createNeuronFuseRmsNormPass());
-  fpm.addPass(neuron::createNeuronFuseLayerNormPass());
+  auto on = [&](llvm::StringRef rule) { return !llvm::is_contained(disabled, rule); };
+  if (on("transposes"))
+    fpm.addPass(neuron::createNeuronFoldTransposesPass());
+  if (on("activations"))
+    fpm.addPass(neuron::createNeuronFuseActivationsPass());
+  if (on("softmax"))
+    fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
+  if (on("attention"))
+    fpm.addPass(neuron::createNeuronFuseAttentionPass());
+  if (on("broadcast"))
+    fpm.addPass(neuron::createNeuronFoldBroadcastOperandsPass());
+  if (on("rmsnorm"))
+    fpm.addPass(neuron::createNeuronFuseRmsNormPass());
+  if (on("layernorm"))
+    fpm.addPass(neuron::createNeuronFuseLayerNormPass());
   fpm.addPass(createCanonicalizerPass());
-  if (!namedOnly)
+  if (!namedOnly && on("elementwise"))
     fpm.addPass(neuron::createNeuronFuseElementwisePass());
   buildNeuronCleanupPipeline(pm);
 }
@@ -207,10 +222,12 @@ llvm::StringRef neuronc::stageName(EmitStage stage) {
 
 std::string neuronc::CompileOptions::fingerprint() const {
   return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
-                       "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10}",
+                       "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10} "
+                       "disable-fusion={11}",
                        stageName(stage), optLevel, entry, import.dropHostCalls,
                        import.returnPrinted, import.autoCast, import.autoCastType,
-                       bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks)
+                       bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks,
+                       llvm::join(disabledFusions, ","))
       .str();
 }
 
@@ -229,7 +246,7 @@ void neuronc::buildStagePipeline(OpPassManager &pm, EmitStage stage,
     return;
   case EmitStage::Fused:
     if (options.optLevel > 0)
-      buildFusionPipeline(pm, /*namedOnly=*/options.optLevel == 1);
+      buildFusionPipeline(pm, /*namedOnly=*/options.optLevel == 1, options.disabledFusions);
     return;
   case EmitStage::Lowered:
     buildLowerPipeline(pm, options.backend);

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -72,6 +73,10 @@ llvm::Error neuronc::validateSessionOptions(const SessionOptions &o) {
                  hardwareModelNames());
   if (o.compile.optLevel > 3)
     return error("-O" + llvm::Twine(o.compile.optLevel) + " is not a level; use -O0 to -O3");
+  for (const std::string &rule : o.compile.disabledFusions)
+    if (!llvm::is_contained(fusionRuleNames(), llvm::StringRef(rule)))
+      return error("--disable-fusion: unknown fusion rule '" + rule + "'; the rules are " +
+                   llvm::join(fusionRuleNames(), ", "));
   if (!o.bucketHistogram.empty() && o.bucketReport.empty())
     return error("--bucket-histogram is read by --bucket-report; give --bucket-report too");
   if (o.noCache && !o.cacheDir.empty())

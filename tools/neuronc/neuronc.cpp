@@ -56,6 +56,12 @@ static cl::opt<unsigned> optLevel("O",
                                            "(RMSNorm, softmax, SiLU, GELU), -O2 and -O3 also fuse "
                                            "producer-consumer chains"),
                                   cl::Prefix, cl::init(2), cl::cat(category));
+static cl::list<std::string> disableFusion(
+    "disable-fusion",
+    cl::desc("Skip these fusion rules (comma-separated): transposes, activations, softmax, "
+             "attention, broadcast, rmsnorm, layernorm, elementwise; to measure what one "
+             "saves"),
+    cl::value_desc("rules"), cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> lowerRemarks("lowering-remarks",
                                   cl::desc("Say how each kernel was lowered (and why a fused "
                                            "kernel was split)"),
@@ -115,6 +121,7 @@ int main(int argc, char **argv) {
                   : llvm::StringRef(outputFilename).ends_with(".neff") ? EmitStage::Neff
                                                                        : EmitStage::Legalized;
   options.optLevel = optLevel;
+  options.disabledFusions.assign(disableFusion.begin(), disableFusion.end());
   options.entry = entryName;
   options.import = neuronc::importOptionsFromCL();
   options.bucket = neuronc::bucketOptionsFromCL();

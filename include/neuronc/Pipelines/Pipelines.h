@@ -16,6 +16,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace neuronc {
 
@@ -65,6 +66,9 @@ struct CompileOptions {
   BucketOptions bucket;
   BackendOptions backend;
   unsigned optLevel = 2;                ///< 0: no fusion; 1: named kernels; 2, 3: full fusion
+  /// Fusion rules not to apply (names of fusionRuleNames()), to compare a
+  /// program with and without one.
+  std::vector<std::string> disabledFusions;
   EmitStage stage = EmitStage::Neff;    ///< the last stage to run
   std::string entry;                    ///< compile only this function (and callees)
   /// A stable text of every field, for cache keys and reproducers.
@@ -121,7 +125,11 @@ void buildLegalizePipeline(mlir::OpPassManager &pm, const ImportOptions &options
 /// Fusion: recognize RMSNorm, softmax/log-softmax and activations, then
 /// (unless `namedOnly`, -O1) fuse what is left producer→consumer into
 /// neuron.kernel regions. Decisions are recorded for the fusion report.
-void buildFusionPipeline(mlir::OpPassManager &pm, bool namedOnly = false);
+void buildFusionPipeline(mlir::OpPassManager &pm, bool namedOnly = false,
+                         llvm::ArrayRef<std::string> disabled = {});
+
+/// The fusion rules --disable-fusion names, in pipeline order.
+llvm::ArrayRef<llvm::StringRef> fusionRuleNames();
 
 /// Canonicalization and CSE over every function.
 void buildNeuronCleanupPipeline(mlir::OpPassManager &pm);

@@ -6,11 +6,13 @@ max/sub/exp/sum/reciprocal/mul), with its inputs and numpy's f64 reference.
 usage: gen_attention.py DIR [--batch B] [--heads H] [--kv-heads G] [--q M]
        [--kv N] [--dim D] [--vdim DV] [--mask none|input|per-head|causal-const]
        [--causal-offset C] [--scale-on scores|query] [--dtype f32|bf16] [--seed S]
-       [--key-transposed]
+       [--key-transposed] [--no-data]
 Writes DIR/m.mlir, DIR/in*.npy (q, k, v[, mask]) and DIR/expected.npy. With
 --dtype bf16, q/k/v are cast to bf16 in the program (f32 inputs) and the
 reference uses the same bf16-rounded values. With --key-transposed the key
-input is kᵀ, [B, G, D, N], as some exporters pass it.
+input is kᵀ, [B, G, D, N], as some exporters pass it. With --no-data only the
+program is written (for timing runs at sizes numpy's reference would take
+long to compute).
 """
 import argparse
 import os
@@ -32,6 +34,7 @@ p.add_argument("--scale-on", default="scores")
 p.add_argument("--dtype", default="f32")
 p.add_argument("--seed", type=int, default=0)
 p.add_argument("--key-transposed", action="store_true")
+p.add_argument("--no-data", action="store_true")
 a = p.parse_args()
 B, H, M, D = a.batch, a.heads, a.q, a.dim
 G = a.kv_heads or H
@@ -41,21 +44,22 @@ R = H // G
 C = a.causal_offset if a.causal_offset is not None else N - M
 rng = np.random.default_rng(a.seed)
 f = np.float32
-q = rng.standard_normal((B, H, M, D)).astype(f)
-k = rng.standard_normal((B, G, N, D)).astype(f)
-v = rng.standard_normal((B, G, N, DV)).astype(f)
-ins = [q, np.ascontiguousarray(k.transpose(0, 1, 3, 2)) if a.key_transposed else k, v]
 scale = D ** -0.5
 visible = np.arange(N)[None, :] <= np.arange(M)[:, None] + C
-if a.mask == "input":
-    mask = rng.uniform(-2, 0, (M, N)).astype(f)
-    mask[~visible] = -1e4
-    ins.append(mask)
-elif a.mask == "per-head":
-    mask = rng.uniform(-2, 0, (B, H, M, N)).astype(f)
-    ins.append(mask)
-elif a.mask == "causal-const":
+if a.mask == "causal-const":
     mask = np.where(visible, 0.0, -1e9).astype(f)
+if not a.no_data:
+    q = rng.standard_normal((B, H, M, D)).astype(f)
+    k = rng.standard_normal((B, G, N, D)).astype(f)
+    v = rng.standard_normal((B, G, N, DV)).astype(f)
+    ins = [q, np.ascontiguousarray(k.transpose(0, 1, 3, 2)) if a.key_transposed else k, v]
+    if a.mask == "input":
+        mask = rng.uniform(-2, 0, (M, N)).astype(f)
+        mask[~visible] = -1e4
+        ins.append(mask)
+    elif a.mask == "per-head":
+        mask = rng.uniform(-2, 0, (B, H, M, N)).astype(f)
+        ins.append(mask)
 
 
 def bf16(x):
@@ -64,22 +68,28 @@ def bf16(x):
     return b.view(np.float32)
 
 
-qr, kr, vr = (bf16(x) if a.dtype == "bf16" else x for x in (q, k, v))
-kr = np.repeat(kr, R, axis=1).astype(np.float64)
-vr = np.repeat(vr, R, axis=1).astype(np.float64)
-s = np.einsum("bhmd,bhnd->bhmn", qr.astype(np.float64), kr) * scale
-if a.mask in ("input", "causal-const"):
-    s = s + mask.astype(np.float64)[None, None]
-elif a.mask == "per-head":
-    s = s + mask.astype(np.float64)
-s = s - s.max(axis=-1, keepdims=True)
-pr = np.exp(s)
-pr /= pr.sum(axis=-1, keepdims=True)
-want = np.einsum("bhmn,bhnd->bhmd", pr, vr).astype(f)
+def reference():
+    """Writes the inputs and numpy's f64 result."""
+    qr, kr, vr = (bf16(x) if a.dtype == "bf16" else x for x in (q, k, v))
+    kr = np.repeat(kr, R, axis=1).astype(np.float64)
+    vr = np.repeat(vr, R, axis=1).astype(np.float64)
+    s = np.einsum("bhmd,bhnd->bhmn", qr.astype(np.float64), kr) * scale
+    if a.mask in ("input", "causal-const"):
+        s = s + mask.astype(np.float64)[None, None]
+    elif a.mask == "per-head":
+        s = s + mask.astype(np.float64)
+    s = s - s.max(axis=-1, keepdims=True)
+    pr = np.exp(s)
+    pr /= pr.sum(axis=-1, keepdims=True)
+    want = np.einsum("bhmn,bhnd->bhmd", pr, vr).astype(f)
+    for i, x in enumerate(ins):
+        np.save(os.path.join(a.dir, "in%d.npy" % i), x)
+    np.save(os.path.join(a.dir, "expected.npy"), want)
+
+
 os.makedirs(a.dir, exist_ok=True)
-for i, x in enumerate(ins):
-    np.save(os.path.join(a.dir, "in%d.npy" % i), x)
-np.save(os.path.join(a.dir, "expected.npy"), want)
+if not a.no_data:
+    reference()
 
 E = a.dtype
 lines = []
