@@ -23,9 +23,31 @@ void copyKernel(FunctionLowering &fl, Operation *op, StringRef kind, const HbmBu
   kb.copyHbm(dst.sym, src.sym, src.elementType, space, dstOffset, srcOffset);
 }
 
+/// Contiguous bytes per partition row from which a load counts as long.
+constexpr int64_t kRunBytes = 4096; // heuristic: DMA run length
+/// Transposes from this size on go through SBUF; below, one strided DMA
+/// costs less than the kernel's fixed instructions.
+constexpr int64_t kMinSbufTransposeBytes = 64 * 1024; // heuristic
+/// Output tiles of a transpose in flight (each waits for its store).
+constexpr int64_t kOutRing = 8; // heuristic: store latency / copy time
+
 LogicalResult lowerTranspose(FunctionLowering &fl, TransposeOp op) {
   HbmBuffer src = fl.bufferOf(op.getInput());
   HbmBuffer dst = fl.resultBuffer(op.getResult());
+  // A float matrix (stack) transposed in its last two dims goes through
+  // SBUF and TensorE with long DMA runs; the element-strided copy below is
+  // for the other permutations (which move whole rows) and integers.
+  auto in = op.getInput().getType();
+  int64_t rank = in.getRank();
+  bool lastTwo = rank >= 2 && op.getPerm()[rank - 1] == rank - 2 && op.getPerm()[rank - 2] == rank - 1;
+  for (int64_t d = 0; d + 2 < rank && lastTwo; ++d)
+    lastTwo = op.getPerm()[d] == d;
+  int64_t bytes = in.getNumElements() * nisa::elementBytes(in.getElementType());
+  if (lastTwo && isa<FloatType>(in.getElementType()) && bytes >= kMinSbufTransposeBytes) {
+    transposeThroughSbuf(fl, op, dst, src, in.getNumElements() / (in.getDimSize(rank - 2) * in.getDimSize(rank - 1)),
+                         in.getDimSize(rank - 2), in.getDimSize(rank - 1));
+    return success();
+  }
   SmallVector<int64_t> inStrides = rowMajorStrides(op.getInput().getType().getShape());
   SmallVector<int64_t> outStrides = rowMajorStrides(op.getType().getShape());
   StridedSpace space;
@@ -131,6 +153,83 @@ LogicalResult lowerGather(FunctionLowering &fl, GatherOp op) {
 }
 
 } // namespace
+
+void mlir::neuron::lowering::transposeThroughSbuf(FunctionLowering &fl, Operation *source,
+                                                  const HbmBuffer &dst, const HbmBuffer &src,
+                                                  int64_t batches, int64_t rows, int64_t cols) {
+  KernelBuilder kb(fl.pb, "transpose", source);
+  const neuronc::HardwareModel &hw = fl.pb.hw();
+  const int64_t P = hw.partitions;
+  Type srcType = src.elementType, dstType = dst.elementType;
+  Type f32 = Builder(source->getContext()).getF32Type();
+  // Input row blocks whose transposes fill one PSUM bank side by side: one
+  // output tile of 128 rows x (group x 128) columns, stored in long runs.
+  int64_t group = std::max<int64_t>(1, hw.psumBankFp32() / P);
+  // Input columns per load: rows of kRunBytes or more.
+  int64_t chunk = std::min<int64_t>(llvm::alignTo(cols, P),
+                           llvm::alignTo(kRunBytes / nisa::elementBytes(srcType), P));
+  int64_t parts = std::min(rows, P);
+  int64_t loads = batches * llvm::divideCeil(cols, chunk) * llvm::divideCeil(rows, P);
+  int64_t stores = batches * llvm::divideCeil(cols, P) * llvm::divideCeil(rows, group * P);
+  SmallVector<FlatSymbolRefAttr> stage, tp, out;
+  for (int64_t i = 0; i < std::min(2 * group, loads); ++i)
+    stage.push_back(kb.alloc(nisa::MemorySpace::sbuf, parts, std::min(chunk, cols), srcType, "stT"));
+  for (int i = 0; i < 2; ++i)
+    tp.push_back(kb.alloc(nisa::MemorySpace::psum, P, hw.psumBankFp32(), f32, "tp"));
+  // Output tiles wait for their stores: enough of them to keep the stores'
+  // latency out of the copies' way; stores keep to their own queues.
+  for (int64_t i = 0; i < std::min(kOutRing, stores); ++i)
+    out.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min(cols, P), std::min(group * P, rows),
+                           dstType, "tT"));
+  kb.storeQueues = hw.dmaEngines / 4;
+  HbmView in, outView;
+  in.sym = src.sym;
+  in.elementType = srcType;
+  in.rowSizes = {rows};
+  in.rowStrides = {cols};
+  in.colSizes = {cols};
+  in.colStrides = {1};
+  outView.sym = dst.sym;
+  outView.elementType = dstType;
+  outView.rowSizes = {cols};
+  outView.rowStrides = {rows};
+  outView.colSizes = {rows};
+  outView.colStrides = {1};
+  int64_t stageSlot = 0, slot = 0;
+  for (int64_t b = 0; b < batches; ++b) {
+    in.offset = outView.offset = b * rows * cols;
+    for (int64_t c0 = 0; c0 < cols; c0 += chunk) {
+      int64_t cc = std::min(chunk, cols - c0);
+      for (int64_t r0 = 0; r0 < rows; r0 += group * P) {
+        int64_t blocks = std::min<int64_t>(group, llvm::divideCeil(rows - r0, P));
+        int64_t width = std::min(group * P, rows - r0);
+        SmallVector<FlatSymbolRefAttr> staged;
+        for (int64_t i = 0; i < blocks; ++i) {
+          staged.push_back(stage[stageSlot++ % stage.size()]);
+          kb.transfer(true, staged.back(), srcType, 0, 0, in, r0 + i * P,
+                      std::min(P, rows - r0 - i * P), c0, cc);
+        }
+        for (int64_t j = 0; j < cc; j += P) {
+          int64_t jsz = std::min(P, cc - j);
+          FlatSymbolRefAttr t = tp[slot % tp.size()], o = out[slot % out.size()];
+          ++slot;
+          for (int64_t i = 0; i < blocks; ++i) {
+            int64_t n = std::min(P, rows - r0 - i * P);
+            kb.charge(Engine::tensor, kb.estimate(neuronc::isa::Opcode::Transpose, Engine::tensor, n, jsz));
+            kb.emit<nisa::TransposeOp>(Engine::tensor, t, kb.tileAP(0, jsz, i * P, n), staged[i],
+                                       kb.tileAP(0, n, j, jsz), DenseI64ArrayAttr(), UnitAttr());
+          }
+          Engine e = kb.pick(neuronc::isa::Opcode::TensorCopy, {Engine::vector, Engine::scalar},
+                             jsz, width, true);
+          kb.emit<nisa::TensorCopyOp>(e, o, kb.tileAP(0, jsz, 0, width), t,
+                                      kb.tileAP(0, jsz, 0, width), DenseI64ArrayAttr(), UnitAttr());
+          kb.transfer(false, o, dstType, 0, 0, outView, c0 + j, jsz, r0, width);
+        }
+      }
+    }
+  }
+  kb.program().levelQueues();
+}
 
 LogicalResult mlir::neuron::lowering::lowerDataMovement(FunctionLowering &fl, Operation *op) {
   if (auto t = dyn_cast<TransposeOp>(op))

@@ -113,7 +113,11 @@ struct MatmulLowering {
     // enough for the DMA to reach its bandwidth, into one of 2 x (row
     // groups of a column tile) stages: a K group loads while the one
     // before it is transposed.
-    kg = needBT ? std::clamp<int64_t>(kMinRunBytes / (P * ebSrc), 1, kt) : 1;
+    // A streamed B that is not transposed loads kStreamGroup K tiles per
+    // ring slot, so that enough of them are in flight to hide the DMA's
+    // latency behind the multiplies.
+    kg = needBT ? std::clamp<int64_t>(kMinRunBytes / (P * ebSrc), 1, kt)
+                : std::clamp<int64_t>(kStreamGroup, 1, kt);
     nStageB = needBT ? 2 * llvm::divideCeil(nsz, P) : 0;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100;
     int64_t mt = llvm::divideCeil(M, P);
@@ -194,6 +198,8 @@ struct MatmulLowering {
   int64_t kg = 1;      ///< K tiles per streamed load of a transposed B
   int64_t nStageB = 0; ///< stages of a transposed B
 
+  /// K tiles per load of a streamed B that is not transposed.
+  static constexpr int64_t kStreamGroup = 4; // heuristic: DMA latency / multiply time
   /// Rows of A (or B) staged per transfer when they are transposed.
   static constexpr int64_t kStage = 4096;
   /// Contiguous bytes per partition row from which a transposed operand's
@@ -295,12 +301,12 @@ struct MatmulLowering {
       view.colSizes = {N};
       view.colStrides = {1};
       for (int64_t k = 0; k < kt; ++k) {
-        if (only >= 0 && k != only)
+        if (only >= 0 && k / kg != only)
           continue;
         int64_t k0 = k * P, ksz = std::min<int64_t>(P, K - k0);
-        kb.transfer(true, tile, bType, 0, only >= 0 ? 0 : k * nsz, view, k0, ksz, n0, ns);
+        kb.transfer(true, tile, bType, 0, (only >= 0 ? k % kg : k) * nsz, view, k0, ksz, n0, ns);
       }
-      return; // kg is 1 when B is not transposed
+      return;
     }
     // B is [N, K]: load its rows and transpose.
     view.rowSizes = {N};

@@ -70,6 +70,12 @@ LogicalResult lowerDataMovement(FunctionLowering &fl, Operation *op);
 /// program over the call's buffers.
 LogicalResult lowerCustomKernel(FunctionLowering &fl, CustomKernelOp op);
 
+/// `batches` row-major [rows, cols] matrices of `src` into [cols, rows] in
+/// `dst`, through SBUF: long-run loads, 128 x 128 TensorE transposes, long-run
+/// stores (converting to dst's element type on the way out of PSUM).
+void transposeThroughSbuf(FunctionLowering &fl, Operation *source, const HbmBuffer &dst,
+                          const HbmBuffer &src, int64_t batches, int64_t rows, int64_t cols);
+
 /// An HBM to HBM copy of a whole buffer.
 void copyBuffer(FunctionLowering &fl, Operation *source, const HbmBuffer &dst,
                 const HbmBuffer &src);
