@@ -68,6 +68,11 @@ struct HbmView {
   SmallVector<int64_t> colSizes, colStrides;
   int64_t numRows() const;
   int64_t numCols() const;
+  /// A row-major [rows, cols] matrix of `sym` starting at element `offset`.
+  static HbmView matrix(FlatSymbolRefAttr sym, Type elementType, int64_t offset, int64_t rows,
+                        int64_t cols) {
+    return {sym, elementType, offset, {rows}, {cols}, {cols}, {1}};
+  }
 };
 
 /// The program under construction: its HBM tensors and the running load

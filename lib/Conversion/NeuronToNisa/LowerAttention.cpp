@@ -173,8 +173,7 @@ struct AttentionLowering {
     } else if (fixed + streamed > budget) {
       why = "one row tile needs " + std::to_string(fixed + streamed) +
             " bytes per partition of SBUF, over the budget of " + std::to_string(budget) +
-            "; the head dims (" + std::to_string(D) + ", " + std::to_string(Dv) +
-            ") are too large";
+            "; the head dims (" + std::to_string(D) + ", " + std::to_string(Dv) + ") are too large";
       return false;
     }
     return true;
@@ -249,7 +248,7 @@ struct AttentionLowering {
         auto blocks = blocksOf(tiles[set.front()]);
         for (auto [bi, block] : llvm::enumerate(blocks))
           for (auto [hi, ti] : llvm::enumerate(set)) {
-            Step st{grp,        ti,     block.first, groupStart, bi == 0, bi + 1 == blocks.size(),
+            Step st{grp,         ti, block.first, groupStart, bi == 0, bi + 1 == blocks.size(),
                     block.second};
             groupStart = false;
             st.nth = static_cast<int64_t>(bi);
@@ -303,12 +302,12 @@ struct AttentionLowering {
                               b.getF32FloatAttr(0.0f), DenseI64ArrayAttr(), UnitAttr());
       for (size_t i = 1; i + 2 < key.size() + 1; i += 3) {
         auto ap = kb.tileAP(key[i], key[i + 1], 0, cols);
-        kb.charge(Engine::gpsimd, kb.estimate(Opcode::AffineSelect, Engine::gpsimd, key[i + 1], cols));
-        kb.emit<nisa::AffineSelectOp>(tile, ap, tile, ap,
-                                      nisa::CmpOpAttr::get(b.getContext(), nisa::CmpOp::ge),
-                                      b.getI64IntegerAttr(key[i + 2]), b.getI64IntegerAttr(1),
-                                      b.getDenseI64ArrayAttr({-1}), b.getF32FloatAttr(-INFINITY),
-                                      DenseI64ArrayAttr(), UnitAttr());
+        kb.charge(Engine::gpsimd,
+                  kb.estimate(Opcode::AffineSelect, Engine::gpsimd, key[i + 1], cols));
+        kb.emit<nisa::AffineSelectOp>(
+            tile, ap, tile, ap, nisa::CmpOpAttr::get(b.getContext(), nisa::CmpOp::ge),
+            b.getI64IntegerAttr(key[i + 2]), b.getI64IntegerAttr(1), b.getDenseI64ArrayAttr({-1}),
+            b.getF32FloatAttr(-INFINITY), DenseI64ArrayAttr(), UnitAttr());
       }
     }
   }
@@ -323,8 +322,8 @@ struct AttentionLowering {
     int64_t dp = std::min(D, P);
     for (int64_t i = 0; i < (resident ? kvCopies : kRing); ++i) {
       kT.push_back(kb.alloc(sb, dp, dt * (resident ? N : bn), et, "kT"));
-      vT.push_back(kb.alloc(sb, std::min(N, P), (resident ? nkt : llvm::divideCeil(bn, P)) * Dv,
-                            et, "v"));
+      vT.push_back(
+          kb.alloc(sb, std::min(N, P), (resident ? nkt : llvm::divideCeil(bn, P)) * Dv, et, "v"));
     }
     for (int64_t i = 0; i < tileRing; ++i) {
       qT.push_back(kb.alloc(sb, dp, dt * P, et, "qT"));
@@ -414,14 +413,7 @@ struct AttentionLowering {
   void loadKeysTransposed(int64_t kOff, int64_t n0, int64_t cols, FlatSymbolRefAttr stage,
                           FlatSymbolRefAttr dst, int64_t at, int64_t stride) {
     if (keyTransposed) {
-      HbmView view;
-      view.sym = k.sym;
-      view.elementType = et;
-      view.offset = kOff;
-      view.rowSizes = {D};
-      view.rowStrides = {N};
-      view.colSizes = {N};
-      view.colStrides = {1};
+      HbmView view = HbmView::matrix(k.sym, et, kOff, D, N);
       for (int64_t d = 0; d < dt; ++d)
         kb.transfer(true, dst, et, 0, at + d * stride, view, d * P, std::min(P, D - d * P), n0,
                     cols);
@@ -436,8 +428,9 @@ struct AttentionLowering {
         int64_t rows = std::min(P, N - n0 - j * P);
         transpose(t, j * P, stage, rows, j * D + d * P, dsz);
       }
-      kb.emit<nisa::TensorCopyOp>(copyEngine(dsz, cols), dst, kb.tileAP(0, dsz, at + d * stride, cols),
-                                  t, kb.tileAP(0, dsz, 0, cols), DenseI64ArrayAttr(), UnitAttr());
+      kb.emit<nisa::TensorCopyOp>(copyEngine(dsz, cols), dst,
+                                  kb.tileAP(0, dsz, at + d * stride, cols), t,
+                                  kb.tileAP(0, dsz, 0, cols), DenseI64ArrayAttr(), UnitAttr());
     }
   }
 
@@ -457,14 +450,7 @@ struct AttentionLowering {
 
   /// Qᵀ of a row tile into qT[slot].
   void loadQuery(int64_t grp, const RowTile &t, int64_t slot) {
-    HbmView view;
-    view.sym = q.sym;
-    view.elementType = et;
-    view.offset = qOffset(grp);
-    view.rowSizes = {R * M};
-    view.rowStrides = {D};
-    view.colSizes = {D};
-    view.colStrides = {1};
+    HbmView view = HbmView::matrix(q.sym, et, qOffset(grp), R * M, D);
     kb.transfer(true, stQ[slot], et, 0, 0, view, t.r0, t.rows, 0, D);
     for (int64_t d = 0; d < dt; ++d) {
       int64_t dsz = std::min(P, D - d * P);
@@ -535,13 +521,13 @@ struct AttentionLowering {
     for (int64_t d = 0; d < dt; ++d) {
       int64_t dsz = std::min(P, D - d * P);
       auto [keys, at] = keysOf(s, d);
-      kb.charge(Engine::tensor, kb.estimate(Opcode::MultiplyMoving, Engine::tensor, dsz, cols, fp32));
+      kb.charge(Engine::tensor,
+                kb.estimate(Opcode::MultiplyMoving, Engine::tensor, dsz, cols, fp32));
       kb.emit<nisa::LoadStationaryOp>(qT[tileSlot], kb.tileAP(0, dsz, d * P, t.rows),
                                       DenseI64ArrayAttr(), UnitAttr());
-      kb.emit<nisa::MultiplyMovingOp>(sPs[s % kRing], kb.tileAP(0, t.rows, 0, cols), keys,
-                                      kb.tileAP(0, dsz, at, cols),
-                                      d == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
-                                      DenseI64ArrayAttr(), UnitAttr());
+      kb.emit<nisa::MultiplyMovingOp>(
+          sPs[s % kRing], kb.tileAP(0, t.rows, 0, cols), keys, kb.tileAP(0, dsz, at, cols),
+          d == 0 ? kb.builder().getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
     }
   }
 
@@ -587,10 +573,10 @@ struct AttentionLowering {
     } else if (op.getMask()) {
       Engine eng = Engine::vector;
       kb.charge(eng, kb.estimate(Opcode::ScalarTensorTensor, eng, rows, cols, false, true));
-      kb.emit<nisa::ScalarTensorTensorOp>(eng, sSb[slot], box, src, box, nisa::AluOp::multiply,
-                                          kb.builder().getF32FloatAttr(scale), FlatSymbolRefAttr(),
-                                          nisa::AccessPatternAttr(), nisa::AluOp::add,
-                                          maskSb[st.maskSlot], box, DenseI64ArrayAttr(), UnitAttr());
+      kb.emit<nisa::ScalarTensorTensorOp>(
+          eng, sSb[slot], box, src, box, nisa::AluOp::multiply, kb.builder().getF32FloatAttr(scale),
+          FlatSymbolRefAttr(), nisa::AccessPatternAttr(), nisa::AluOp::add, maskSb[st.maskSlot],
+          box, DenseI64ArrayAttr(), UnitAttr());
       src = sSb[slot];
       srcScale = 1;
     }
@@ -606,8 +592,8 @@ struct AttentionLowering {
       src = sSb[slot];
     } else if (!st.full || scale <= 0) {
       if (src != sSb[slot]) {
-        Engine eng = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::scalar}, rows, cols,
-                             true);
+        Engine eng =
+            kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::scalar}, rows, cols, true);
         tensorScalar(eng, sSb[slot], box, src, box, nisa::AluOp::multiply, scale, {}, {});
         src = sSb[slot];
         srcScale = 1;
@@ -639,13 +625,13 @@ struct AttentionLowering {
     }
     // P = exp(src · scale - max); its row sums go to the running sum (first
     // block) or the block sum.
-    kb.charge(Engine::scalar, kb.estimate(Opcode::Activation, Engine::scalar, rows, cols, false,
-                                          src == sPs[slot]));
-    kb.emit<nisa::ActivationOp>(
-        nisa::ActFunc::exp, pSb[slot], box, src, box,
-        srcScale != 1.0f ? b.getF32FloatAttr(srcScale) : FloatAttr(), FlatSymbolRefAttr(),
-        nisa::AccessPatternAttr(), FloatAttr(), stt, col(kNegMax + cur), stt,
-        col(first ? kSum : kBlockSum + cur), DenseI64ArrayAttr(), UnitAttr());
+    kb.charge(Engine::scalar,
+              kb.estimate(Opcode::Activation, Engine::scalar, rows, cols, false, src == sPs[slot]));
+    kb.emit<nisa::ActivationOp>(nisa::ActFunc::exp, pSb[slot], box, src, box,
+                                srcScale != 1.0f ? b.getF32FloatAttr(srcScale) : FloatAttr(),
+                                FlatSymbolRefAttr(), nisa::AccessPatternAttr(), FloatAttr(), stt,
+                                col(kNegMax + cur), stt, col(first ? kSum : kBlockSum + cur),
+                                DenseI64ArrayAttr(), UnitAttr());
   }
 
   /// Pᵀ of step `s`: 128-column pieces of P transposed on TensorE into one
@@ -661,16 +647,14 @@ struct AttentionLowering {
       transpose(tt, j * rows, pSb[slot], rows, j * P, std::min(P, cols - j * P));
     int64_t fullSubs = cols / P;
     if (fullSubs)
-      kb.emit<nisa::TensorCopyOp>(copyEngine(P, fullSubs * rows), pT[slot],
-                                  kb.tileAP(0, P, 0, fullSubs * rows), tt,
-                                  kb.tileAP(0, P, 0, fullSubs * rows), DenseI64ArrayAttr(),
-                                  UnitAttr());
+      kb.emit<nisa::TensorCopyOp>(
+          copyEngine(P, fullSubs * rows), pT[slot], kb.tileAP(0, P, 0, fullSubs * rows), tt,
+          kb.tileAP(0, P, 0, fullSubs * rows), DenseI64ArrayAttr(), UnitAttr());
     if (fullSubs < subs) {
       int64_t part = cols - fullSubs * P;
-      kb.emit<nisa::TensorCopyOp>(copyEngine(part, rows), pT[slot],
-                                  kb.tileAP(0, part, fullSubs * rows, rows), tt,
-                                  kb.tileAP(0, part, fullSubs * rows, rows), DenseI64ArrayAttr(),
-                                  UnitAttr());
+      kb.emit<nisa::TensorCopyOp>(
+          copyEngine(part, rows), pT[slot], kb.tileAP(0, part, fullSubs * rows, rows), tt,
+          kb.tileAP(0, part, fullSubs * rows, rows), DenseI64ArrayAttr(), UnitAttr());
     }
   }
 
@@ -695,10 +679,9 @@ struct AttentionLowering {
       kb.charge(Engine::tensor, kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, Dv, fp32));
       kb.emit<nisa::LoadStationaryOp>(pT[slot], kb.tileAP(0, ksz, j * rows, rows),
                                       DenseI64ArrayAttr(), UnitAttr());
-      kb.emit<nisa::MultiplyMovingOp>(ops, kb.tileAP(0, rows, 0, Dv), vals,
-                                      kb.tileAP(0, ksz, at, Dv),
-                                      j == 0 ? b.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(),
-                                      UnitAttr());
+      kb.emit<nisa::MultiplyMovingOp>(
+          ops, kb.tileAP(0, rows, 0, Dv), vals, kb.tileAP(0, ksz, at, Dv),
+          j == 0 ? b.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
     }
     auto oBox = kb.tileAP(0, rows, 0, Dv);
     if (st.firstOfTile) {
@@ -710,38 +693,27 @@ struct AttentionLowering {
       kb.emit<nisa::ScalarTensorTensorOp>(Engine::vector, oSb[ts], oBox, oSb[ts], oBox,
                                           nisa::AluOp::multiply, FloatAttr(), stt,
                                           col(kCorrection + st.nth % kPhases), nisa::AluOp::add,
-                                          ops, oBox,
-                                          DenseI64ArrayAttr(), UnitAttr());
+                                          ops, oBox, DenseI64ArrayAttr(), UnitAttr());
     }
     if (!st.firstOfTile) {
       // The running sum: l = l · correction + this block's sum. Here rather
       // than with the softmax, so the engine doing it never waits on the
       // exp of the step it just handed to ScalarE.
       Engine eng = smallEngine(Opcode::ScalarTensorTensor, rows, 1);
-      kb.emit<nisa::ScalarTensorTensorOp>(eng, stt, col(kSum), stt, col(kSum),
-                                          nisa::AluOp::multiply, FloatAttr(), stt,
-                                          col(kCorrection + st.nth % kPhases), nisa::AluOp::add,
-                                          stt, col(kBlockSum + st.nth % kPhases), DenseI64ArrayAttr(),
-                                          UnitAttr());
+      kb.emit<nisa::ScalarTensorTensorOp>(
+          eng, stt, col(kSum), stt, col(kSum), nisa::AluOp::multiply, FloatAttr(), stt,
+          col(kCorrection + st.nth % kPhases), nisa::AluOp::add, stt,
+          col(kBlockSum + st.nth % kPhases), DenseI64ArrayAttr(), UnitAttr());
     }
     if (!st.lastOfTile)
       return;
     // out = O / l.
     kb.charge(Engine::vector, kb.estimate(Opcode::Reciprocal, Engine::vector, rows, 1));
-    kb.emit<nisa::ReciprocalOp>(stt, col(kInvSum), stt, col(kSum), DenseI64ArrayAttr(),
-                                UnitAttr());
-    Engine oe = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::gpsimd, Engine::scalar},
-                        rows, Dv);
-    tensorScalar(oe, outSb[ts], oBox, oSb[ts], oBox, nisa::AluOp::multiply, {}, stt,
-                 col(kInvSum));
-    HbmView view;
-    view.sym = out.sym;
-    view.elementType = outType;
-    view.offset = qOffset(st.group) / D * Dv;
-    view.rowSizes = {R * M};
-    view.rowStrides = {Dv};
-    view.colSizes = {Dv};
-    view.colStrides = {1};
+    kb.emit<nisa::ReciprocalOp>(stt, col(kInvSum), stt, col(kSum), DenseI64ArrayAttr(), UnitAttr());
+    Engine oe =
+        kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::gpsimd, Engine::scalar}, rows, Dv);
+    tensorScalar(oe, outSb[ts], oBox, oSb[ts], oBox, nisa::AluOp::multiply, {}, stt, col(kInvSum));
+    HbmView view = HbmView::matrix(out.sym, outType, qOffset(st.group) / D * Dv, R * M, Dv);
     kb.transfer(false, outSb[ts], outType, 0, 0, view, t.r0, rows, 0, Dv);
   }
 

@@ -182,19 +182,8 @@ void mlir::neuron::lowering::transposeThroughSbuf(FunctionLowering &fl, Operatio
     out.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min(cols, P), std::min(group * P, rows),
                            dstType, "tT"));
   kb.storeQueues = hw.dmaEngines / 4;
-  HbmView in, outView;
-  in.sym = src.sym;
-  in.elementType = srcType;
-  in.rowSizes = {rows};
-  in.rowStrides = {cols};
-  in.colSizes = {cols};
-  in.colStrides = {1};
-  outView.sym = dst.sym;
-  outView.elementType = dstType;
-  outView.rowSizes = {cols};
-  outView.rowStrides = {rows};
-  outView.colSizes = {rows};
-  outView.colStrides = {1};
+  HbmView in = HbmView::matrix(src.sym, srcType, 0, rows, cols);
+  HbmView outView = HbmView::matrix(dst.sym, dstType, 0, cols, rows);
   int64_t stageSlot = 0, slot = 0;
   for (int64_t b = 0; b < batches; ++b) {
     in.offset = outView.offset = b * rows * cols;

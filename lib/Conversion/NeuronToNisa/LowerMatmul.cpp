@@ -201,7 +201,7 @@ struct MatmulLowering {
   /// K tiles per load of a streamed B that is not transposed.
   static constexpr int64_t kStreamGroup = 4; // heuristic: DMA latency / multiply time
   /// Rows of A (or B) staged per transfer when they are transposed.
-  static constexpr int64_t kStage = 2048;
+  static constexpr int64_t kStage = 2048; // heuristic: SBUF left for the Aᵀ block
   /// Contiguous bytes per partition row from which a transposed operand's
   /// staged loads count as long (the DMA guide's "2 KiB minimum").
   static constexpr int64_t kMinRunBytes = 2048; // heuristic: DMA run length

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionUtils.h"
+
 #include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/Transforms/FusionReport.h"
 #include "neuronc/Transforms/Passes.h"
@@ -20,6 +22,7 @@ namespace mlir::neuron {
 
 using namespace mlir;
 using namespace mlir::neuron;
+using mlir::neuron::fusion::broadcastSource;
 
 namespace {
 
@@ -28,23 +31,6 @@ int64_t product(ArrayRef<int64_t> dims) {
   for (int64_t d : dims)
     n *= d;
   return n;
-}
-
-/// The value `v` broadcasts, when `v` is broadcast_to(x) or x + splat 0 of
-/// the result's shape, with x of the same rank; else null.
-Value broadcastSource(Value v) {
-  if (auto b = v.getDefiningOp<BroadcastToOp>())
-    return b.getInput();
-  auto add = v.getDefiningOp<AddOp>();
-  if (!add)
-    return {};
-  for (auto [x, z] :
-       {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
-    std::optional<double> zero = getSplatValue(z);
-    if (zero && *zero == 0.0 && z.getType() == add.getType() && x.getType() != add.getType())
-      return x;
-  }
-  return {};
 }
 
 /// cast(reshape(x)) → reshape(cast(x)) and cast(broadcast(x)) →

@@ -90,18 +90,8 @@ struct Operand {
 /// matmuls) as long as the heads dim stays a multiple of R.
 std::pair<Value, int64_t> repeatSource(ReshapeOp outer, SmallVectorImpl<Operation *> &ops) {
   Value wide = outer.getInput();
-  Value src;
   Operation *bcast = wide.getDefiningOp();
-  if (auto b = dyn_cast_or_null<BroadcastToOp>(bcast)) {
-    src = b.getInput();
-  } else if (auto add = dyn_cast_or_null<AddOp>(bcast)) {
-    for (auto [x, z] : {std::pair(add.getLhs(), add.getRhs()),
-                        std::pair(add.getRhs(), add.getLhs())}) {
-      std::optional<double> zero = getSplatValue(z);
-      if (zero && *zero == 0.0 && z.getType() == add.getType() && x.getType() != add.getType())
-        src = x;
-    }
-  }
+  Value src = broadcastSource(wide);
   if (!src)
     return {};
   auto inner = src.getDefiningOp<ReshapeOp>();
@@ -115,8 +105,8 @@ std::pair<Value, int64_t> repeatSource(ReshapeOp outer, SmallVectorImpl<Operatio
   if (!wideType.hasStaticShape() || !headsType.hasStaticShape() || !outType.hasStaticShape() ||
       w < 4 || r < 3 || unitType.getRank() != w)
     return {};
-  ArrayRef<int64_t> unit = unitType.getShape(), wd = wideType.getShape(),
-                    out = outType.getShape(), heads = headsType.getShape();
+  ArrayRef<int64_t> unit = unitType.getShape(), wd = wideType.getShape(), out = outType.getShape(),
+                    heads = headsType.getShape();
   int64_t rep = wd[w - 3];
   for (int64_t d = 0; d < w; ++d)
     if (d != w - 3 && unit[d] != wd[d])
@@ -212,7 +202,7 @@ std::optional<int64_t> causalOffset(Value mask) {
 struct Match {
   Operand q, k, v;
   Value mask;
-  RankedTensorType maskScores; ///< the shape the mask was added at
+  RankedTensorType maskScores;    ///< the shape the mask was added at
   SmallVector<int64_t> maskShape; ///< the mask as the attention reads it
   double scale = 1.0;
   bool keyTransposed = false;
@@ -236,7 +226,8 @@ bool foldScale(Operation *op, Value chain, double &scale) {
   // scores), never repeat the scores.
   if (!c || other == chain || !result.hasStaticShape() || !chainType.hasStaticShape() ||
       result.getNumElements() != chainType.getNumElements() || result.getRank() < 2 ||
-      chainType.getRank() < 2 || result.getShape().take_back(2) != chainType.getShape().take_back(2))
+      chainType.getRank() < 2 ||
+      result.getShape().take_back(2) != chainType.getShape().take_back(2))
     return false;
   if (isa<MulOp>(op)) {
     scale *= *c;
@@ -432,7 +423,8 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
       // Added where the scores had other batch dims: a mask shared by all
       // of them is its last two dims; one per score is the scores' shape.
       ArrayRef<int64_t> ms = maskT.getShape();
-      bool shared = ms.size() >= 2 && llvm::all_of(ms.drop_back(2), [](int64_t d) { return d == 1; });
+      bool shared =
+          ms.size() >= 2 && llvm::all_of(ms.drop_back(2), [](int64_t d) { return d == 1; });
       if (shared)
         m.maskShape.assign(ms.take_back(2).begin(), ms.take_back(2).end());
       else if (maskT.getShape() == m.maskScores.getShape())
@@ -469,9 +461,8 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
             break;
         }
         for (Operation *u : sm->getUsers())
-          nearMatmul |= isa<MatmulOp>(u) || llvm::any_of(u->getUsers(), [](Operation *w) {
-                          return isa<MatmulOp>(w);
-                        });
+          nearMatmul |= isa<MatmulOp>(u) ||
+                        llvm::any_of(u->getUsers(), [](Operation *w) { return isa<MatmulOp>(w); });
         if (nearMatmul)
           recordRejected(sm, "attention", why);
         continue;
@@ -483,7 +474,8 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
         auto t = cast<RankedTensorType>(x.getType());
         if (o.castTo && o.castTo != t.getElementType())
           x = CastOp::create(b, loc, t.clone(o.castTo), x);
-        auto want = RankedTensorType::get(o.shape, cast<RankedTensorType>(x.getType()).getElementType());
+        auto want =
+            RankedTensorType::get(o.shape, cast<RankedTensorType>(x.getType()).getElementType());
         if (x.getType() != want)
           x = ReshapeOp::create(b, loc, want, x);
         return x;
@@ -497,10 +489,10 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
           mask = ReshapeOp::create(b, loc, RankedTensorType::get(m->maskShape, mt.getElementType()),
                                    mask);
       }
-      auto fused = AttentionOp::create(
-          b, loc, m->output.getType(), q, k, v, mask, b.getF32FloatAttr(m->scale),
-          causal ? b.getI64IntegerAttr(*causal) : IntegerAttr(),
-          m->keyTransposed ? b.getUnitAttr() : UnitAttr());
+      auto fused = AttentionOp::create(b, loc, m->output.getType(), q, k, v, mask,
+                                       b.getF32FloatAttr(m->scale),
+                                       causal ? b.getI64IntegerAttr(*causal) : IntegerAttr(),
+                                       m->keyTransposed ? b.getUnitAttr() : UnitAttr());
       recordFused(fused, causal ? "attention (causal)" : "attention", m->ops,
                   bytesSaved(m->ops, fused));
       m->output.getResult().replaceAllUsesWith(fused.getResult());

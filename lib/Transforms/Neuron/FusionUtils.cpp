@@ -8,6 +8,21 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
+Value fusion::broadcastSource(Value v) {
+  if (auto b = v.getDefiningOp<BroadcastToOp>())
+    return b.getInput();
+  auto add = v.getDefiningOp<AddOp>();
+  if (!add)
+    return {};
+  for (auto [x, z] :
+       {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+    std::optional<double> zero = getSplatValue(z);
+    if (zero && *zero == 0.0 && z.getType() == add.getType() && x.getType() != add.getType())
+      return x;
+  }
+  return {};
+}
+
 bool fusion::onlyUsedBy(Value v, const llvm::SmallPtrSetImpl<Operation *> &chain) {
   return llvm::all_of(v.getUsers(), [&](Operation *u) { return chain.contains(u); });
 }

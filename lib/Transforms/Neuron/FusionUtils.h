@@ -14,6 +14,11 @@ namespace mlir::neuron::fusion {
 /// The value of a splat constant operand, if it is one.
 inline std::optional<double> splatValue(Value v) { return getSplatValue(v); }
 
+/// The value `v` broadcasts when `v` is broadcast_to(x) or x + a splat 0 of
+/// the result's shape (x of another shape, same rank); else null. How
+/// exporters write grouped-query attention's repeat_kv.
+Value broadcastSource(Value v);
+
 /// True when every user of `v` is in `chain`.
 bool onlyUsedBy(Value v, const llvm::SmallPtrSetImpl<Operation *> &chain);
 
