@@ -69,7 +69,7 @@ struct MatmulLowering {
   /// as they are copied out of PSUM).
   Type bSrcType;
   HbmBuffer a, b;
-  int64_t G = 1;   ///< row tiles per block
+  int64_t G = 1; ///< row tiles per block
   int64_t nsz = 0;
   bool needAT, needBT;
 
@@ -107,7 +107,6 @@ struct MatmulLowering {
       why = "a folded cast feeds an operand that is not transposed";
       return false;
     }
-    int64_t ea = nisa::elementBytes(aType), eb = nisa::elementBytes(bType);
     int64_t ebSrc = nisa::elementBytes(bSrcType);
     // A transposed B loads kg K tiles per DMA, so that its rows are long
     // enough for the DMA to reach its bandwidth, into one of 2 x (row
@@ -118,6 +117,32 @@ struct MatmulLowering {
     // latency behind the multiplies.
     kg = needBT ? std::clamp<int64_t>(kMinRunBytes / (P * ebSrc), 1, kt)
                 : std::clamp<int64_t>(kStreamGroup, 1, kt);
+    if (!search(why))
+      return false;
+    // Streaming K, B is read once per row block and each row tile of a
+    // block needs its own accumulator: narrower column tiles leave room
+    // (PSUM and SBUF) for a larger block, fewer blocks and fewer reads of B
+    // (Llama-7B's down projection: 6 blocks of 384 rows at 512 columns).
+    int64_t mt = llvm::divideCeil(M, P);
+    if (streamK && G < mt && nsz > P) {
+      int64_t wideG = G, wideNsz = nsz;
+      nsz = std::max<int64_t>(P, nsz / 2);
+      std::string narrowWhy;
+      if (!search(narrowWhy, /*streamOnly=*/true) || !streamK ||
+          llvm::divideCeil(mt, G) >= llvm::divideCeil(mt, wideG)) {
+        nsz = wideNsz;
+        return search(why); // the wide plan again
+      }
+    }
+    return true;
+  }
+
+  /// The block size G and K mode (K streamed only, with `streamOnly`) for
+  /// the current column tile width nsz, with the buffers they allow; false
+  /// (with `why`) when even one row tile does not fit.
+  bool search(std::string &why, bool streamOnly = false) {
+    int64_t ea = nisa::elementBytes(aType), eb = nisa::elementBytes(bType);
+    int64_t ebSrc = nisa::elementBytes(bSrcType);
     nStageB = needBT ? 2 * llvm::divideCeil(nsz, P) : 0;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100;
     int64_t mt = llvm::divideCeil(M, P);
@@ -126,7 +151,7 @@ struct MatmulLowering {
     int64_t slots = psumFree / (nsz * 4);
     auto bytes = [&](int64_t g, bool streamK) {
       int64_t mb = std::min<int64_t>(g * P, M);
-      int64_t total = kt * mb * ea; // Aᵀ block
+      int64_t total = kt * mb * ea;                    // Aᵀ block
       total += (streamK ? 3 * kg : 2 * kt) * nsz * eb; // moving tiles
       if (needAT)
         total += 2 * std::min<int64_t>(K, kStage) * ea; // staged rows of A
@@ -139,7 +164,9 @@ struct MatmulLowering {
     // whole block); else stream them one K tile at a time with an
     // accumulator per row tile of the block.
     G = 0;
-    for (int64_t g = mt; g >= 1 && !G; --g)
+    aTCopies = 1;
+    movCount = 2;
+    for (int64_t g = mt; g >= 1 && !G && !streamOnly; --g)
       if (bytes(g, false) <= budget) {
         G = g;
         streamK = false;
@@ -171,13 +198,11 @@ struct MatmulLowering {
     // tiles let the next blocks' operands load while this one multiplies:
     // small blocks (attention heads) are each too short to hide a DMA's
     // start latency, so up to kMaxRing are in flight where SBUF allows.
-    int64_t blocks = llvm::divideCeil(M, G * P) * mm.getType().getNumElements() /
-                     (M * N);
+    int64_t blocks = llvm::divideCeil(M, G * P) * mm.getType().getNumElements() / (M * N);
     int64_t aTBytes = kt * std::min<int64_t>(G * P, M) * ea;
     int64_t movBytes = (streamK ? kg : kt) * nsz * eb;
     while (blocks > aTCopies && aTCopies < kMaxRing &&
-           bytes(G, streamK) + aTCopies * aTBytes +
-                   (streamK ? 0 : (movCount - 1) * movBytes) <=
+           bytes(G, streamK) + aTCopies * aTBytes + (streamK ? 0 : (movCount - 1) * movBytes) <=
                budget) {
       ++aTCopies;
       if (!streamK && movCount < kMaxRing)
@@ -225,8 +250,7 @@ struct MatmulLowering {
       stageB.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, P),
                                 std::min(K, kg * P), bSrcType, "stB"));
     for (int64_t i = 0; i < accSlots; ++i)
-      acc.push_back(
-          kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, P), nsz, f32, "acc"));
+      acc.push_back(kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, P), nsz, f32, "acc"));
   }
 
   Engine copyEngine(int64_t parts, int64_t elems) {
@@ -288,8 +312,8 @@ struct MatmulLowering {
   /// Loads the moving tile(s) of columns [n0, n0 + ns) into `tile`: all K
   /// tiles, or only K group `only` (kg tiles from K tile only * kg), at the
   /// start of `tile` when `streamed`, else at their place among all K tiles.
-  void loadMoving(FlatSymbolRefAttr tile, int64_t bOff, int64_t n0, int64_t ns,
-                  int64_t only = -1, bool streamed = true) {
+  void loadMoving(FlatSymbolRefAttr tile, int64_t bOff, int64_t n0, int64_t ns, int64_t only = -1,
+                  bool streamed = true) {
     HbmView view;
     view.sym = b.sym;
     view.elementType = bSrcType;
@@ -326,8 +350,8 @@ struct MatmulLowering {
       SmallVector<FlatSymbolRefAttr> stages;
       for (int64_t j = 0; j < ns; j += P) {
         stages.push_back(stageB[stageBSlot++ % stageB.size()]);
-        kb.transfer(true, stages.back(), bSrcType, 0, 0, view, n0 + j,
-                    std::min<int64_t>(P, ns - j), g0, gsz);
+        kb.transfer(true, stages.back(), bSrcType, 0, 0, view, n0 + j, std::min<int64_t>(P, ns - j),
+                    g0, gsz);
       }
       for (int64_t k0 = 0; k0 < gsz; k0 += P) {
         int64_t ksz = std::min<int64_t>(P, gsz - k0);
@@ -335,9 +359,8 @@ struct MatmulLowering {
         for (int64_t j = 0; j < ns; j += P) {
           int64_t rows = std::min<int64_t>(P, ns - j);
           kb.charge(Engine::tensor, kb.estimate(Opcode::Transpose, Engine::tensor, rows, ksz));
-          kb.emit<nisa::TransposeOp>(Engine::tensor, t, kb.tileAP(0, ksz, j, rows),
-                                     stages[j / P], kb.tileAP(0, rows, k0, ksz),
-                                     DenseI64ArrayAttr(), UnitAttr());
+          kb.emit<nisa::TransposeOp>(Engine::tensor, t, kb.tileAP(0, ksz, j, rows), stages[j / P],
+                                     kb.tileAP(0, rows, k0, ksz), DenseI64ArrayAttr(), UnitAttr());
         }
         kb.emit<nisa::TensorCopyOp>(copyEngine(ksz, ns), tile,
                                     kb.tileAP(0, ksz, (dstK + k0 / P) * nsz, ns), t,
@@ -377,10 +400,9 @@ struct MatmulLowering {
                     kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, ns, fp32));
           kb.emit<nisa::LoadStationaryOp>(aT, kb.tileAP(0, ksz, k * mb + j, msz),
                                           DenseI64ArrayAttr(), UnitAttr());
-          kb.emit<nisa::MultiplyMovingOp>(accs[j / P], kb.tileAP(0, msz, 0, ns), moving,
-                                          kb.tileAP(0, ksz, movOffset, ns),
-                                          k == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
-                                          DenseI64ArrayAttr(), UnitAttr());
+          kb.emit<nisa::MultiplyMovingOp>(
+              accs[j / P], kb.tileAP(0, msz, 0, ns), moving, kb.tileAP(0, ksz, movOffset, ns),
+              k == 0 ? kb.builder().getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
         }
       }
       ring += groups;
@@ -426,8 +448,8 @@ struct MatmulLowering {
         int64_t groups = needBT ? llvm::divideCeil(kt, kg) : 1;
         auto load = [&](int64_t t, int64_t g) {
           kb.setSource(mm);
-          loadMoving(mov[(movBase + t) % mov.size()], bOffs[bi], t * nsz, std::min(nsz, N - t * nsz),
-                     needBT ? g : -1, /*streamed=*/false);
+          loadMoving(mov[(movBase + t) % mov.size()], bOffs[bi], t * nsz,
+                     std::min(nsz, N - t * nsz), needBT ? g : -1, /*streamed=*/false);
         };
         for (int64_t g = 0; g < groups; ++g)
           load(0, g);
@@ -457,8 +479,7 @@ struct MatmulLowering {
                                               k == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
                                               DenseI64ArrayAttr(), UnitAttr());
             }
-            epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j, msz, n0, ns,
-                                  accum, 0);
+            epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j, msz, n0, ns, accum, 0);
           }
           loadAhead(steps);
         }
@@ -509,19 +530,19 @@ LogicalResult lowerIntMatmul(FunctionLowering &fl, MatmulOp mm) {
     temps.push_back(op);
     return op;
   };
-  Value a = withUnit(lhs, -1);                 // [.., M, K, 1]
+  Value a = withUnit(lhs, -1); // [.., M, K, 1]
   auto rt = cast<RankedTensorType>(rhs.getType());
-  Value c = withUnit(rhs, rt.getRank() - 2);   // [.., 1, K, N]
+  Value c = withUnit(rhs, rt.getRank() - 2); // [.., 1, K, N]
   auto resultType = mm.getType();
   SmallVector<int64_t> productShape(resultType.getShape());
   int64_t k = cast<RankedTensorType>(lhs.getType()).getShape().back();
   productShape.insert(productShape.end() - 1, k);
-  auto product = MulOp::create(
-      b, loc, RankedTensorType::get(productShape, resultType.getElementType()), a, c);
+  auto product =
+      MulOp::create(b, loc, RankedTensorType::get(productShape, resultType.getElementType()), a, c);
   temps.push_back(product);
-  auto sum = ReduceSumOp::create(b, loc, resultType, product,
-                                 b.getDenseI64ArrayAttr({static_cast<int64_t>(productShape.size()) - 2}),
-                                 UnitAttr());
+  auto sum = ReduceSumOp::create(
+      b, loc, resultType, product,
+      b.getDenseI64ArrayAttr({static_cast<int64_t>(productShape.size()) - 2}), UnitAttr());
   temps.push_back(sum);
   LogicalResult ok = success();
   for (Operation *op : movement)
@@ -542,9 +563,7 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
                                                   MatmulOp mm, ArrayRef<Operation *> epilogueOps,
                                                   ArrayRef<std::pair<Value, Value>> outputs,
                                                   StringRef kind) {
-  auto fail = [&](StringRef why) {
-    return anchor->emitError("cannot lower the matmul: ") << why;
-  };
+  auto fail = [&](StringRef why) { return anchor->emitError("cannot lower the matmul: ") << why; };
   bool isInt = !isa<FloatType>(mm.getLhs().getType().getElementType()) ||
                !isa<FloatType>(mm.getRhs().getType().getElementType());
   if (isInt) {
