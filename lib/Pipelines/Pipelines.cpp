@@ -156,33 +156,42 @@ void neuronc::buildImportPipeline(OpPassManager &pm, const ImportOptions &option
   buildLegalizePipeline(pm, options);
 }
 
+namespace {
+/// A fusion rule --disable-fusion can name, and its pass.
+struct FusionRule {
+  llvm::StringRef name;
+  std::unique_ptr<Pass> (*create)();
+};
+/// The named rules in pipeline order; "elementwise" (general fusion, after
+/// canonicalization, not at -O1) is last.
+const FusionRule kFusionRules[] = {
+    {"transposes", [] { return neuron::createNeuronFoldTransposesPass(); }},
+    {"activations", [] { return neuron::createNeuronFuseActivationsPass(); }},
+    {"softmax", [] { return neuron::createNeuronFuseSoftmaxPass(); }},
+    {"attention", [] { return neuron::createNeuronFuseAttentionPass(); }},
+    {"broadcast", [] { return neuron::createNeuronFoldBroadcastOperandsPass(); }},
+    {"rmsnorm", [] { return neuron::createNeuronFuseRmsNormPass(); }},
+    {"layernorm", [] { return neuron::createNeuronFuseLayerNormPass(); }},
+    {"elementwise", [] { return neuron::createNeuronFuseElementwisePass(); }},
+};
+} // namespace
+
 llvm::ArrayRef<llvm::StringRef> neuronc::fusionRuleNames() {
-  static const llvm::StringRef names[] = {"transposes", "activations", "softmax",   "attention",
-                                          "broadcast",  "rmsnorm",     "layernorm", "elementwise"};
+  static const llvm::SmallVector<llvm::StringRef> names =
+      llvm::map_to_vector(kFusionRules, [](const FusionRule &r) { return r.name; });
   return names;
 }
 
 void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly,
                                   llvm::ArrayRef<std::string> disabled) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  auto on = [&](llvm::StringRef rule) { return !llvm::is_contained(disabled, rule); };
-  if (on("transposes"))
-    fpm.addPass(neuron::createNeuronFoldTransposesPass());
-  if (on("activations"))
-    fpm.addPass(neuron::createNeuronFuseActivationsPass());
-  if (on("softmax"))
-    fpm.addPass(neuron::createNeuronFuseSoftmaxPass());
-  if (on("attention"))
-    fpm.addPass(neuron::createNeuronFuseAttentionPass());
-  if (on("broadcast"))
-    fpm.addPass(neuron::createNeuronFoldBroadcastOperandsPass());
-  if (on("rmsnorm"))
-    fpm.addPass(neuron::createNeuronFuseRmsNormPass());
-  if (on("layernorm"))
-    fpm.addPass(neuron::createNeuronFuseLayerNormPass());
-  fpm.addPass(createCanonicalizerPass());
-  if (!namedOnly && on("elementwise"))
-    fpm.addPass(neuron::createNeuronFuseElementwisePass());
+  for (const FusionRule &rule : kFusionRules) {
+    bool general = rule.name == "elementwise";
+    if (general)
+      fpm.addPass(createCanonicalizerPass());
+    if (!llvm::is_contained(disabled, rule.name) && !(general && namedOnly))
+      fpm.addPass(rule.create());
+  }
   buildNeuronCleanupPipeline(pm);
 }
 

@@ -178,3 +178,14 @@ func.func @plain_softmax(%x: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
   %p = neuron.softmax %x axis = 2 : tensor<2x3x3xf32>
   return %p : tensor<2x3x3xf32>
 }
+
+// -----
+
+// Why not: the value head dim does not fit the fused kernel's PSUM bank.
+func.func @wide_values(%q: tensor<2x3x32xf32>, %k: tensor<2x5x32xf32>, %v: tensor<2x5x600xf32>) -> tensor<2x3x600xf32> {
+  %s = neuron.matmul %q, %k transpose_rhs : tensor<2x3x32xf32>, tensor<2x5x32xf32> -> tensor<2x3x5xf32>
+  // expected-remark @+1 {{not fused attention: the value head dim 600 exceeds one PSUM bank (512 f32)}}
+  %p = neuron.softmax %s axis = 2 : tensor<2x3x5xf32>
+  %o = neuron.matmul %p, %v : tensor<2x3x5xf32>, tensor<2x5x600xf32> -> tensor<2x3x600xf32>
+  return %o : tensor<2x3x600xf32>
+}

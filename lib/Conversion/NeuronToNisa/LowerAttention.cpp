@@ -46,6 +46,7 @@ struct Step {
   int64_t group, tile, block;
   bool firstOfGroup, firstOfTile, lastOfTile, full;
   int64_t nth = 0;       ///< its place among its tile's steps (state column parity)
+  int64_t ordinal = 0;   ///< its tile's place in the order tiles start (buffer slot)
   bool loadsMask = true; ///< loads its mask block (else it shares the step before's)
   int64_t diag = -1;     ///< the causal pattern a diagonal block adds (-1: selects)
   int64_t maskSlot = 0;  ///< the mask buffer it reads
@@ -241,7 +242,7 @@ struct AttentionLowering {
       for (int64_t ti = 0; ti < static_cast<int64_t>(tiles.size()); ++ti)
         sets.push_back({ti});
     }
-    int64_t masks = 0;
+    int64_t masks = 0, started = 0; // mask blocks and row tiles so far
     for (int64_t grp = 0; grp < batches * G; ++grp) {
       bool groupStart = true;
       for (const SmallVector<int64_t> &set : sets) {
@@ -252,10 +253,12 @@ struct AttentionLowering {
                     block.second};
             groupStart = false;
             st.nth = static_cast<int64_t>(bi);
+            st.ordinal = started + static_cast<int64_t>(hi);
             st.loadsMask = hi == 0;
             st.maskSlot = (st.loadsMask ? masks++ : masks - 1) % kRing;
             steps.push_back(st);
           }
+        started += static_cast<int64_t>(set.size());
       }
     }
     tileRing = lockstep ? R + kScoresAhead : kRing;
@@ -372,8 +375,8 @@ struct AttentionLowering {
         FloatAttr(), s1Sym, s1Ap, UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
   }
 
-  /// Transposes [rows, cols] of `src` (at free offset c) on TensorE into a
-  /// PSUM tile at free offset `at`; returns the PSUM tile.
+  /// Transposes [rows, cols] of `src` (at free offset c) on TensorE into
+  /// PSUM tile `t` at free offset `at`.
   void transpose(FlatSymbolRefAttr t, int64_t at, FlatSymbolRefAttr src, int64_t rows, int64_t c,
                  int64_t cols) {
     kb.charge(Engine::tensor, kb.estimate(Opcode::Transpose, Engine::tensor, rows, cols));
@@ -482,7 +485,7 @@ struct AttentionLowering {
     const Step &st = steps[s];
     const RowTile &t = tiles[st.tile];
     int64_t c0 = st.block * bn, cols = std::min(bn, N - c0);
-    int64_t tileSlot = tileIndex(s) % tileRing;
+    int64_t tileSlot = steps[s].ordinal % tileRing;
     kb.setSource(op);
     if (st.firstOfGroup && resident)
       loadGroupKV(st.group);
@@ -531,10 +534,6 @@ struct AttentionLowering {
     }
   }
 
-  /// The ordinal of step `s`'s row tile among the tiles in start order.
-  int64_t tileIndex(size_t s) const { return tileOrdinal[s]; }
-  SmallVector<int64_t> tileOrdinal;
-
   /// Columns of a row tile's state: -max, the block max, the correction
   /// exp(max_old - max_new) and the block sum (all but the block max one per
   /// phase, so a step's softmax can run ahead of the outputs of the steps
@@ -555,7 +554,7 @@ struct AttentionLowering {
     const Step &st = steps[s];
     const RowTile &t = tiles[st.tile];
     int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
-    FlatSymbolRefAttr stt = state[tileIndex(s) % tileRing];
+    FlatSymbolRefAttr stt = state[steps[s].ordinal % tileRing];
     auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
     int64_t cur = st.nth % kPhases, prev = (st.nth + kPhases - 1) % kPhases;
     bool first = st.firstOfTile;
@@ -664,7 +663,7 @@ struct AttentionLowering {
     const Step &st = steps[s];
     const RowTile &t = tiles[st.tile];
     int64_t rows = t.rows, c0 = st.block * bn, cols = std::min(bn, N - c0);
-    int64_t ts = tileIndex(s) % tileRing, slot = s % kRing;
+    int64_t ts = steps[s].ordinal % tileRing, slot = s % kRing;
     int64_t subs = llvm::divideCeil(cols, P);
     FlatSymbolRefAttr stt = state[ts];
     auto col = [&](int64_t c) { return kb.tileAP(0, rows, c, 1); };
@@ -744,12 +743,6 @@ struct AttentionLowering {
       mask = fl.bufferOf(op.getMask());
     out = fl.resultBuffer(op.getResult());
     allocate();
-    // A tile's ordinal is its place in the order tiles start (tiles in
-    // lockstep interleave their steps).
-    DenseMap<std::pair<int64_t, int64_t>, int64_t> ordinals;
-    for (const Step &st : steps)
-      tileOrdinal.push_back(
-          ordinals.try_emplace({st.group, st.tile}, ordinals.size()).first->second);
     kb.storeQueues = hw.dmaEngines / 4;
     kb.setSource(op);
     if (scale > 0)

@@ -16,6 +16,7 @@
 
 #include "FusionUtils.h"
 
+#include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/Support/Shape.h"
 #include "neuronc/Transforms/Passes.h"
 
@@ -50,20 +51,9 @@ CastOp floatCast(Value v) {
   return {};
 }
 
-/// x for `x + 0` with a splat zero of x's own type (a no-op exporters
-/// leave), else null.
-Value addsZero(Value v) {
-  auto add = v.getDefiningOp<AddOp>();
-  if (!add)
-    return {};
-  for (auto [x, z] :
-       {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
-    std::optional<double> zero = getSplatValue(z);
-    if (zero && *zero == 0.0 && x.getType() == add.getType())
-      return x;
-  }
-  return {};
-}
+/// x for `x + 0` with a splat zero that does not broadcast x (a no-op
+/// exporters leave), else null.
+Value addsZero(Value v) { return zeroAddOperand(v, /*sameShape=*/true); }
 
 /// True for a reshape that only regroups the leading (batch and head) dims
 /// of a matrix stack: the last two dims stay.
@@ -200,7 +190,8 @@ std::optional<int64_t> causalOffset(Value mask) {
 
 /// One recognized attention.
 struct Match {
-  Operand q, k, v;
+  Value q; ///< the query as the scores matmul reads it (its own casts kept)
+  Operand k, v;
   Value mask;
   RankedTensorType maskScores;    ///< the shape the mask was added at
   SmallVector<int64_t> maskShape; ///< the mask as the attention reads it
@@ -244,7 +235,7 @@ bool foldScale(Operation *op, Value chain, double &scale) {
 FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
   Match m;
   auto xType = sm.getInput().getType();
-  if (sm.getLog() || sm.getAxis() != xType.getRank() - 1) {
+  if (sm.getLog() || static_cast<int64_t>(sm.getAxis()) != xType.getRank() - 1) {
     why = "the softmax is not a plain softmax over the last axis";
     return failure();
   }
@@ -354,10 +345,8 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
     }
     return v;
   };
-  Value qv = peelScale(m.scores.getLhs());
-  Value kv = peelScale(m.scores.getRhs());
-  m.q = peel(qv);
-  m.k = peel(kv);
+  m.q = peelScale(m.scores.getLhs());
+  m.k = peel(peelScale(m.scores.getRhs()));
   m.v = peel(m.output.getRhs());
   for (Operand *o : {&m.k, &m.v})
     for (Operation *op : o->ops)
@@ -365,15 +354,11 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
         why = describe(op, "the repeated key/value") + " has other users";
         return failure();
       }
-  // Only q's cast is kept as is (it is the query's own).
-  m.q.ops.clear();
-  m.q.castTo = {};
-  m.q.source = qv;
   m.ops.append(m.k.ops.begin(), m.k.ops.end());
   m.ops.append(m.v.ops.begin(), m.v.ops.end());
   m.ops.push_back(m.output);
 
-  auto qT = cast<RankedTensorType>(m.q.source.getType());
+  auto qT = cast<RankedTensorType>(m.q.getType());
   auto kT = RankedTensorType::get(m.k.shape,
                                   cast<RankedTensorType>(m.k.source.getType()).getElementType());
   auto vT = RankedTensorType::get(m.v.shape,
@@ -402,6 +387,13 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
   int64_t h = qT.getDimSize(rank - 3), g = kT.getDimSize(rank - 3);
   if (vT.getDimSize(rank - 3) != g || h % g != 0) {
     why = "the key/value heads do not divide the query heads";
+    return failure();
+  }
+  // The fused kernel accumulates P·V of a block in one PSUM bank.
+  int64_t bank = neuronc::hardwareModels().front().psumBankFp32();
+  if (vT.getDimSize(rank - 1) > bank) {
+    why = "the value head dim " + std::to_string(vT.getDimSize(rank - 1)) +
+          " exceeds one PSUM bank (" + std::to_string(bank) + " f32)";
     return failure();
   }
   Type kElem = m.k.castTo ? m.k.castTo : kT.getElementType();
@@ -480,7 +472,7 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
           x = ReshapeOp::create(b, loc, want, x);
         return x;
       };
-      Value q = m->q.source, k = operand(m->k), v = operand(m->v);
+      Value q = m->q, k = operand(m->k), v = operand(m->v);
       std::optional<int64_t> causal = m->mask ? causalOffset(m->mask) : std::nullopt;
       Value mask = causal ? Value() : m->mask;
       if (mask) {

@@ -8,19 +8,25 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
-Value fusion::broadcastSource(Value v) {
-  if (auto b = v.getDefiningOp<BroadcastToOp>())
-    return b.getInput();
+Value fusion::zeroAddOperand(Value v, bool sameShape) {
   auto add = v.getDefiningOp<AddOp>();
   if (!add)
     return {};
   for (auto [x, z] :
        {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
     std::optional<double> zero = getSplatValue(z);
-    if (zero && *zero == 0.0 && z.getType() == add.getType() && x.getType() != add.getType())
+    bool shapes = sameShape ? x.getType() == add.getType()
+                            : z.getType() == add.getType() && x.getType() != add.getType();
+    if (zero && *zero == 0.0 && shapes)
       return x;
   }
   return {};
+}
+
+Value fusion::broadcastSource(Value v) {
+  if (auto b = v.getDefiningOp<BroadcastToOp>())
+    return b.getInput();
+  return zeroAddOperand(v, /*sameShape=*/false);
 }
 
 bool fusion::onlyUsedBy(Value v, const llvm::SmallPtrSetImpl<Operation *> &chain) {

@@ -14,9 +14,14 @@ namespace mlir::neuron::fusion {
 /// The value of a splat constant operand, if it is one.
 inline std::optional<double> splatValue(Value v) { return getSplatValue(v); }
 
+/// x when `v` is x + a splat 0 (either order) and x has `v`'s shape
+/// (`sameShape`: the add is a no-op) or the zero alone has it (otherwise: the
+/// add broadcasts x); else null.
+Value zeroAddOperand(Value v, bool sameShape);
+
 /// The value `v` broadcasts when `v` is broadcast_to(x) or x + a splat 0 of
-/// the result's shape (x of another shape, same rank); else null. How
-/// exporters write grouped-query attention's repeat_kv.
+/// the result's shape; else null. How exporters write grouped-query
+/// attention's repeat_kv.
 Value broadcastSource(Value v);
 
 /// True when every user of `v` is in `chain`.

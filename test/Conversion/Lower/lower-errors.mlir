@@ -58,3 +58,13 @@ func.func @sin_kernel(%a: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// P·V of a key block accumulates in one PSUM bank: a value head dim over
+// 512 f32 does not fit (--neuron-fuse-attention does not form such an op).
+func.func @attention_wide_values(%q: tensor<1x4x8xf32>, %k: tensor<1x6x8xf32>, %v: tensor<1x6x600xf32>) -> tensor<1x4x600xf32> {
+  // expected-error@+1 {{cannot lower the attention: the value head dim 600 exceeds one PSUM bank (512 f32)}}
+  %o = neuron.attention %q, %k, %v scale = 1.0 : (tensor<1x4x8xf32>, tensor<1x6x8xf32>, tensor<1x6x600xf32>) -> tensor<1x4x600xf32>
+  return %o : tensor<1x4x600xf32>
+}
