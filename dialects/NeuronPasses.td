@@ -96,6 +96,24 @@ def NeuronFoldTransposesPass : Pass<"neuron-fold-transposes", "::mlir::func::Fun
   }];
 }
 
+def NeuronPrepackWeightsPass : Pass<"neuron-prepack-weights", "::mlir::ModuleOp"> {
+  let summary = "Takes entry arguments only read transposed in the device's layout, swapped at load";
+  let description = [{
+    An argument of an entry function whose every reader wants it with its
+    last two dims swapped (a transpose of those dims, or a matmul operand
+    with its transpose flag; through casts and reshapes of the batch dims)
+    is declared in the swapped layout and marked `neuron.host_transposed`:
+    the executable records it, and the runtime swaps the dims of the tensor
+    it is given when it loads it. Exporters write `nn.Linear` as
+    `matmul(x, transpose(W))` with W `[out, in]`, so the matmul then streams
+    W with its contraction dim on partitions and no TensorE transposes.
+    Weight prepacking is right for weights loaded once and called many times;
+    the pass runs only when asked (`neuronc --prepack-weights`). Each
+    argument is a fusion-report entry (`prepack-weight`), or a why-not when
+    some reader takes it as declared.
+  }];
+}
+
 def NeuronFoldBroadcastOperandsPass : Pass<"neuron-fold-broadcast-operands",
                                             "::mlir::func::FuncOp"> {
   let summary = "Reads a matmul operand broadcast along batch dims without materializing it";

@@ -196,15 +196,20 @@ def Nisa_HbmOp : Nisa_Op<"hbm", [Symbol, HasParent<"ProgramOp">]> {
     nisa.hbm @x input 0 : tensor<4096x4096xf32>
     nisa.hbm @c const : tensor<64xf32> = dense<1.0>
     nisa.hbm @t internal : tensor<128x64xf32> offset = 4096
+    nisa.hbm @w input 1 host_transposed : tensor<4096x14336xbf16>
     ```
     `offset` (bytes into the scratch area) is set on internal tensors by
-    memory allocation. i1 elements take one byte.
+    memory allocation. i1 elements take one byte. `host_transposed` marks an
+    input the runtime loads with its last two dims swapped (the caller gives
+    `[.., N, K]`, the program reads `[.., K, N]`; `--prepack-weights`).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Nisa_HbmKind:$kind,
                        OptionalAttr<I64Attr>:$index, TypeAttrOf<AnyRankedTensor>:$type,
-                       OptionalAttr<ElementsAttr>:$value, OptionalAttr<I64Attr>:$offset);
+                       OptionalAttr<ElementsAttr>:$value, OptionalAttr<I64Attr>:$offset,
+                       UnitAttr:$host_transposed);
   let assemblyFormat = [{
-    $sym_name $kind ($index^)? `:` $type (`=` $value^)? (`offset` `=` $offset^)? attr-dict
+    $sym_name $kind ($index^)? (`host_transposed` $host_transposed^)? `:` $type
+    (`=` $value^)? (`offset` `=` $offset^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -129,6 +129,8 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
   if (failed(want))
     return fail("the interpreter cannot run @" + entry + " (see the error above)");
 
+  if (options.prepackWeights && failed(prepackWeights(module)))
+    return fail("prepacking the weights failed (see the error above)");
   if (options.fuse && failed(fuseModule(module)))
     return fail("fusion failed (see the error above)");
   auto fn = module.lookupSymbol<func::FuncOp>(entry);
@@ -237,7 +239,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
     return nullptr;
   };
   llvm::DenseMap<Value, Tensor> local;
-  for (auto [arg, t] : llvm::zip(fusedFn.getArguments(), args))
+  for (auto [arg, t] : llvm::zip(fusedFn.getArguments(), deviceArguments(fusedFn, args)))
     local[arg] = t;
   for (auto [index, op] : llvm::enumerate(ops)) {
     SmallVector<Tensor> operands;

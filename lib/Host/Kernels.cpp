@@ -536,15 +536,15 @@ Expected<Tensor> transpose(const Tensor &x, ArrayRef<int64_t> perm) {
   return gatherStrided(x, 0, transposedShape(x.shape(), perm), transposedShape(rm, perm));
 }
 
-namespace {
-/// Swaps the last two dims of `x` into a new contiguous tensor.
-Tensor swapLastTwo(const Tensor &x) {
+Tensor swapLastTwoDims(const Tensor &x) {
   Shape perm(x.rank());
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[x.rank() - 1], perm[x.rank() - 2]);
   Shape rm = rowMajorStrides(x.shape());
   return gatherStrided(x, 0, transposedShape(x.shape(), perm), transposedShape(rm, perm));
 }
+
+namespace {
 
 /// C[M,N] += A[M,K] B[K,N] for one batch, accumulating in Acc.
 template <typename T, typename Acc>
@@ -577,8 +577,8 @@ Expected<Tensor> matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
       matmulShape(lhs.shape(), rhs.shape(), transposeLhs, transposeRhs, outShape);
   if (!err.empty())
     return fail("matmul: " + err);
-  Tensor a = transposeLhs ? swapLastTwo(lhs) : lhs;
-  Tensor b = transposeRhs ? swapLastTwo(rhs) : rhs;
+  Tensor a = transposeLhs ? swapLastTwoDims(lhs) : lhs;
+  Tensor b = transposeRhs ? swapLastTwoDims(rhs) : rhs;
   int64_t m = a.shape()[a.rank() - 2], k = a.shape()[a.rank() - 1];
   int64_t n = b.shape()[b.rank() - 1];
   Tensor out = Tensor::empty(outType, outShape);

@@ -20,6 +20,8 @@ constexpr uint32_t kInstructionHeaderBytes = 24;
 constexpr uint32_t kWaitBytes = 8;
 constexpr uint32_t kOperandHeaderBytes = 24;
 constexpr uint32_t kMaxSections = 4096;
+/// Variable record flags.
+constexpr uint8_t kVarHostTransposed = 1; ///< input loaded with its last two dims swapped
 
 /// Header field offsets.
 enum HeaderField : uint32_t {

@@ -291,8 +291,7 @@ public:
     Variable v;
     v.name = strings.get(c.u32("variable name"), c, "variable");
     uint8_t kind = c.u8("variable kind"), dtype = c.u8("variable type"),
-            rank = c.u8("variable rank");
-    c.skip(1);
+            rank = c.u8("variable rank"), flags = c.u8("variable flags");
     v.index = c.i64("variable index");
     v.offset = c.i64("variable offset");
     if (kind > kLastVarKind || dtype > isa::kLastDType || rank > 16) {
@@ -301,6 +300,19 @@ public:
   }
     v.kind = static_cast<VarKind>(kind);
     v.dtype = static_cast<isa::DType>(dtype);
+    if (flags & ~kVarHostTransposed) {
+      c.fail("variable '" + v.name + "' has unknown flags " + llvm::Twine(unsigned(flags)));
+      return false;
+    }
+    v.hostTransposed = flags & kVarHostTransposed;
+    if (v.hostTransposed && (v.kind != VarKind::Input || rank < 2 ||
+                             !(exe.requiredFeatures & kFeatureHostLayouts))) {
+      c.fail("variable '" + v.name + "' is marked host-transposed but " +
+             (v.kind != VarKind::Input ? "is not an input"
+              : rank < 2               ? "has rank " + std::to_string(rank)
+                                       : "the 'host-layouts' feature bit is not set"));
+      return false;
+    }
     int64_t elements = 1;
     for (uint8_t d = 0; d < rank && c.ok(); ++d) {
       int64_t s = c.i64("variable dim");

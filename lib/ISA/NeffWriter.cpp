@@ -27,6 +27,13 @@ llvm::StringRef neuronc::neff::varKindName(VarKind k) {
   return "?";
 }
 
+std::vector<int64_t> Variable::hostShape() const {
+  std::vector<int64_t> s = shape;
+  if (hostTransposed && s.size() >= 2)
+    std::swap(s[s.size() - 1], s[s.size() - 2]);
+  return s;
+}
+
 int64_t Variable::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -311,7 +318,7 @@ std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
       meta.u8(static_cast<uint8_t>(v.kind));
       meta.u8(static_cast<uint8_t>(v.dtype));
       meta.u8(static_cast<uint8_t>(v.shape.size()));
-      meta.u8(0);
+      meta.u8(v.hostTransposed ? kVarHostTransposed : 0); // flags
       meta.i64(v.index);
       meta.i64(v.offset);
       for (int64_t d : v.shape)

@@ -2,6 +2,7 @@
 
 #include "neuronc/Interpreter/Interpreter.h"
 #include "neuronc/Host/Dispatch.h"
+#include "neuronc/Host/Kernels.h"
 #include "mlir/IR/SymbolTable.h"
 #include "neuronc/Support/ByteSize.h"
 
@@ -54,7 +55,14 @@ llvm::Error checkArguments(func::FuncOp func, llvm::ArrayRef<Tensor> args) {
     return fail("@" + func.getSymName() + " takes " + llvm::Twine(inputs.size()) +
                 " argument(s) but " + llvm::Twine(args.size()) + " input(s) were given");
   for (auto [i, pair] : llvm::enumerate(llvm::zip(inputs, args))) {
-    auto [type, arg] = pair;
+    auto [declared, arg] = pair;
+    Type type = declared;
+    if (func.getArgAttr(i, neuron::kHostTransposedAttrName)) {
+      auto t = cast<RankedTensorType>(type);
+      SmallVector<int64_t> shape(t.getShape());
+      std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+      type = t.clone(shape);
+    }
     llvm::Expected<DType> dtype = hostTypeOf(type);
     if (!dtype)
       return fail("argument #" + llvm::Twine(i) + ": " + llvm::toString(dtype.takeError()));
@@ -214,7 +222,15 @@ interpret(func::FuncOp func, llvm::ArrayRef<Tensor> args,
           llvm::function_ref<void(Value, const Tensor &)> onValue) {
   if (!func.getBody().hasOneBlock())
     return func.emitError("the interpreter runs functions with a single block");
-  return runBlock(func.getBody().front(), args, onValue);
+  return runBlock(func.getBody().front(), deviceArguments(func, args), onValue);
+}
+
+llvm::SmallVector<Tensor> deviceArguments(func::FuncOp func, llvm::ArrayRef<Tensor> args) {
+  llvm::SmallVector<Tensor> out(args.begin(), args.end());
+  for (auto [i, t] : llvm::enumerate(out))
+    if (i < func.getNumArguments() && func.getArgAttr(i, neuron::kHostTransposedAttrName))
+      t = ref::swapLastTwoDims(t);
+  return out;
 }
 
 } // namespace neuronc

@@ -232,11 +232,11 @@ llvm::StringRef neuronc::stageName(EmitStage stage) {
 std::string neuronc::CompileOptions::fingerprint() const {
   return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
                        "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10} "
-                       "disable-fusion={11}",
+                       "disable-fusion={11} prepack-weights={12}",
                        stageName(stage), optLevel, entry, import.dropHostCalls,
                        import.returnPrinted, import.autoCast, import.autoCastType,
                        bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks,
-                       llvm::join(disabledFusions, ","))
+                       llvm::join(disabledFusions, ","), prepackWeights)
       .str();
 }
 
@@ -254,6 +254,10 @@ void neuronc::buildStagePipeline(OpPassManager &pm, EmitStage stage,
       buildBucketPipeline(pm, options.bucket);
     return;
   case EmitStage::Fused:
+    // Prepacking is a layout choice, made at every level, before the
+    // fusions see the transposes it removes.
+    if (options.prepackWeights)
+      pm.addPass(neuron::createNeuronPrepackWeightsPass());
     if (options.optLevel > 0)
       buildFusionPipeline(pm, /*namedOnly=*/options.optLevel == 1, options.disabledFusions);
     return;
@@ -364,6 +368,15 @@ LogicalResult neuronc::importModule(ModuleOp module, StringRef entry,
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);
   buildImportPipeline(pm, options);
+  return pm.run(module);
+}
+
+LogicalResult neuronc::prepackWeights(ModuleOp module) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  pm.addPass(neuron::createNeuronPrepackWeightsPass());
   return pm.run(module);
 }
 

@@ -1,6 +1,7 @@
 //===- Inspect.cpp - What an executable holds, as text or JSON ------------===//
 
 #include "neuronc/Profile/Inspect.h"
+#include "neuronc/Support/Shape.h"
 
 #include "neuronc/ISA/Disassemble.h"
 #include "neuronc/ISA/Roofline.h"
@@ -112,12 +113,16 @@ struct Inspector {
     }
     for (const auto &p : exe.programs) {
       llvm::json::Array vars, kernels, streams;
-      for (const auto &v : p.variables)
-        vars.push_back(llvm::json::Object{{"name", v.name},
-                                          {"kind", neff::varKindName(v.kind)},
-                                          {"type", isa::variableTypeString(v)},
-                                          {"bytes", v.bytes()},
-                                          {"index", v.index}});
+      for (const auto &v : p.variables) {
+        llvm::json::Object o{{"name", v.name},
+                             {"kind", neff::varKindName(v.kind)},
+                             {"type", isa::variableTypeString(v)},
+                             {"bytes", v.bytes()},
+                             {"index", v.index}};
+        if (v.hostTransposed)
+          o["host_shape"] = llvm::json::Array(v.hostShape());
+        vars.push_back(std::move(o));
+      }
       for (const auto &k : p.kernels) {
         llvm::json::Object o{{"name", k.name},
                              {"kind", k.kind},
@@ -179,7 +184,9 @@ struct Inspector {
     if (exe.requiredFeatures & neff::kFeatureIndirectDma)
       os << "indirect-dma ";
     if (exe.requiredFeatures & neff::kFeatureBuckets)
-      os << "buckets";
+      os << "buckets ";
+    if (exe.requiredFeatures & neff::kFeatureHostLayouts)
+      os << "host-layouts";
     os << "\n\nsections (" << sections.size() << "):\n";
     for (const auto &s : sections)
       os << llvm::formatv("  {0,-14} offset {1,9}  size {2,10}  crc32 {3:x8}\n", s.name, s.offset,
@@ -218,9 +225,14 @@ struct Inspector {
       os << "\nprogram @" << p.name << " on " << p.target << ": " << p.inputs().size()
          << " input(s), " << p.outputs().size() << " output(s), scratch "
          << formatBytes(p.scratchBytes) << "\n";
-      for (const auto &v : p.variables)
-        os << llvm::formatv("  {0,-10} {1,-8} {2,-28} {3}\n", v.name, neff::varKindName(v.kind),
+      for (const auto &v : p.variables) {
+        os << llvm::formatv("  {0,-10} {1,-8} {2,-28} {3}", v.name, neff::varKindName(v.kind),
                             isa::variableTypeString(v), formatBytes(v.bytes()));
+        if (v.hostTransposed)
+          os << "  (given as " << formatShape(v.hostShape())
+             << ", its last two dims swapped at load)";
+        os << "\n";
+      }
       os << "  instructions:";
       int64_t dma = 0, queues = 0;
       for (size_t s = 0; s < p.streams.size(); ++s) {

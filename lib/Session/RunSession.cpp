@@ -146,6 +146,7 @@ struct RunSession {
   const unsigned iterations = o.iterations;
   const std::string &profileDir = o.profileDir;
   const bool fuse = o.fuse;
+  const bool prepackWeights = o.prepackWeights;
   const bool check = o.check;
   const double checkRtol = o.checkRtol;
   const double checkAtol = o.checkAtol;
@@ -292,6 +293,10 @@ int RunSession::run() {
     if (!bucketOptions.buckets.empty() || (simulate && neuronc::hasDynamicFunctions(module)))
       if (failed(neuronc::bucketModule(module, bucketOptions)))
         return 1;
+    if (prepackWeights && !check && !simulate)
+      return fail("--prepack-weights compiles: give it with --check or --sim");
+    if (prepackWeights && !check && failed(neuronc::prepackWeights(module)))
+      return 1;
     if (fuse && !check) {
       if (failed(neuronc::fuseModule(module)))
         return 1;
@@ -348,9 +353,11 @@ int RunSession::run() {
       signature = sig;
       numResults = sig.outputs.size();
     } else {
-      for (const auto *v : device->inputs())
+      for (const auto *v : device->inputs()) {
+        std::vector<int64_t> shape = v->hostShape();
         specs.push_back({neuronc::sim::hostDType(v->dtype),
-                         llvm::SmallVector<int64_t>(v->shape.begin(), v->shape.end())});
+                         llvm::SmallVector<int64_t>(shape.begin(), shape.end())});
+      }
       numResults = device->outputs().size();
     }
   } else {
@@ -429,6 +436,7 @@ int RunSession::run() {
     neuronc::check::Options options;
     options.backend.target = hw ? hw->name.str() : "trn1";
     options.fuse = fuse;
+    options.prepackWeights = prepackWeights;
     options.tolerance = {checkRtol, checkAtol};
     llvm::Expected<neuronc::check::Report> report =
         neuronc::check::checkEntry(checkedModule, name, args, options);

@@ -167,7 +167,7 @@ llvm::Expected<uint64_t> Runtime::submit(const Model &model, llvm::StringRef ent
       return fail("@" + run->entry + " takes " + llvm::Twine(ins.size()) + " input(s), " +
                   llvm::Twine(inputs.size()) + " given");
     for (size_t i = 0; i < ins.size(); ++i) {
-      if (llvm::ArrayRef<int64_t>(ins[i]->shape) != inputs[i].shape())
+      if (llvm::ArrayRef<int64_t>(ins[i]->hostShape()) != inputs[i].shape())
         return fail("input #" + llvm::Twine(i) + " ('" + ins[i]->name + "') must be " +
                     sim::variableType(*ins[i]) + ", got " + inputs[i].typeString());
       run->inputBytes.push_back(sim::encodeInput(inputs[i], *ins[i]));

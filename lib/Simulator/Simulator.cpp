@@ -34,6 +34,7 @@
 #include "Device.h"
 #include "Execute.h"
 
+#include "neuronc/Host/Kernels.h"
 #include "neuronc/Support/Float.h"
 #include "neuronc/ISA/InstructionCost.h"
 
@@ -411,7 +412,7 @@ llvm::Error ChipRun::prepare() {
         return fail("program '" + program.name + "' takes " + llvm::Twine(ins.size()) +
                     " input(s), " + llvm::Twine(job.inputs.size()) + " given");
       for (size_t i = 0; i < ins.size(); ++i)
-        if (llvm::ArrayRef<int64_t>(ins[i]->shape) != job.inputs[i].shape())
+        if (llvm::ArrayRef<int64_t>(ins[i]->hostShape()) != job.inputs[i].shape())
           return fail("input #" + llvm::Twine(i) + " ('" + ins[i]->name + "') must be " +
                       variableType(*ins[i]) + ", got " + job.inputs[i].typeString());
     }
@@ -484,6 +485,9 @@ void ChipRun::startJob(Core &c, double at) {
           c.dev->bind(v, const_cast<uint8_t *>(job.inputBytes[i].data()));
         else
           std::memcpy(c.dev->variable(v), job.inputBytes[i].data(), ins[i]->bytes());
+      } else if (ins[i]->hostTransposed) {
+        // A prepacked input: the runtime's load swaps its last two dims.
+        toDevice(ref::swapLastTwoDims(job.inputs[i]), ins[i]->dtype, c.dev->variable(v));
       } else if (canBind && sameFormat(job.inputs[i], *ins[i])) {
         // The host tensor already is the device's bytes: no copy.
         c.dev->bind(v, reinterpret_cast<uint8_t *>(const_cast<float *>(job.inputs[i].f())));
@@ -767,7 +771,7 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
 
 std::vector<uint8_t> neuronc::sim::encodeInput(const Tensor &t, const neff::Variable &v) {
   std::vector<uint8_t> bytes(v.bytes());
-  toDevice(t, v.dtype, bytes.data());
+  toDevice(v.hostTransposed ? ref::swapLastTwoDims(t) : t, v.dtype, bytes.data());
   return bytes;
 }
 
@@ -775,7 +779,7 @@ DType neuronc::sim::hostDType(isa::DType t) { return deviceToHost(t); }
 
 std::string neuronc::sim::variableType(const neff::Variable &v) {
   std::string s = "tensor<";
-  for (int64_t d : v.shape)
+  for (int64_t d : v.hostShape())
     s += std::to_string(d) + "x";
   return s + dtypeName(deviceToHost(v.dtype)).str() + ">";
 }

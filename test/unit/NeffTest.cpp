@@ -97,6 +97,36 @@ TEST(Neff, VariablesMustFitOneCoresHbm) {
             "16.0 GiB of HBM");
 }
 
+TEST(Neff, HostTransposedInputsRoundTripAndNeedTheirFeatureBit) {
+  Executable exe = sample();
+  exe.programs[0].variables[0].hostTransposed = true; // x, input [128, 64]
+  exe.requiredFeatures |= kFeatureHostLayouts;
+  auto back = readNeff(writeNeff(exe));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_TRUE(*back == exe);
+  EXPECT_TRUE(back->programs[0].variables[0].hostTransposed);
+  EXPECT_EQ(back->programs[0].variables[0].hostShape(), (std::vector<int64_t>{64, 128}));
+  EXPECT_EQ(back->programs[0].variables[0].shape, (std::vector<int64_t>{128, 64}));
+
+  exe.requiredFeatures &= ~kFeatureHostLayouts;
+  back = readNeff(writeNeff(exe));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "section 'meta': variable 'x' is marked host-transposed but the 'host-layouts' "
+            "feature bit is not set");
+
+  // Only inputs of rank 2 or more are loaded transposed.
+  exe = sample();
+  exe.requiredFeatures |= kFeatureHostLayouts;
+  for (Variable &v : exe.programs[0].variables)
+    if (v.kind == VarKind::Output)
+      v.hostTransposed = true;
+  back = readNeff(writeNeff(exe));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_NE(llvm::toString(back.takeError()).find("is marked host-transposed but is not an input"),
+            std::string::npos);
+}
+
 TEST(Neff, EveryByteOfTheHeaderIsChecked) {
   std::vector<uint8_t> bytes = writeNeff(sample());
   for (size_t at = 0; at < kHeaderBytes; ++at) {

@@ -84,6 +84,12 @@ static cl::opt<bool> fuse("fuse",
                                    "without to check that fusion keeps the results)"),
                           cl::cat(category));
 
+static cl::opt<bool> prepackWeights(
+    "prepack-weights",
+    cl::desc("With --check or --sim: compile as neuronc --prepack-weights does (arguments only "
+             "read transposed are loaded in the device's layout)"),
+    cl::cat(category));
+
 static cl::opt<bool> check(
     "check",
     cl::desc("Compile the program, run it on the simulator (reads of unwritten memory are "
@@ -129,6 +135,7 @@ int main(int argc, char **argv) {
   session.iterations = iterations;
   session.profileDir = profileDir;
   session.fuse = fuse;
+  session.prepackWeights = prepackWeights;
   session.check = check;
   session.checkRtol = checkRtol;
   session.checkAtol = checkAtol;

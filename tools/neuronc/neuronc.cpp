@@ -62,6 +62,13 @@ static cl::list<std::string> disableFusion(
              "attention, broadcast, rmsnorm, layernorm, elementwise; to measure what one "
              "saves"),
     cl::value_desc("rules"), cl::CommaSeparated, cl::cat(category));
+static cl::opt<bool> prepackWeights(
+    "prepack-weights",
+    cl::desc("Take entry arguments that are only read transposed (nn.Linear weights [out, in]) "
+             "in the device's layout: the runtime swaps their last two dims once, when it loads "
+             "them, and the program streams them without transposes. For weights loaded once "
+             "and called many times"),
+    cl::cat(category));
 static cl::opt<bool> lowerRemarks("lowering-remarks",
                                   cl::desc("Say how each kernel was lowered (and why a fused "
                                            "kernel was split)"),
@@ -122,6 +129,7 @@ int main(int argc, char **argv) {
                                                                        : EmitStage::Legalized;
   options.optLevel = optLevel;
   options.disabledFusions.assign(disableFusion.begin(), disableFusion.end());
+  options.prepackWeights = prepackWeights;
   options.entry = entryName;
   options.import = neuronc::importOptionsFromCL();
   options.bucket = neuronc::bucketOptionsFromCL();

@@ -75,6 +75,9 @@ struct Report {
 struct Options {
   BackendOptions backend;
   bool fuse = false;
+  /// Take arguments only read transposed in the device's layout
+  /// (`--prepack-weights`); the simulator's loads swap them.
+  bool prepackWeights = false;
   Tolerance tolerance;
 };
 

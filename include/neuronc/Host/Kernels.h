@@ -38,6 +38,8 @@ llvm::Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<i
 llvm::Expected<Tensor> matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
                               bool transposeRhs, std::optional<DType> resultType = {});
 llvm::Expected<Tensor> transpose(const Tensor &x, llvm::ArrayRef<int64_t> perm);
+/// `x` (rank >= 2) with its last two dims swapped, as a new contiguous tensor.
+Tensor swapLastTwoDims(const Tensor &x);
 llvm::Expected<Tensor> reshape(const Tensor &x, llvm::ArrayRef<int64_t> shape);
 llvm::Expected<Tensor> broadcastTo(const Tensor &x, llvm::ArrayRef<int64_t> shape);
 llvm::Expected<Tensor> slice(const Tensor &x, llvm::ArrayRef<int64_t> offsets,

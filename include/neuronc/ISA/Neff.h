@@ -41,8 +41,10 @@ constexpr uint32_t kHeaderBytes = 128; // format: the header's size, not hardwar
 enum Feature : uint64_t {
   kFeatureIndirectDma = 1ull << 0, ///< dma_copy with an index tile (gather)
   kFeatureBuckets = 1ull << 1,     ///< some entry point is bucketed (has dynamic dims)
+  kFeatureHostLayouts = 1ull << 2, ///< some input is loaded in another layout than given
 };
-constexpr uint64_t kKnownRequiredFeatures = kFeatureIndirectDma | kFeatureBuckets;
+constexpr uint64_t kKnownRequiredFeatures =
+    kFeatureIndirectDma | kFeatureBuckets | kFeatureHostLayouts;
 
 /// What a variable is to the program.
 enum class VarKind : uint8_t { Input = 0, Output, Const, Internal };
@@ -57,7 +59,13 @@ struct Variable {
   std::vector<int64_t> shape;
   int64_t index = 0;  ///< input/output position
   int64_t offset = 0; ///< internal: byte offset in scratch; const: byte offset in the const section
+  /// Input only: the caller gives the tensor with its last two dims swapped
+  /// and the runtime swaps them when it loads it (a prepacked weight).
+  bool hostTransposed = false;
   int64_t numElements() const;
+  /// The shape the caller gives: `shape`, with the last two dims swapped
+  /// when hostTransposed.
+  std::vector<int64_t> hostShape() const;
   int64_t bytes() const { return numElements() * isa::dtypeBytes(dtype); }
   bool operator==(const Variable &) const = default;
 };

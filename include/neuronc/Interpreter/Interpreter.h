@@ -17,11 +17,17 @@
 namespace neuronc {
 
 /// Checks that `args` match the arguments of `func` in count, element type
-/// and (static) shape. The error names the argument, what was expected and
-/// what was given.
+/// and (static) shape, as the caller gives them (a host-transposed argument,
+/// `neuron.host_transposed`, with its last two dims swapped back). The
+/// error names the argument, what was expected and what was given.
 llvm::Error checkArguments(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args);
 
-/// Executes `func` on `args` (which must pass checkArguments). On failure a
+/// `args` as `func`'s body reads them: each host-transposed argument's
+/// tensor with its last two dims swapped, as the runtime loads it.
+llvm::SmallVector<Tensor> deviceArguments(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args);
+
+/// Executes `func` on `args` (which must pass checkArguments; host-transposed
+/// arguments are swapped as deviceArguments says). On failure a
 /// diagnostic is emitted at the op that failed. `onValue`, when given, sees
 /// every result of an op of the function's body (not inside kernels) as it
 /// is computed.

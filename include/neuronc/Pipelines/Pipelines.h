@@ -69,6 +69,9 @@ struct CompileOptions {
   /// Fusion rules not to apply (names of fusionRuleNames()), to compare a
   /// program with and without one.
   std::vector<std::string> disabledFusions;
+  /// Entry arguments only read transposed are taken in the device's layout
+  /// and swapped by the runtime at load (--prepack-weights).
+  bool prepackWeights = false;
   EmitStage stage = EmitStage::Neff;    ///< the last stage to run
   std::string entry;                    ///< compile only this function (and callees)
   /// A stable text of every field, for cache keys and reproducers.
@@ -152,6 +155,10 @@ mlir::LogicalResult importModule(mlir::ModuleOp module, llvm::StringRef entry,
 /// The fusion pipeline, run on `module` with the pass manager command-line
 /// options applied.
 mlir::LogicalResult fuseModule(mlir::ModuleOp module);
+
+/// --neuron-prepack-weights on `module` (with the pass manager command-line
+/// options applied).
+mlir::LogicalResult prepackWeights(mlir::ModuleOp module);
 
 /// The backend: lower to nisa, allocate memory, insert semaphores, check
 /// for races.

@@ -35,6 +35,7 @@ struct RunSessionOptions {
   unsigned iterations = 1;
   std::string profileDir;
   bool fuse = false;
+  bool prepackWeights = false; ///< --check / --sim: compile with --prepack-weights
   bool check = false;
   double checkRtol = 1e-3;
   double checkAtol = 1e-5;

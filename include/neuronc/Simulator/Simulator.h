@@ -106,11 +106,12 @@ struct Job {
 };
 
 /// `t` in the device format of `v` (bf16/f16 rounded to nearest even,
-/// integers truncated and saturated); the shape must be v's.
+/// integers truncated and saturated, the last two dims swapped for a
+/// host-transposed input); the shape must be v's host shape.
 std::vector<uint8_t> encodeInput(const Tensor &t, const neff::Variable &v);
 /// The host element type of a device element type.
 DType hostDType(isa::DType t);
-/// "tensor<4096x4096xf32>": the host type of `v`.
+/// "tensor<4096x4096xf32>": the host type of `v` (its host shape).
 std::string variableType(const neff::Variable &v);
 /// The host tensor of device bytes of `v`.
 Tensor decodeOutput(const uint8_t *bytes, const neff::Variable &v);

@@ -149,7 +149,7 @@ std::string ProgramBuilder::uniqueName(StringRef prefix) {
 
 HbmBuffer ProgramBuilder::declare(nisa::HbmKind kind, RankedTensorType type, Location loc,
                                   std::optional<int64_t> index, StringRef name,
-                                  ElementsAttr value) {
+                                  ElementsAttr value, bool hostTransposed) {
   OpBuilder b = OpBuilder::atBlockEnd(&program_.getBodyBlock());
   // Tensors come before the kernels.
   if (auto first = program_.getBodyBlock().getOps<nisa::KernelOp>(); !first.empty())
@@ -160,8 +160,9 @@ HbmBuffer ProgramBuilder::declare(nisa::HbmKind kind, RankedTensorType type, Loc
                                                                                 : "tmp")
                                  : name.str();
   IntegerAttr indexAttr = index ? b.getI64IntegerAttr(*index) : IntegerAttr();
-  nisa::HbmOp::create(b, loc, b.getStringAttr(sym), nisa::HbmKindAttr::get(b.getContext(), kind), indexAttr, TypeAttr::get(type), value,
-                      IntegerAttr());
+  nisa::HbmOp::create(b, loc, b.getStringAttr(sym), nisa::HbmKindAttr::get(b.getContext(), kind),
+                      indexAttr, TypeAttr::get(type), value, IntegerAttr(),
+                      hostTransposed ? b.getUnitAttr() : UnitAttr());
   return {FlatSymbolRefAttr::get(b.getContext(), sym), SmallVector<int64_t>(type.getShape()),
           type.getElementType()};
 }

@@ -85,10 +85,11 @@ public:
   const neuronc::HardwareModel &hw() const { return hw_; }
   MLIRContext *context() { return program_.getContext(); }
 
-  /// Declares an HBM tensor (inputs/outputs carry their index).
+  /// Declares an HBM tensor (inputs/outputs carry their index; an input the
+  /// runtime loads with its last two dims swapped is `hostTransposed`).
   HbmBuffer declare(nisa::HbmKind kind, RankedTensorType type, Location loc,
                     std::optional<int64_t> index = std::nullopt, StringRef name = {},
-                    ElementsAttr value = {});
+                    ElementsAttr value = {}, bool hostTransposed = false);
   /// A fresh kernel named after `kind`, placed at the end of the program.
   nisa::KernelOp newKernel(StringRef kind, StringRef source, Location loc);
 

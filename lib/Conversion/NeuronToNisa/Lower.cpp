@@ -216,8 +216,9 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       return fn.emitError("argument #") << i << " has type " << arg.getType()
                                         << "; the device needs statically shaped tensors "
                                            "(bucket dynamic dims first)";
+    bool hostTransposed = static_cast<bool>(fn.getArgAttr(i, neuron::kHostTransposedAttrName));
     fl.setBuffer(arg, pb.declare(nisa::HbmKind::input, type, arg.getLoc(), i,
-                                 ("in" + Twine(i)).str()));
+                                 ("in" + Twine(i)).str(), ElementsAttr(), hostTransposed));
   }
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   SmallVector<HbmBuffer> results;

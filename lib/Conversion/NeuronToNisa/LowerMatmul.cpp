@@ -117,6 +117,18 @@ struct MatmulLowering {
     // latency behind the multiplies.
     kg = needBT ? std::clamp<int64_t>(kMinRunBytes / (P * ebSrc), 1, kt)
                 : std::clamp<int64_t>(kStreamGroup, 1, kt);
+    // One row tile (decode) streams B and nothing else: its rows are read
+    // nsz columns at a time, so column tiles of several PSUM banks (each
+    // multiply still fills one bank) make the DMA runs long enough for the
+    // queues' bandwidth (512 bf16 columns are 1 KiB runs: 80 % of it).
+    if (!needBT && M <= P && N > nsz) {
+      int64_t bank = hw.psumBankFp32();
+      nsz = std::min<int64_t>(N, llvm::alignTo(kMinRunBytes * 2 / ebSrc, bank));
+      std::string wideWhy;
+      if (search(wideWhy))
+        return true;
+      nsz = bank;
+    }
     if (!search(why))
       return false;
     // Streaming K, B is read once per row block and each row tile of a
@@ -251,6 +263,22 @@ struct MatmulLowering {
                                 std::min(K, kg * P), bSrcType, "stB"));
     for (int64_t i = 0; i < accSlots; ++i)
       acc.push_back(kb.alloc(nisa::MemorySpace::psum, std::min<int64_t>(M, P), nsz, f32, "acc"));
+  }
+
+  /// Multiplies the loaded stationary rows (msz of them, ksz deep) by
+  /// columns [movOffset, movOffset + ns) of `moving` into `accum`, one PSUM
+  /// bank of columns per instruction.
+  void multiply(FlatSymbolRefAttr accum, int64_t msz, FlatSymbolRefAttr moving, int64_t ksz,
+                int64_t movOffset, int64_t ns, bool first, bool fp32) {
+    int64_t bank = hw.psumBankFp32();
+    for (int64_t c = 0; c < ns; c += bank) {
+      int64_t cs = std::min(bank, ns - c);
+      kb.charge(Engine::tensor, kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, cs, fp32));
+      kb.emit<nisa::MultiplyMovingOp>(accum, kb.tileAP(0, msz, c, cs), moving,
+                                      kb.tileAP(0, ksz, movOffset + c, cs),
+                                      first ? kb.builder().getUnitAttr() : UnitAttr(),
+                                      DenseI64ArrayAttr(), UnitAttr());
+    }
   }
 
   Engine copyEngine(int64_t parts, int64_t elems) {
@@ -396,13 +424,9 @@ struct MatmulLowering {
         kb.setSource(mm);
         for (int64_t j = 0; j < mb; j += P) {
           int64_t msz = std::min<int64_t>(P, mb - j);
-          kb.charge(Engine::tensor,
-                    kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, ns, fp32));
           kb.emit<nisa::LoadStationaryOp>(aT, kb.tileAP(0, ksz, k * mb + j, msz),
                                           DenseI64ArrayAttr(), UnitAttr());
-          kb.emit<nisa::MultiplyMovingOp>(
-              accs[j / P], kb.tileAP(0, msz, 0, ns), moving, kb.tileAP(0, ksz, movOffset, ns),
-              k == 0 ? kb.builder().getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
+          multiply(accs[j / P], msz, moving, ksz, movOffset, ns, k == 0, fp32);
         }
       }
       ring += groups;
@@ -470,14 +494,9 @@ struct MatmulLowering {
               loadAhead(step++);
               kb.setSource(mm);
               int64_t ksz = std::min<int64_t>(P, K - k * P);
-              kb.charge(Engine::tensor,
-                        kb.estimate(Opcode::MultiplyMoving, Engine::tensor, ksz, ns, fp32));
               kb.emit<nisa::LoadStationaryOp>(aT, kb.tileAP(0, ksz, k * mb + j, msz),
                                               DenseI64ArrayAttr(), UnitAttr());
-              kb.emit<nisa::MultiplyMovingOp>(accum, kb.tileAP(0, msz, 0, ns), moving,
-                                              kb.tileAP(0, ksz, k * nsz, ns),
-                                              k == 0 ? kb.builder().getUnitAttr() : UnitAttr(),
-                                              DenseI64ArrayAttr(), UnitAttr());
+              multiply(accum, msz, moving, ksz, k * nsz, ns, k == 0, fp32);
             }
             epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j, msz, n0, ns, accum, 0);
           }

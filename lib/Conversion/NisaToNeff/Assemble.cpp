@@ -179,6 +179,7 @@ struct ProgramAssembler {
       case nisa::HbmKind::input:
         v.kind = neff::VarKind::Input;
         v.index = *t.getIndex();
+        v.hostTransposed = t.getHostTransposed();
         break;
       case nisa::HbmKind::output:
         v.kind = neff::VarKind::Output;
@@ -380,6 +381,9 @@ FailureOr<neff::Executable> neuronc::assemble(ModuleOp module, StringRef compile
       for (const isa::Instruction &inst : s)
         if (inst.has(isa::kIndirect))
           exe.requiredFeatures |= neff::kFeatureIndirectDma;
+    for (const neff::Variable &v : pa.out.variables)
+      if (v.hostTransposed)
+        exe.requiredFeatures |= neff::kFeatureHostLayouts;
     programIndex[pa.out.name] = static_cast<uint32_t>(exe.programs.size());
     exe.programs.push_back(std::move(pa.out));
   }

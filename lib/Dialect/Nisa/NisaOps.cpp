@@ -266,6 +266,8 @@ LogicalResult HbmOp::verify() {
     return emitOpError("value of type ") << getValue()->getType() << " does not match " << type;
   if (getOffset() && getKind() != HbmKind::internal)
     return emitOpError("only internal tensors have a scratch offset");
+  if (getHostTransposed() && (getKind() != HbmKind::input || type.getRank() < 2))
+    return emitOpError("host_transposed needs an input of rank 2 or more");
   // Read the attribute signed: the accessor is unsigned and -8 would pass.
   if (getOffsetAttr() && getOffsetAttr().getValue().isNegative())
     return emitOpError("offset ") << getOffsetAttr().getInt() << " is negative";

@@ -83,11 +83,14 @@ private:
     int64_t last;
   };
   /// Aligned start at or after `at` that does not cross a bank when the
-  /// item fits in one.
+  /// item fits in one, and starts a bank when it spans several (each bank
+  /// of it is then a whole accumulator).
   int64_t fix(int64_t at, const Item &item) const {
     at = (at + item.align - 1) / item.align * item.align;
     if (bank && item.bytes <= bank && at / bank != (at + item.bytes - 1) / bank)
       at = (at / bank + 1) * bank;
+    if (bank && item.bytes > bank)
+      at = (at + bank - 1) / bank * bank;
     return at;
   }
   std::optional<int64_t> findFrom(int64_t start, const Item &item) const {

@@ -1,6 +1,7 @@
 // Matmuls on TensorE: Aᵀ as the stationary matrix (K on partitions, M <= 128
-// columns), B as the moving one (K on partitions, N <= 512), accumulated over
-// the K tiles in one PSUM bank; the epilogue runs on each PSUM tile.
+// columns), B as the moving one (K on partitions, N <= 512 per multiply),
+// accumulated over the K tiles in one PSUM bank; the epilogue runs on each
+// PSUM tile.
 // RUN: neuron-opt %s --neuron-lower="remarks=true" -split-input-file 2>/dev/null | FileCheck %s
 // RUN: neuron-opt %s --neuron-lower="remarks=true" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
@@ -39,13 +40,17 @@ func.func @bias_relu(%a: tensor<130x300xf32>, %b: tensor<300x96xf32>, %c: tensor
 // -----
 
 // transpose_lhs gives Aᵀ directly ([K, M] rows): no transposes. The result
-// leaves PSUM through a copy (bf16 operands, f32 result).
-// REMARK: remark: lowered as one matmul kernel: 64x128x1024 in blocks of 64 rows, column tiles of 512{{$}}
+// leaves PSUM through a copy (bf16 operands, f32 result). One row tile
+// streams B in column tiles of several PSUM banks (2 KiB rows per DMA
+// run), each multiply filling one bank of the accumulator.
+// REMARK: remark: lowered as one matmul kernel: 64x128x1024 in blocks of 64 rows, column tiles of 1024{{$}}
 // CHECK-LABEL: nisa.program @transposed_lhs
 // CHECK-NOT: nisa.transpose
 // CHECK: nisa.dma_copy q{{[0-9]+}} @[[AT:aT[0-9]+]][0:{{[0-9]+}}, 0, [1,64]] = @in0[0, [64,{{[0-9]+}}], [1,64]]
-// CHECK: nisa.multiply_moving @[[ACC:acc[0-9]+]][0:64, 0, [1,512]] = @{{mov[0-9]+}}[0:128, 0, [1,512]] start
-// CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @{{t[0-9]+}}[0:64, 0, [1,512]] = @[[ACC]][0:64, 0, [1,512]]
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[MOV:mov[0-9]+]][0:{{[0-9]+}}, 0, [1,1024]] = @in1[0, [1024,{{[0-9]+}}], [1,1024]]
+// CHECK: nisa.multiply_moving @[[ACC:acc[0-9]+]][0:64, 0, [1,512]] = @[[MOV]][0:128, 0, [1,512]] start
+// CHECK-NEXT: nisa.multiply_moving @[[ACC]][0:64, 512, [1,512]] = @[[MOV]][0:128, 512, [1,512]] start
+// CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @{{t[0-9]+}}[0:64, 0, [1,1024]] = @[[ACC]][0:64, 0, [1,1024]]
 func.func @transposed_lhs(%a: tensor<128x64xbf16>, %b: tensor<128x1024xbf16>) -> tensor<64x1024xf32> {
   %0 = neuron.matmul %a, %b transpose_lhs : tensor<128x64xbf16>, tensor<128x1024xbf16> -> tensor<64x1024xf32>
   return %0 : tensor<64x1024xf32>
@@ -55,9 +60,12 @@ func.func @transposed_lhs(%a: tensor<128x64xbf16>, %b: tensor<128x1024xbf16>) ->
 
 // A K too long for the column's moving tiles to stay in SBUF streams them one
 // K tile at a time (the decode-time down projection of an FFN).
-// REMARK: remark: lowered as one matmul kernel: 1x8960x1536 in blocks of 1 rows, column tiles of 512, lhs transposed on TensorE
+// Column tiles of 1024 f32 (4 KiB runs), the last one 512 wide.
+// REMARK: remark: lowered as one matmul kernel: 1x8960x1536 in blocks of 1 rows, column tiles of 1024, lhs transposed on TensorE
 // CHECK-LABEL: nisa.program @long_k
+// CHECK-COUNT-70: nisa.multiply_moving @{{acc[0-9]+}}[0:1, 512, [1,512]]
 // CHECK-COUNT-70: nisa.multiply_moving @{{acc[0-9]+}}[0:1, 0, [1,512]]
+// CHECK-NOT: nisa.multiply_moving @{{acc[0-9]+}}[0:1, 512, [1,512]]
 func.func @long_k(%a: tensor<1x8960xf32>, %b: tensor<8960x1536xf32>) -> tensor<1x1536xf32> {
   %0 = neuron.matmul %a, %b : tensor<1x8960xf32>, tensor<8960x1536xf32> -> tensor<1x1536xf32>
   return %0 : tensor<1x1536xf32>

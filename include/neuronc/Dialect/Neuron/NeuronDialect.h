@@ -33,6 +33,11 @@ struct OpCost {
   }
 };
 
+/// The argument attribute of an entry argument that the runtime loads with
+/// its last two dims swapped (`--prepack-weights`): the argument's type is
+/// the device's layout, the caller gives the tensor as the source declared it.
+constexpr llvm::StringLiteral kHostTransposedAttrName = "neuron.host_transposed";
+
 /// The value of a constant scalar or splat tensor (of any dialect's
 /// constant op) as a double, or nullopt when `v` is not one.
 std::optional<double> getSplatValue(Value v);

@@ -2,7 +2,8 @@
 the simulator and compares every output with numpy's reference.
 
 usage: run_levels.py PROGRAM --inputs a.npy,b.npy --expected y.npy --workdir DIR
-                     [--rtol R] [--atol A]
+                     [--rtol R] [--atol A] [--levels 0,2] [--targets trn1]
+                     [--flags="--entry f --prepack-weights"]
 Prints one line per level and target, `OK -O2 trn1 max_abs=...` or
 `WRONG -O2 trn1 max_abs=... rows=[...]` (the first rows that differ), and
 exits 1 when any differs.
@@ -25,6 +26,7 @@ def main():
     p.add_argument("--atol", type=float, default=1e-5)
     p.add_argument("--levels", default="0,1,2,3")
     p.add_argument("--targets", default="trn1,trn2")
+    p.add_argument("--flags", default="", help="more neuronc flags, space-separated")
     a = p.parse_args()
     want = np.load(a.expected)
     bad = 0
@@ -33,7 +35,7 @@ def main():
             neff = os.path.join(a.workdir, "O%s-%s.neff" % (level, target))
             out = os.path.join(a.workdir, "O%s-%s.npy" % (level, target))
             subprocess.run(["neuronc", a.program, "-O" + level, "--target=" + target,
-                            "--no-cache", "-o", neff], check=True)
+                            "--no-cache", "-o", neff] + a.flags.split(), check=True)
             cmd = ["neuron-run", neff, "--output", out]
             for i in a.inputs.split(","):
                 cmd += ["--input", i]
