@@ -137,3 +137,24 @@ func.func @swiglu(%x: tensor<4x64xf32>, %wg: tensor<64x128xf32>, %wu: tensor<64x
   %y = neuron.mul %s, %u : tensor<4x128xf32>, tensor<4x128xf32> -> tensor<4x128xf32>
   return %y : tensor<4x128xf32>
 }
+
+// -----
+
+// An FFN's up projection with its SwiGLU product and the bf16 cast of the
+// down projection's input: the matmul's operands are tiled by its own
+// lowering and its epilogue runs on one PSUM bank of columns at a time, so
+// the working set is 512 columns of the four [128, 14336] values (1 MiB),
+// not whole rows (28 MiB, over the 24 MiB budget: this used to stay three
+// kernels) and not the weight's rows.
+// CHECK-LABEL: func.func @swiglu_wide
+// CHECK: neuron.kernel "matmul-swiglu"
+// CHECK-NOT: neuron.kernel
+// BUDGET-LABEL: @swiglu_wide
+func.func @swiglu_wide(%x: tensor<128x4096xbf16>, %w: tensor<4096x14336xbf16>, %g: tensor<128x14336xf32>) -> tensor<128x14336xbf16> {
+  %u = neuron.matmul %x, %w : tensor<128x4096xbf16>, tensor<4096x14336xbf16> -> tensor<128x14336xf32>
+  %s = neuron.silu %g : tensor<128x14336xf32>
+  %m = neuron.mul %s, %u : tensor<128x14336xf32>, tensor<128x14336xf32> -> tensor<128x14336xf32>
+  // expected-remark @+1 {{fused kernel (matmul-swiglu)}}
+  %c = neuron.cast %m : tensor<128x14336xf32> -> tensor<128x14336xbf16>
+  return %c : tensor<128x14336xbf16>
+}

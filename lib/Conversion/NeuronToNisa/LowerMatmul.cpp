@@ -398,27 +398,35 @@ struct MatmulLowering {
   }
 
   /// One block with K streamed: for each column tile, K tiles one at a
-  /// time (the next one loading while this one multiplies), each used by
+  /// time (the next ones loading while this one multiplies), each used by
   /// every row tile of the block, which all accumulate at once.
   void runStreamed(size_t bi, int64_t bOff, int64_t m0, int64_t mb, int64_t nts, bool fp32) {
-    int64_t ring = 0;
+    // K in groups of kg tiles, numbered across the column tiles (group q
+    // uses ring slot q). A B that is only loaded runs `ahead` groups ahead
+    // of the multiplies, across column tiles too, so the DMA's latency
+    // never reaches TensorE; a transposed B also puts its transposes in
+    // TensorE's in-order stream, so it loads one group ahead only.
+    int64_t groups = llvm::divideCeil(kt, kg);
+    int64_t total = nts * groups;
+    int64_t ahead = needBT ? 1 : static_cast<int64_t>(mov.size()) - 1;
+    int64_t issued = 0;
+    auto loadUpTo = [&](int64_t q) {
+      for (; issued <= std::min(q, total - 1); ++issued) {
+        int64_t t = issued / groups, n0 = t * nsz;
+        kb.setSource(mm);
+        loadMoving(mov[issued % mov.size()], bOff, n0, std::min(nsz, N - n0), issued % groups);
+      }
+    };
     for (int64_t t = 0; t < nts; ++t) {
       int64_t n0 = t * nsz, ns = std::min(nsz, N - n0);
       SmallVector<FlatSymbolRefAttr> accs;
       for (int64_t j = 0; j < mb; j += P)
         accs.push_back(acc[accSlot++ % accSlots]);
-      // K in groups of kg tiles (one tile unless B is transposed): group
-      // g + 1 loads while group g multiplies.
-      int64_t groups = llvm::divideCeil(kt, kg);
-      auto load = [&](int64_t g) {
-        kb.setSource(mm);
-        loadMoving(mov[(ring + g) % mov.size()], bOff, n0, ns, g);
-      };
-      load(0);
       for (int64_t k = 0; k < kt; ++k) {
-        if (k % kg == 0 && k / kg + 1 < groups)
-          load(k / kg + 1);
-        FlatSymbolRefAttr moving = mov[(ring + k / kg) % mov.size()];
+        int64_t q = t * groups + k / kg;
+        if (k % kg == 0)
+          loadUpTo(q + ahead);
+        FlatSymbolRefAttr moving = mov[q % mov.size()];
         int64_t movOffset = (k % kg) * nsz;
         int64_t ksz = std::min<int64_t>(P, K - k * P);
         kb.setSource(mm);
@@ -429,7 +437,6 @@ struct MatmulLowering {
           multiply(accs[j / P], msz, moving, ksz, movOffset, ns, k == 0, fp32);
         }
       }
-      ring += groups;
       for (int64_t j = 0; j < mb; j += P)
         epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j,
                               std::min<int64_t>(P, mb - j), n0, ns, accs[j / P], 0);

@@ -13,6 +13,8 @@
 #include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/Transforms/Passes.h"
 
+#include <limits>
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -51,27 +53,40 @@ bool isInlinableConstant(Operation *op) {
 /// a target is chosen; every target has as many).
 int64_t tileRows() { return neuronc::hardwareModels().front().partitions; }
 
-/// Bytes of `v` that one row tile holds: rows are all dims but the last.
-int64_t tileBytes(Value v) {
+/// Bytes of `v` that one row tile holds: rows are all dims but the last,
+/// of which a tile holds at most `columns`.
+int64_t tileBytes(Value v, int64_t columns) {
   auto t = cast<RankedTensorType>(v.getType());
   if (!t.hasStaticShape())
     return 0;
   int64_t last = t.getRank() ? t.getShape().back() : 1;
   int64_t rows = last ? t.getNumElements() / last : 0;
-  return std::min<int64_t>(rows, tileRows()) * last * elementBytes(t.getElementType());
+  return std::min<int64_t>(rows, tileRows()) * std::min(last, columns) *
+         elementBytes(t.getElementType());
 }
 
 /// The working set of a group: every value it reads or produces, per tile.
+/// A matmul's operands are not in it: the matmul's lowering tiles them
+/// itself (with the epilogue's share of SBUF in its plan), so only its
+/// result counts, as the epilogue reads it. A group that needs whole rows
+/// (a reduction, a row hero) holds them; any other streams its rows in
+/// chunks (a matmul's epilogue one PSUM bank of columns at a time), so a
+/// tile holds one bank's width of columns of every value.
 int64_t workingSet(const llvm::SetVector<Operation *> &group) {
   llvm::SmallPtrSet<Value, 16> seen;
   int64_t total = 0;
+  int64_t columns = std::numeric_limits<int64_t>::max();
+  if (llvm::none_of(group, [](Operation *op) {
+        return isReduction(op) || (isHero(op) && !isa<MatmulOp>(op));
+      }))
+    columns = neuronc::hardwareModels().front().psumBankFp32();
   auto add = [&](Value v) {
     if (seen.insert(v).second)
-      total += tileBytes(v);
+      total += tileBytes(v, columns);
   };
   for (Operation *op : group) {
     for (Value v : op->getOperands())
-      if (!isa_and_nonnull<ConstantOp>(v.getDefiningOp()))
+      if (!isa_and_nonnull<ConstantOp>(v.getDefiningOp()) && !isa<MatmulOp>(op))
         add(v);
     for (Value v : op->getResults())
       add(v);
