@@ -4,6 +4,7 @@
 // PSUM tile.
 // RUN: neuron-opt %s --neuron-lower="remarks=true" -split-input-file 2>/dev/null | FileCheck %s
 // RUN: neuron-opt %s --neuron-lower="remarks=true" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: neuron-opt %s --neuron-lower="remarks=true target=trn2" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=TRN2
 
 // A is [M, K] with K innermost: its rows are loaded and transposed on
 // TensorE through PSUM into Aᵀ (three K tiles: 128, 128, 44).
@@ -69,4 +70,30 @@ func.func @transposed_lhs(%a: tensor<128x64xbf16>, %b: tensor<128x1024xbf16>) ->
 func.func @long_k(%a: tensor<1x8960xf32>, %b: tensor<8960x1536xf32>) -> tensor<1x1536xf32> {
   %0 = neuron.matmul %a, %b : tensor<1x8960xf32>, tensor<8960x1536xf32> -> tensor<1x1536xf32>
   return %0 : tensor<1x1536xf32>
+}
+
+// -----
+
+// Llama-7B's down projection, prefill 2048 with the weight prepacked:
+// streaming K, each of the block's row tiles needs an accumulator; all but
+// two PSUM slots (four of 512 columns beside the transpose banks) give
+// blocks of 512 rows, B read 4 times in 1 KiB rows (at half the slots,
+// blocks of 384 rows read it 6 times, and halving the column tile for
+// 640-row blocks made 512 B rows: 5.05 ms; now 3.44 ms).
+// REMARK: remark: lowered as one matmul kernel: 2048x14336x4096 in blocks of 512 rows, column tiles of 512, lhs transposed on TensorE
+func.func @down_projection(%a: tensor<2048x14336xbf16>, %b: tensor<14336x4096xbf16>) -> tensor<2048x4096xf32> {
+  %0 = neuron.matmul %a, %b : tensor<2048x14336xbf16>, tensor<14336x4096xbf16> -> tensor<2048x4096xf32>
+  return %0 : tensor<2048x4096xf32>
+}
+
+// -----
+
+// When streaming K gives a larger block than keeping it resident, it wins:
+// B is read once per block. On trn2 (224 KiB partitions) 71 bf16 K tiles
+// of 512 columns fit resident with one row tile (B read 8 times); streamed,
+// the block is all 1000 rows.
+// TRN2: remark: lowered as one matmul kernel: 1000x9000x600 in blocks of 1000 rows, column tiles of 256, lhs transposed on TensorE
+func.func @stream_wins(%a: tensor<1000x9000xbf16>, %b: tensor<9000x600xbf16>) -> tensor<1000x600xf32> {
+  %0 = neuron.matmul %a, %b : tensor<1000x9000xbf16>, tensor<9000x600xbf16> -> tensor<1000x600xf32>
+  return %0 : tensor<1000x600xf32>
 }
