@@ -26,12 +26,6 @@ llvm::Error fail(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
 
-std::string percent(double fraction) {
-  std::string s;
-  llvm::raw_string_ostream(s) << llvm::format("%.1f %%", 100 * fraction);
-  return s;
-}
-
 /// Total length of the union of intervals (sorted by start or not).
 double unionLength(std::vector<std::pair<double, double>> &intervals) {
   llvm::sort(intervals);
@@ -51,42 +45,6 @@ double unionLength(std::vector<std::pair<double, double>> &intervals) {
   if (open)
     total += curEnd - curStart;
   return total;
-}
-
-/// The verdict of a kernel from its utilizations.
-Verdict judge(const Utilization &u) {
-  struct Candidate {
-    double value;
-    const char *verdict;
-    const char *what;
-  };
-  Candidate c[] = {{u.hbm, "memory-bound (HBM)", "MBU"},
-                   {u.tensor, "compute-bound (TensorE)", "TensorE active"},
-                   {u.vector, "engine-bound (VectorE)", "VectorE active"},
-                   {u.scalar, "engine-bound (ScalarE)", "ScalarE active"},
-                   {u.gpsimd, "engine-bound (GpSimdE)", "GpSimdE active"}};
-  const Candidate *best = &c[0];
-  for (const Candidate &x : c)
-    if (x.value > best->value)
-      best = &x;
-  Verdict v;
-  if (best->value < 0.4) {
-    v.verdict = "latency-bound (too small to fill the machine)";
-    v.evidence = "no resource busy more than " + percent(best->value) +
-                 " of the kernel's time (busiest: " + best->what +
-                 "); DMA start latency and semaphore waits dominate";
-    return v;
-  }
-  v.verdict = best->verdict;
-  if (best == &c[0])
-    v.evidence = "MBU " + percent(u.hbm) + " (>= 60 % is good)";
-  else if (best == &c[1])
-    v.evidence = "TensorE active " + percent(u.tensor) + ", MFU " + percent(u.mfu) +
-                 " (>= 90 % active is good)";
-  else
-    v.evidence = std::string(best->what) + " " + percent(best->value) +
-                 " (>= 90 % active is good)";
-  return v;
 }
 
 /// Per-instruction facts the analysis needs.
@@ -173,10 +131,29 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   int64_t hbmRead = 0, hbmWrite = 0, dmaTransfers = 0, dmaBytes = 0, sbufBytes = 0,
           psumBytes = 0, matmulFlops = 0, transposeFlops = 0;
   double waitNs = 0;
+  // Waits by (kernel, consumer, producer class), per producer source op.
+  std::map<std::tuple<const neff::Program *, uint32_t, int, int>, std::map<std::string, double>>
+      waitsBySource;
 
   for (const rt::Run *run : prof.runs) {
     const neff::Program &p = *run->program;
     const sim::Result &res = run->device;
+    // Each stream's signals in order (when each was sent, by which
+    // instruction), to find which wait held an instruction longest.
+    std::array<std::vector<const sim::TraceEvent *>, sim::kStreams> eventOf;
+    for (size_t s = 0; s < p.streams.size(); ++s)
+      eventOf[s].assign(p.streams[s].size(), nullptr);
+    for (const sim::TraceEvent &e : res.trace)
+      eventOf[e.stream][e.index] = &e;
+    std::array<std::vector<std::pair<double, uint32_t>>, sim::kStreams> signals;
+    // Wait intervals by (kernel, consumer, producer class): their union
+    // within the kernel's span is the time the consumer waited (the two
+    // TensorE rows, or the queues, wait at once).
+    std::map<std::tuple<uint32_t, int, int>, std::vector<std::pair<double, double>>> waitIntervals;
+    for (size_t s = 0; s < p.streams.size(); ++s)
+      for (size_t i = 0; i < p.streams[s].size(); ++i)
+        if (p.streams[s][i].has(isa::kSignal) && eventOf[s][i])
+          signals[s].push_back({eventOf[s][i]->done, static_cast<uint32_t>(i)});
     prof.runDeviceNs.push_back(res.deviceNs);
     prof.deviceNs += res.deviceNs;
     waitNs += res.waitNs;
@@ -203,10 +180,37 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
       OpStats &o = ops[*info.op];
       o.busyNs += busy;
       ++o.instructions;
+      if (e.waitNs > 0 && !inst.waits.empty()) {
+        // The binding wait: the signal that came last.
+        const isa::Wait *binding = nullptr;
+        double latest = -INFINITY;
+        for (const isa::Wait &w : inst.waits)
+          if (w.count >= 1 && w.count <= signals[w.stream].size() &&
+              signals[w.stream][w.count - 1].first > latest) {
+            latest = signals[w.stream][w.count - 1].first;
+            binding = &w;
+          }
+        if (binding) {
+          const isa::Instruction &from =
+              p.streams[binding->stream][signals[binding->stream][binding->count - 1].second];
+          int producer = static_cast<int>(binding->stream);
+          if (binding->stream >= isa::kFirstQueueStream)
+            producer = !from.operands.empty() && from.operands[0].space == isa::Space::Hbm ? 5 : 4;
+          int consumer = dma ? 4 : static_cast<int>(inst.engine);
+          waitIntervals[{info.kernel, consumer, producer}].push_back({e.issue - e.waitNs, e.issue});
+          std::string source = "(unknown)";
+          if (from.debug < p.debug.size()) {
+            const neff::DebugEntry &de = p.debug[from.debug];
+            source = de.op + (de.location.empty() ? "" : " at " + de.location);
+          }
+          waitsBySource[{&p, info.kernel, consumer, producer}][source] += e.waitNs;
+        }
+      }
       if (dma) {
         k.dmaBusyNs += busy;
         ++k.dmaTransfers;
         k.dmaBytes += info.bytes;
+        k.evidence.dmaRuns += dmaShapeOf(hw, inst).runs;
         k.hbmReadBytes += info.hbmRead;
         k.hbmWriteBytes += info.hbmWrite;
         o.hbmReadBytes += info.hbmRead;
@@ -236,6 +240,17 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
         kernels[{&p, static_cast<uint32_t>(k)}].tensorActiveNs += unionLength(tensorIntervals[k]);
     dmaActive += unionLength(dmaIntervals);
     dmaIntervals.clear();
+    for (auto &[key, intervals] : waitIntervals) {
+      auto [kernel, consumer, producer] = key;
+      std::vector<std::pair<double, double>> clipped;
+      for (auto [s, e] : intervals) {
+        s = std::max(s, begin[kernel]);
+        e = std::min(e, end[kernel]);
+        if (e > s)
+          clipped.push_back({s, e});
+      }
+      kernels[{&p, kernel}].evidence.waitNs[consumer][producer] += unionLength(clipped);
+    }
     // Attribute device time: pieces between span boundaries, shared by the
     // kernels active in them.
     std::vector<std::pair<double, int>> edges; // (time, +k+1 opens / -(k+1) closes)
@@ -314,7 +329,23 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
     u.dma = k.dmaBusyNs / (span * hw.dmaEngines);
     u.hbm = (k.hbmReadBytes + k.hbmWriteBytes) / span / hw.memoryGBps();
     u.mfu = k.matmulFlops / span / peakFlopsPerNs;
-    k.verdict = judge(u);
+    KernelEvidence &ev = k.evidence;
+    ev.spanNs = k.spanNs;
+    ev.utilization = u;
+    ev.dmaBusyNs = k.dmaBusyNs;
+    ev.dmaBytes = k.dmaBytes;
+    // The producer source that held the waiting consumer longest.
+    int consumer = waitingConsumer(ev);
+    int producer = static_cast<int>(std::max_element(ev.waitNs[consumer].begin(),
+                                                     ev.waitNs[consumer].end()) -
+                                    ev.waitNs[consumer].begin());
+    double top = 0;
+    for (auto &[source, ns] : waitsBySource[{key.first, key.second, consumer, producer}])
+      if (ns > top) {
+        top = ns;
+        ev.topProducer = source;
+      }
+    k.verdict = diagnose(ev, hw);
     prof.kernels.push_back(std::move(k));
   }
   for (auto &[name, o] : ops)

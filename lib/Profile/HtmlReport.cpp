@@ -276,14 +276,16 @@ std::string neuronc::profile::htmlReport(const Profile &p) {
 
   os << "<h2>Kernels</h2>\n<table id=\"kernels\">\n<tr><th class=\"l\">Kernel</th><th "
         "class=\"l\">Kind</th><th class=\"l\">Source</th><th>Self Device %</th><th>Self Device"
-        "</th><th># of Calls</th><th class=\"l\">Verdict</th><th class=\"l\">Measured</th></tr>\n";
+        "</th><th># of Calls</th><th class=\"l\">Verdict</th><th class=\"l\">Measured</th><th "
+        "class=\"l\">What would help</th></tr>\n";
   for (const KernelStats &k : p.kernels)
     os << "<tr><td class=\"l\">" << esc(k.program + "/" + k.name) << "</td><td class=\"l\">"
        << esc(k.kind) << "</td><td class=\"l\">" << esc(k.source) << "</td><td>"
        << fmt("%.2f %%", p.deviceNs > 0 ? 100 * k.deviceNs / p.deviceNs : 0) << "</td><td>"
        << esc(formatNs(k.deviceNs)) << "</td><td>" << k.calls
        << "</td><td class=\"l verdict\">" << esc(k.verdict.verdict) << "</td><td class=\"l\">"
-       << esc(k.verdict.evidence) << "</td></tr>\n";
+       << esc(k.verdict.evidence) << "</td><td class=\"l\">" << esc(k.verdict.hint)
+       << "</td></tr>\n";
   os << "</table>\n";
 
   os << "<h2>Roofline</h2>\n" << rooflineSvg(p);

@@ -59,7 +59,8 @@ Value neuronc::profile::summaryJson(const Profile &p) {
                              {"matmul_flops", k.matmulFlops},
                              {"utilization", utilizationJson(k.utilization)},
                              {"verdict", k.verdict.verdict},
-                             {"evidence", k.verdict.evidence}});
+                             {"evidence", k.verdict.evidence},
+                             {"hint", k.verdict.hint}});
   }
   Array ops;
   for (const OpStats &o : p.ops)

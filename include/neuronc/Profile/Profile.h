@@ -43,11 +43,32 @@ struct Utilization {
   double mfu = 0; ///< matmul FLOPs over time at TensorE's bf16 peak
 };
 
-/// What bounds a kernel, judged from its measured utilization: the busiest
-/// resource, or latency when none is busy.
+/// What bounds a kernel, judged from its measured timeline
+/// (Bottleneck.cpp): a resource busy most of the kernel's time, the DMA's
+/// efficiency when the queues are busy but move few bytes, the semaphore
+/// waits that left the engines idle, or latency when the kernel is short.
 struct Verdict {
   std::string verdict;    ///< "memory-bound (HBM)", "compute-bound (TensorE)", ...
   std::string evidence;   ///< "MBU 96.1 % (>= 60 % is good)"
+  std::string hint;       ///< what would move the bound, or empty
+};
+
+/// The timeline facts of one kernel, summed over its calls, that decide its
+/// verdict.
+struct KernelEvidence {
+  double spanNs = 0;
+  Utilization utilization;
+  double dmaBusyNs = 0;    ///< data phases summed over the queues
+  int64_t dmaBytes = 0;
+  int64_t dmaRuns = 0;     ///< contiguous runs of the transfers (descriptor elements)
+  /// Semaphore waits of the instructions of each consumer (compute engines
+  /// 0-3, then the DMA queues as one), by what the binding wait was for:
+  /// compute engines 0-3, DMA loads into SBUF/PSUM (4), DMA stores and
+  /// HBM-to-HBM copies (5).
+  std::array<std::array<double, 6>, 5> waitNs{};
+  /// The source op and location of the producer whose signals held the
+  /// busiest consumer longest ("neuron.matmul at m.mlir:5:8").
+  std::string topProducer;
 };
 
 /// Device time of one kernel, over every call.
@@ -66,6 +87,7 @@ struct KernelStats {
   int64_t hbmReadBytes = 0, hbmWriteBytes = 0;
   int64_t matmulFlops = 0, transposeFlops = 0, vectorScalarElements = 0;
   Utilization utilization;            ///< within its own spans
+  KernelEvidence evidence;            ///< the timeline facts of its verdict
   Verdict verdict;
 };
 
@@ -106,6 +128,12 @@ std::vector<BucketUse> bucketUses(const Profile &profile);
 /// One line per bucket use ("bucket seq=128 ran 3 time(s) for seq=100:
 /// 21.9 % of its work was padding"), empty for static programs.
 std::string bucketSummaryText(const Profile &profile);
+
+/// The consumer (compute engine 0-3, or 4 for the DMA queues) whose waits
+/// explain a kernel: the busiest compute engine that waited at all.
+int waitingConsumer(const KernelEvidence &evidence);
+/// The verdict of a kernel from its timeline evidence on `hw`.
+Verdict diagnose(const KernelEvidence &evidence, const HardwareModel &hw);
 
 /// Builds the profile of every finished run the runtime holds (it must have
 /// traced the device).
