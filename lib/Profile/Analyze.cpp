@@ -405,5 +405,6 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   m["dma_transfer_average_bytes"] =
       dmaTransfers ? static_cast<double>(dmaBytes) / dmaTransfers : 0;
   m["semaphore_wait_time"] = waitNs / 1e9;
+  summarizeBottlenecks(prof);
   return prof;
 }

@@ -192,8 +192,8 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
   if (consumer == 4) // summed over the queues: per queue
     consumerWait /= hw.dmaEngines;
   double busiest = std::max({u.hbm, d.occupancy, best->value});
-  std::string busiestText = "no resource busy more than " + percent(busiest) +
-                            " of the kernel's time";
+  std::string busiestText =
+      "no resource busy more than " + percent(busiest) + " of the kernel's time";
   // 4. Short kernels.
   if (ev.spanNs < kShortLatencies * hw.dmaLatencyNs) {
     v.verdict = "latency-bound (too small to fill the machine)";
@@ -208,7 +208,7 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
   if (consumerWait <= 0) {
     v.verdict = "issue-bound (fixed costs per instruction)";
     v.evidence = busiestText + " and no semaphore wait: instructions too small for their fixed "
-                                "costs";
+                               "costs";
     if (d.occupancy >= kNotable)
       v.evidence += "; " + dmaText(d);
     v.hint = "larger tiles per instruction";

@@ -112,6 +112,7 @@ std::string neuronc::profile::keyAveragesTable(const Profile &p, size_t rowLimit
             k.verdict.evidence});
   }
   out += ks.render();
+  out += bottleneckText(p);
   return out;
 }
 

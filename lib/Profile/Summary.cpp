@@ -80,8 +80,19 @@ Value neuronc::profile::summaryJson(const Profile &p) {
                              {"true_sizes", u.trueSizes},
                              {"runs", u.runs},
                              {"padding_fraction", u.paddingFraction}});
+  Array opportunities;
+  for (const Opportunity &o : p.opportunities)
+    opportunities.push_back(Object{{"verdict", o.verdict},
+                                   {"kernels", Array(o.kernels)},
+                                   {"device_time_ns", o.deviceNs},
+                                   {"savable_ns", o.savableNs},
+                                   {"hint", o.hint}});
+  Object bottlenecks{{"lower_bound_ns", p.lowerBoundNs},
+                     {"device_time_over_bound", p.lowerBoundNs > 0 ? p.deviceNs / p.lowerBoundNs : 0},
+                     {"opportunities", std::move(opportunities)}};
   return Object{{"target", p.hw->name},
                 {"runs", std::move(runs)},
+                {"bottlenecks", std::move(bottlenecks)},
                 {"buckets", std::move(buckets)},
                 {"summary", std::move(summary)},
                 {"kernels", std::move(kernels)},

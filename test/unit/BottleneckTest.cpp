@@ -70,8 +70,8 @@ TEST(Bottleneck, LongKernelsWaitingAreDependencyBoundNotSmall) {
   // before, "latency-bound (too small to fill the machine)".
   KernelEvidence ev = withDma(0.57, 0.69, 597);
   ev.utilization.tensor = 0.48;
-  ev.waitNs[0][4] = 0.4e6; // TensorE on DMA loads
-  ev.waitNs[0][2] = 0.05e6; // TensorE on VectorE
+  ev.waitNs[0][4] = 0.4e6;      // TensorE on DMA loads
+  ev.waitNs[0][2] = 0.05e6;     // TensorE on VectorE
   ev.waitNs[4][0] = 16 * 0.3e6; // the queues on TensorE (back-pressure)
   ev.topProducer = "neuron.matmul at m.mlir:5:8";
   Verdict v = diagnose(ev, trn1());

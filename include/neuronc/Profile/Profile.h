@@ -91,6 +91,18 @@ struct KernelStats {
   Verdict verdict;
 };
 
+/// Kernels that share a verdict, and what fixing it could save: the
+/// program-level view of the bottlenecks (ProgramView.cpp).
+struct Opportunity {
+  std::string verdict;              ///< the kernels' shared verdict
+  std::vector<std::string> kernels; ///< program/kernel, by device time
+  double deviceNs = 0;              ///< their device time
+  /// Device time above each kernel's roofline lower bound, summed: what
+  /// reaching the bounds would save.
+  double savableNs = 0;
+  std::string hint;                 ///< the hint of the largest kernel
+};
+
 /// Device time of one source op (by name), over every kernel it is in.
 struct OpStats {
   std::string name;
@@ -113,7 +125,21 @@ struct Profile {
   std::vector<KernelStats> kernels;   ///< by device time, largest first
   std::vector<OpStats> ops;           ///< by device time, largest first
   std::map<std::string, double> summary; ///< the summary metrics
+  /// Kernels grouped by verdict, by the time reaching their bounds would
+  /// save, largest first.
+  std::vector<Opportunity> opportunities;
+  /// The roofline lower bound of every run: max(matmul FLOPs / TensorE's
+  /// bf16 peak, HBM bytes / memory bandwidth) per kernel, summed.
+  double lowerBoundNs = 0;
 };
+
+/// The roofline lower bound of one kernel (all its calls) on `hw`.
+double kernelLowerBoundNs(const KernelStats &kernel, const HardwareModel &hw);
+/// Fills profile.opportunities and profile.lowerBoundNs from its kernels.
+void summarizeBottlenecks(Profile &profile);
+/// "Where the time goes" lines: the lower bound and the gap, then the
+/// top `limit` opportunities with their kernels and hints.
+std::string bottleneckText(const Profile &profile, size_t limit = 3);
 
 /// Runs of one bucket of a bucketed entry point.
 struct BucketUse {
