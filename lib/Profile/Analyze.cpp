@@ -9,6 +9,7 @@
 #include "neuronc/Profile/Profile.h"
 
 #include "neuronc/ISA/InstructionCost.h"
+#include "neuronc/ISA/Roofline.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallSet.h"
@@ -293,6 +294,9 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
       s.deviceNs += attributed[k];
       s.spanNs += end[k] - begin[k];
       s.matmulFlops += kernel.cost.matmulFlops;
+      RooflineEstimate predicted = kernelRoofline(hw, kernel.cost);
+      s.predictedNs += predicted.boundNs();
+      s.predictedVerdict = predicted.verdict();
       s.transposeFlops += kernel.cost.transposeFlops;
       s.vectorScalarElements += kernel.cost.elements[static_cast<int>(isa::Engine::vector)] +
                                 kernel.cost.elements[static_cast<int>(isa::Engine::scalar)] +
@@ -346,6 +350,7 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
         ev.topProducer = source;
       }
     k.verdict = diagnose(ev, hw);
+    k.predictionNote = explainPrediction(k);
     prof.kernels.push_back(std::move(k));
   }
   for (auto &[name, o] : ops)

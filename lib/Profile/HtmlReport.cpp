@@ -277,7 +277,7 @@ std::string neuronc::profile::htmlReport(const Profile &p) {
   os << "<h2>Kernels</h2>\n<table id=\"kernels\">\n<tr><th class=\"l\">Kernel</th><th "
         "class=\"l\">Kind</th><th class=\"l\">Source</th><th>Self Device %</th><th>Self Device"
         "</th><th># of Calls</th><th class=\"l\">Verdict</th><th class=\"l\">Measured</th><th "
-        "class=\"l\">What would help</th></tr>\n";
+        "class=\"l\">What would help</th><th class=\"l\">Static prediction</th></tr>\n";
   for (const KernelStats &k : p.kernels)
     os << "<tr><td class=\"l\">" << esc(k.program + "/" + k.name) << "</td><td class=\"l\">"
        << esc(k.kind) << "</td><td class=\"l\">" << esc(k.source) << "</td><td>"
@@ -285,6 +285,10 @@ std::string neuronc::profile::htmlReport(const Profile &p) {
        << esc(formatNs(k.deviceNs)) << "</td><td>" << k.calls
        << "</td><td class=\"l verdict\">" << esc(k.verdict.verdict) << "</td><td class=\"l\">"
        << esc(k.verdict.evidence) << "</td><td class=\"l\">" << esc(k.verdict.hint)
+       << "</td><td class=\"l\">"
+       << esc(k.predictionNote.empty()
+                  ? formatNs(k.predictedNs) + " (" + k.predictedVerdict + "), within 1.5x"
+                  : k.predictionNote)
        << "</td></tr>\n";
   os << "</table>\n";
 

@@ -113,6 +113,7 @@ std::string neuronc::profile::keyAveragesTable(const Profile &p, size_t rowLimit
   }
   out += ks.render();
   out += bottleneckText(p);
+  out += predictionText(p);
   return out;
 }
 

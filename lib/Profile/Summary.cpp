@@ -60,7 +60,10 @@ Value neuronc::profile::summaryJson(const Profile &p) {
                              {"utilization", utilizationJson(k.utilization)},
                              {"verdict", k.verdict.verdict},
                              {"evidence", k.verdict.evidence},
-                             {"hint", k.verdict.hint}});
+                             {"hint", k.verdict.hint},
+                             {"predicted_ns", k.predictedNs},
+                             {"predicted_verdict", k.predictedVerdict},
+                             {"prediction_note", k.predictionNote}});
   }
   Array ops;
   for (const OpStats &o : p.ops)

@@ -99,3 +99,30 @@ TEST(Bottleneck, OnlyShortKernelsAreLatencyBound) {
   ev.waitNs = {};
   EXPECT_EQ(diagnose(ev, trn1()).verdict, "issue-bound (fixed costs per instruction)");
 }
+
+TEST(Bottleneck, MeasuredAndPredictedAgreeOrSayWhy) {
+  KernelStats k;
+  k.spanNs = 5.5e6;
+  k.predictedNs = 2.9e6;
+  k.predictedVerdict = "compute-bound (TensorE)";
+  k.verdict.verdict = "dependency-bound (TensorE waits on DMA loads)";
+  k.verdict.evidence = "TensorE waited 49.5 % of the kernel's time on DMA loads (neuron.matmul "
+                       "at m.mlir:5:8); no resource busy more than 57.4 %";
+  EXPECT_EQ(explainPrediction(k),
+            "measured 5.500 ms, 1.9x the static prediction of 2.900 ms (compute-bound "
+            "(TensorE)): the static bound assumes the engines and queues overlap perfectly; "
+            "here TensorE waited 49.5 % of the kernel's time on DMA loads (neuron.matmul at "
+            "m.mlir:5:8)");
+  k.spanNs = 4.0e6; // within 1.5x
+  EXPECT_EQ(explainPrediction(k), "");
+  k.spanNs = 1.0e6; // below: the latency floor
+  EXPECT_NE(explainPrediction(k).find("0.3x the static prediction"), std::string::npos);
+  // A different resource than predicted.
+  k.spanNs = 9e6;
+  k.verdict.verdict = "engine-bound (VectorE)";
+  k.verdict.evidence = "VectorE active 91.0 % (>= 90 % active is good)";
+  EXPECT_NE(explainPrediction(k).find("the static model expected compute-bound (TensorE), the "
+                                      "timeline measured engine-bound (VectorE)"),
+            std::string::npos)
+      << explainPrediction(k);
+}

@@ -89,6 +89,12 @@ struct KernelStats {
   Utilization utilization;            ///< within its own spans
   KernelEvidence evidence;            ///< the timeline facts of its verdict
   Verdict verdict;
+  /// The static roofline (neuron-inspect's) of its calls, and its verdict.
+  double predictedNs = 0;
+  std::string predictedVerdict;
+  /// Why the measured span is more than 1.5x the prediction (or below
+  /// it), empty when they agree (Prediction.cpp).
+  std::string predictionNote;
 };
 
 /// Kernels that share a verdict, and what fixing it could save: the
@@ -132,6 +138,13 @@ struct Profile {
   /// bf16 peak, HBM bytes / memory bandwidth) per kernel, summed.
   double lowerBoundNs = 0;
 };
+
+/// Why `kernel`'s measured span and its static prediction differ by more
+/// than 1.5x, in words, or empty when they agree.
+std::string explainPrediction(const KernelStats &kernel);
+/// The kernels whose measurement and prediction differ, largest gap first
+/// (at most `limit`), one line each with the explanation.
+std::string predictionText(const Profile &profile, size_t limit = 5);
 
 /// The roofline lower bound of one kernel (all its calls) on `hw`.
 double kernelLowerBoundNs(const KernelStats &kernel, const HardwareModel &hw);
