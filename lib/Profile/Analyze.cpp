@@ -130,7 +130,7 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   double dmaActive = 0;
   std::array<int64_t, 5> engineInstructions{};
   int64_t hbmRead = 0, hbmWrite = 0, dmaTransfers = 0, dmaBytes = 0, sbufBytes = 0,
-          psumBytes = 0, matmulFlops = 0, transposeFlops = 0;
+          psumBytes = 0, matmulFlops = 0, transposeFlops = 0, engineElements = 0;
   double waitNs = 0;
   // Waits by (kernel, consumer, producer class), per producer source op.
   std::map<std::tuple<const neff::Program *, uint32_t, int, int>, std::map<std::string, double>>
@@ -303,6 +303,8 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
                                 kernel.cost.elements[static_cast<int>(isa::Engine::gpsimd)];
       matmulFlops += kernel.cost.matmulFlops;
       transposeFlops += kernel.cost.transposeFlops;
+      for (isa::Engine e : {isa::Engine::vector, isa::Engine::scalar, isa::Engine::gpsimd})
+        engineElements += kernel.cost.elements[static_cast<int>(e)];
       sbufBytes += kernel.cost.sbufBytes;
       psumBytes += kernel.cost.psumBytes;
       double busy = 0;
@@ -384,6 +386,7 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   m["hardware_flops"] = static_cast<double>(matmulFlops + transposeFlops);
   m["transpose_flops"] = static_cast<double>(transposeFlops);
   m["mfu_estimated_percent"] = 100 * matmulFlops / total / peakFlopsPerNs;
+  m["hfu_estimated_percent"] = 100 * (matmulFlops + transposeFlops) / total / peakFlopsPerNs;
   // Memory-bandwidth utilization of each resource, as Neuron Explorer
   // reports hbm_ and dma_mbu_estimated_percent (docs/hardware-model.md):
   // HBM bytes (read + written) against the HBM bandwidth the profiled cores
@@ -405,6 +408,10 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   m["peak_flops"] = peakFlopsPerNs * 1e9;
   m["mm_arithmetic_intensity"] =
       hbmRead + hbmWrite > 0 ? static_cast<double>(matmulFlops) / (hbmRead + hbmWrite) : 0;
+  m["arithmetic_intensity"] =
+      hbmRead + hbmWrite > 0
+          ? static_cast<double>(matmulFlops + engineElements) / (hbmRead + hbmWrite)
+          : 0;
   m["peak_flops_bandwidth_ratio"] = peakFlopsPerNs / hw.memoryGBps();
   m["dma_transfer_count"] = static_cast<double>(dmaTransfers);
   m["dma_transfer_average_bytes"] =

@@ -22,6 +22,62 @@ Object utilizationJson(const Utilization &u) {
                 {"mfu_percent", 100 * u.mfu}};
 }
 
+/// A summary metric's unit and meaning.
+struct MetricDefinition {
+  const char *name, *unit, *definition;
+};
+
+/// Every summary metric (Analyze.cpp names them), with its unit and what it
+/// measures: summary.json carries this table beside the values.
+const MetricDefinition kMetrics[] = {
+    {"total_time", "s", "simulated device time, summed over the profiled runs"},
+    {"iterations", "runs", "profiled runs (every core's run counts)"},
+    {"idle_time_percent", "% of total_time", "device time with no kernel active"},
+    {"tensor_engine_active_time_percent", "% of total_time",
+     "TensorE active: the union of its instructions' intervals"},
+    {"vector_engine_active_time_percent", "% of total_time", "VectorE active (union)"},
+    {"scalar_engine_active_time_percent", "% of total_time", "ScalarE active (union)"},
+    {"gpsimd_engine_active_time_percent", "% of total_time", "GpSimdE active (union)"},
+    {"dma_active_time_percent", "% of total_time",
+     "time with at least one DMA queue in a data phase"},
+    {"tensor_instruction_count", "instructions", "TensorE instructions run"},
+    {"vector_instruction_count", "instructions", "VectorE instructions run"},
+    {"scalar_instruction_count", "instructions", "ScalarE instructions run"},
+    {"gpsimd_instruction_count", "instructions", "GpSimdE instructions run"},
+    {"dma_instruction_count", "instructions", "DMA transfers run"},
+    {"dma_transfer_count", "transfers", "DMA transfers run"},
+    {"dma_transfer_average_bytes", "bytes", "bytes per DMA transfer (32768 or more is efficient)"},
+    {"hbm_read_bytes", "bytes", "bytes DMA read from HBM"},
+    {"hbm_write_bytes", "bytes", "bytes DMA wrote to HBM"},
+    {"sbuf_bytes", "bytes", "SBUF bytes read and written by the engines and DMA (cost tables)"},
+    {"psum_bytes", "bytes", "PSUM bytes read and written (cost tables)"},
+    {"hardware_flops", "FLOP", "TensorE work: matmul FLOPs plus transposes as identity matmuls"},
+    {"transpose_flops", "FLOP", "TensorE transposes as identity matmuls"},
+    {"peak_flops", "FLOP/s", "TensorE bf16 peak"},
+    {"mfu_estimated_percent", "% of peak_flops",
+     "model FLOPs utilization: matmul FLOPs over total_time against the bf16 peak"},
+    {"hfu_estimated_percent", "% of peak_flops",
+     "hardware FLOPs utilization: hardware_flops (matmuls and transposes) over total_time"},
+    {"hbm_bandwidth_bytes_per_s", "bytes/s",
+     "the chip's HBM bandwidth divided among the profiled cores"},
+    {"dma_bandwidth_bytes_per_s", "bytes/s", "the DMA engines' summed peak of one core"},
+    {"memory_bandwidth_bytes_per_s", "bytes/s",
+     "the smaller of the two: what bounds memory-bound kernels"},
+    {"hbm_mbu_estimated_percent", "% of hbm_bandwidth_bytes_per_s",
+     "HBM bytes read and written over total_time"},
+    {"dma_mbu_estimated_percent", "% of dma_bandwidth_bytes_per_s",
+     "bytes the DMA engines moved (HBM to HBM counted once) over total_time"},
+    {"mbu_estimated_percent", "%", "the larger of hbm_ and dma_mbu_estimated_percent"},
+    {"mm_arithmetic_intensity", "FLOP/byte", "matmul FLOPs per HBM byte (0 without matmuls)"},
+    {"arithmetic_intensity", "op/byte",
+     "matmul FLOPs plus VectorE/ScalarE/GpSimdE element operations per HBM byte: every op"},
+    {"peak_flops_bandwidth_ratio", "FLOP/byte",
+     "the ridge point: peak_flops over memory_bandwidth_bytes_per_s"},
+    {"semaphore_wait_time", "s (summed over streams)",
+     "time instructions waited on semaphores after their engine was ready, summed over every "
+     "engine and queue: it can exceed total_time"},
+};
+
 } // namespace
 
 Value neuronc::profile::summaryJson(const Profile &p) {
@@ -36,6 +92,9 @@ Value neuronc::profile::summaryJson(const Profile &p) {
   Object summary;
   for (const auto &[name, value] : p.summary)
     summary[name] = value;
+  Object definitions;
+  for (const MetricDefinition &m : kMetrics)
+    definitions[m.name] = Object{{"unit", m.unit}, {"definition", m.definition}};
   Array kernels;
   for (const KernelStats &k : p.kernels) {
     static const char *engines[] = {"tensor", "scalar", "vector", "gpsimd"};
@@ -98,6 +157,7 @@ Value neuronc::profile::summaryJson(const Profile &p) {
                 {"bottlenecks", std::move(bottlenecks)},
                 {"buckets", std::move(buckets)},
                 {"summary", std::move(summary)},
+                {"metric_definitions", std::move(definitions)},
                 {"kernels", std::move(kernels)},
                 {"ops", std::move(ops)}};
 }
