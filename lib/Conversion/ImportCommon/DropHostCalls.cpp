@@ -122,6 +122,9 @@ struct DropHostCallsPass
           removable.insert(op);
       // The device tensors the removed printers printed, once each, in order.
       SmallVector<Value> printed;
+      // A printed device tensor of a function without results: all its
+      // work fed the printers and goes as dead code without --return-printed.
+      Operation *lostPrinter = nullptr;
       bool singleBlock = fn.getBody().hasOneBlock();
       for (Operation *op : order) {
         if (!removable.contains(op))
@@ -134,8 +137,15 @@ struct DropHostCallsPass
                                                               << " (--drop-host-calls)"
                  : op->emitWarning("dropped host-side '") << op->getName()
                                                            << "' (--drop-host-calls)";
-        if (!returnPrinted)
+        if (!returnPrinted) {
+          if (!lostPrinter && fn.getNumResults() == 0 &&
+              llvm::any_of(op->getOperands(), [&](Value operand) {
+                Value v = printedTensor(operand);
+                return v && !matchPattern(v, m_Constant());
+              }))
+            lostPrinter = op;
           continue;
+        }
         for (Value operand : op->getOperands()) {
           Value v = printedTensor(operand);
           if (!v || matchPattern(v, m_Constant()))
@@ -153,6 +163,11 @@ struct DropHostCallsPass
                   << fn.getSymName() << " (--return-printed)";
         }
       }
+      if (lostPrinter)
+        fn.emitWarning("@")
+            << fn.getSymName()
+            << " returns nothing and its work only fed the host calls dropped: it compiles "
+               "to an empty program; pass --return-printed to return what they printed";
       for (Operation *op : llvm::reverse(order))
         if (removable.contains(op))
           op->erase();
