@@ -341,10 +341,7 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
     ev.dmaBusyNs = k.dmaBusyNs;
     ev.dmaBytes = k.dmaBytes;
     // The producer source that held the waiting consumer longest.
-    int consumer = waitingConsumer(ev);
-    int producer = static_cast<int>(std::max_element(ev.waitNs[consumer].begin(),
-                                                     ev.waitNs[consumer].end()) -
-                                    ev.waitNs[consumer].begin());
+    auto [consumer, producer] = dominantWait(ev);
     double top = 0;
     for (auto &[source, ns] : waitsBySource[{key.first, key.second, consumer, producer}])
       if (ns > top) {

@@ -117,7 +117,7 @@ std::string alsoBusy(const Utilization &u, const DmaFacts &d,
 
 } // namespace
 
-int neuronc::profile::waitingConsumer(const KernelEvidence &ev) {
+std::pair<int, int> neuronc::profile::dominantWait(const KernelEvidence &ev) {
   // The engine doing the kernel's main work is the one whose idling costs
   // time: the busiest compute engine that waited at all. The queues waiting
   // on engines (a buffer to be released) is back-pressure, named only when
@@ -132,7 +132,10 @@ int neuronc::profile::waitingConsumer(const KernelEvidence &ev) {
     if (waited > 0 && (best < 0 || busy[c] > busy[best]))
       best = c;
   }
-  return best < 0 ? 4 : best;
+  int consumer = best < 0 ? 4 : best;
+  const auto &waits = ev.waitNs[consumer];
+  int producer = static_cast<int>(std::max_element(waits.begin(), waits.end()) - waits.begin());
+  return {consumer, producer};
 }
 
 Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel &hw) {
@@ -181,16 +184,7 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
     return v;
   }
   // What the kernel's main engine waited on.
-  int consumer = waitingConsumer(ev);
-  int producer = 0;
-  double consumerWait = 0;
-  for (int p = 0; p < 6; ++p) {
-    consumerWait += ev.waitNs[consumer][p];
-    if (ev.waitNs[consumer][p] > ev.waitNs[consumer][producer])
-      producer = p;
-  }
-  if (consumer == 4) // summed over the queues: per queue
-    consumerWait /= hw.dmaEngines;
+  auto [consumer, producer] = dominantWait(ev);
   double busiest = std::max({u.hbm, d.occupancy, best->value});
   std::string busiestText =
       "no resource busy more than " + percent(busiest) + " of the kernel's time";
@@ -204,8 +198,8 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
     return v;
   }
   // 5. Dependencies.
-  double waited = ev.waitNs[consumer][producer] / span / (consumer == 4 ? hw.dmaEngines : 1);
-  if (consumerWait <= 0) {
+  double waited = ev.waitNs[consumer][producer] / span;
+  if (ev.waitNs[consumer][producer] <= 0) {
     v.verdict = "issue-bound (fixed costs per instruction)";
     v.evidence = busiestText + " and no semaphore wait: instructions too small for their fixed "
                                "costs";

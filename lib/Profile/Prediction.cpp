@@ -45,13 +45,14 @@ std::string neuronc::profile::explainPrediction(const KernelStats &k) {
                   "kernel) is above what ran, where the kernel's loads overlapped its "
                   "neighbours'";
   const std::string &v = k.verdict.verdict;
+  // The evidence's first clause: what decided the measured verdict.
+  std::string measured = k.verdict.evidence.substr(0, k.verdict.evidence.find(';'));
   if (llvm::StringRef(v).starts_with("dependency-bound"))
     return head + "the static bound assumes the engines and queues overlap perfectly; here " +
-           k.verdict.evidence.substr(0, k.verdict.evidence.find(';'));
+           measured;
   if (llvm::StringRef(v).starts_with("DMA-bound") ||
       (llvm::StringRef(v).starts_with("memory-bound") && !k.verdict.hint.empty()))
-    return head + "the transfers moved bytes below the queues' rate (" +
-           k.verdict.evidence.substr(0, k.verdict.evidence.find(';')) + ")";
+    return head + "the transfers moved bytes below the queues' rate (" + measured + ")";
   if (llvm::StringRef(v).starts_with("latency-bound"))
     return head + "a short kernel pays DMA start latencies and semaphore hops the static "
                   "latency floor counts once";
@@ -61,13 +62,13 @@ std::string neuronc::profile::explainPrediction(const KernelStats &k) {
   // A resource bound: busier than its formulas, or a different resource.
   if (k.predictedVerdict != v)
     return head + "the static model expected " + k.predictedVerdict + ", the timeline measured " +
-           v + " (" + k.verdict.evidence.substr(0, k.verdict.evidence.find(';')) +
+           v + " (" + measured +
            "): engines sharing a port or an SBUF/PSUM path, and instruction overheads, add to "
            "the busiest resource";
   return head +
          "the bounding resource was busier than its instructions' formulas (shared "
          "ports, per-instruction overheads) or not busy all the time (" +
-         k.verdict.evidence.substr(0, k.verdict.evidence.find(';')) + ")";
+         measured + ")";
 }
 
 std::string neuronc::profile::predictionText(const Profile &p, size_t limit) {

@@ -72,7 +72,7 @@ TEST(Bottleneck, LongKernelsWaitingAreDependencyBoundNotSmall) {
   ev.utilization.tensor = 0.48;
   ev.waitNs[0][4] = 0.4e6;      // TensorE on DMA loads
   ev.waitNs[0][2] = 0.05e6;     // TensorE on VectorE
-  ev.waitNs[4][0] = 16 * 0.3e6; // the queues on TensorE (back-pressure)
+  ev.waitNs[4][0] = 0.3e6; // the queues on TensorE (back-pressure)
   ev.topProducer = "neuron.matmul at m.mlir:5:8";
   Verdict v = diagnose(ev, trn1());
   EXPECT_EQ(v.verdict, "dependency-bound (TensorE waits on DMA loads)");
@@ -80,7 +80,7 @@ TEST(Bottleneck, LongKernelsWaitingAreDependencyBoundNotSmall) {
                                       "(neuron.matmul at m.mlir:5:8)");
   EXPECT_NE(v.evidence.find("597 B per contiguous run"), std::string::npos) << v.evidence;
   EXPECT_NE(v.hint.find("runs of 2 KiB"), std::string::npos) << v.hint;
-  // Only the queues waited: they are the consumer, per queue.
+  // Only the queues waited: they are the consumer.
   ev.waitNs[0] = {};
   v = diagnose(ev, trn1());
   EXPECT_EQ(v.verdict, "dependency-bound (DMA queues wait on TensorE)");

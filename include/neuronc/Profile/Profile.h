@@ -61,10 +61,10 @@ struct KernelEvidence {
   double dmaBusyNs = 0;    ///< data phases summed over the queues
   int64_t dmaBytes = 0;
   int64_t dmaRuns = 0;     ///< contiguous runs of the transfers (descriptor elements)
-  /// Semaphore waits of the instructions of each consumer (compute engines
-  /// 0-3, then the DMA queues as one), by what the binding wait was for:
-  /// compute engines 0-3, DMA loads into SBUF/PSUM (4), DMA stores and
-  /// HBM-to-HBM copies (5).
+  /// Time each consumer (compute engines 0-3, then the DMA queues as one)
+  /// spent held by semaphores: the union of its instructions' waits within
+  /// the kernel's spans, by what the binding wait was for: compute engines
+  /// 0-3, DMA loads into SBUF/PSUM (4), DMA stores and HBM-to-HBM copies (5).
   std::array<std::array<double, 6>, 5> waitNs{};
   /// The source op and location of the producer whose signals held the
   /// busiest consumer longest ("neuron.matmul at m.mlir:5:8").
@@ -168,9 +168,10 @@ std::vector<BucketUse> bucketUses(const Profile &profile);
 /// 21.9 % of its work was padding"), empty for static programs.
 std::string bucketSummaryText(const Profile &profile);
 
-/// The consumer (compute engine 0-3, or 4 for the DMA queues) whose waits
-/// explain a kernel: the busiest compute engine that waited at all.
-int waitingConsumer(const KernelEvidence &evidence);
+/// The waits that explain a kernel, as indices of KernelEvidence::waitNs:
+/// the consumer (the busiest compute engine that waited at all, else 4,
+/// the DMA queues) and the producer class it waited on longest.
+std::pair<int, int> dominantWait(const KernelEvidence &evidence);
 /// The verdict of a kernel from its timeline evidence on `hw`.
 Verdict diagnose(const KernelEvidence &evidence, const HardwareModel &hw);
 

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionUtils.h"
+
 #include "neuronc/Transforms/FusionReport.h"
 #include "neuronc/Transforms/Passes.h"
 
@@ -20,20 +22,11 @@ namespace mlir::neuron {
 
 using namespace mlir;
 using namespace mlir::neuron;
+using mlir::neuron::fusion::keepsMatrixDims;
+using mlir::neuron::fusion::swapMatrixDims;
+using mlir::neuron::fusion::swapsMatrixDims;
 
 namespace {
-
-/// Whether `t` swaps the last two dims and keeps every other in place.
-bool swapsMatrixDims(TransposeOp t) {
-  ArrayRef<int64_t> perm = t.getPerm();
-  int64_t n = static_cast<int64_t>(perm.size());
-  if (n < 2 || perm[n - 1] != n - 2 || perm[n - 2] != n - 1)
-    return false;
-  for (int64_t i = 0; i + 2 < n; ++i)
-    if (perm[i] != i)
-      return false;
-  return true;
-}
 
 /// Whether `v` reaches a matmul operand directly or through casts and
 /// reshapes (what legalization and exporters put in between).
@@ -63,18 +56,12 @@ struct SinkTransposeBelowReshape : OpRewritePattern<ReshapeOp> {
       return rewriter.notifyMatchFailure(reshape, "the transpose moves more than the matrix dims");
     if (!t->hasOneUse())
       return rewriter.notifyMatchFailure(reshape, "the transpose has other users");
-    auto in = cast<RankedTensorType>(reshape.getInput().getType());
     auto out = cast<RankedTensorType>(reshape.getType());
-    if (out.getRank() < 2 || !in.hasStaticShape() || !out.hasStaticShape() ||
-        in.getShape().take_back(2) != out.getShape().take_back(2))
+    if (!keepsMatrixDims(reshape))
       return rewriter.notifyMatchFailure(reshape, "the reshape changes the matrix dims");
     if (!feedsMatmul(reshape))
       return rewriter.notifyMatchFailure(reshape, "no matmul uses the result");
-    SmallVector<int64_t> shape(out.getShape());
-    std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
-    Value inner = ReshapeOp::create(rewriter, reshape.getLoc(),
-                                    RankedTensorType::get(shape, out.getElementType()),
-                                    t.getInput());
+    Value inner = ReshapeOp::create(rewriter, reshape.getLoc(), swapMatrixDims(out), t.getInput());
     SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, out.getRank()));
     std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
     rewriter.replaceOpWithNewOp<TransposeOp>(reshape, out, inner, perm);
@@ -105,8 +92,7 @@ struct SinkTransposeBelowCast : OpRewritePattern<CastOp> {
 /// matmul(transpose(x), ...) → matmul(x, ...) with the operand's transpose
 /// flag toggled, for each operand that is a matrix-dim transpose.
 struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
-  FoldTransposeIntoMatmul(MLIRContext *ctx, func::FuncOp fn)
-      : OpRewritePattern(ctx), fn(fn) {}
+  FoldTransposeIntoMatmul(MLIRContext *ctx, func::FuncOp fn) : OpRewritePattern(ctx), fn(fn) {}
   LogicalResult matchAndRewrite(MatmulOp mm, PatternRewriter &rewriter) const override {
     bool changed = false;
     for (unsigned i = 0; i < 2; ++i) {
@@ -136,8 +122,7 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
   func::FuncOp fn;
 };
 
-struct FoldTransposesPass
-    : mlir::neuron::impl::NeuronFoldTransposesPassBase<FoldTransposesPass> {
+struct FoldTransposesPass : mlir::neuron::impl::NeuronFoldTransposesPassBase<FoldTransposesPass> {
   using Base::Base;
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
@@ -155,12 +140,15 @@ struct FoldTransposesPass
         auto reshape = dyn_cast<ReshapeOp>(user);
         if (reshape && feedsMatmul(reshape)) {
           neuronc::recordFusionDecision(
-              fn, {"transpose-into-matmul", false,
+              fn, {"transpose-into-matmul",
+                   false,
                    t->hasOneUse() ? "a reshape between the transpose and the matmul changes "
                                     "the matrix dims"
                                   : "the transpose has other users, so it is materialized "
                                     "for them",
-                   t.getLoc(), {}, 0});
+                   t.getLoc(),
+                   {},
+                   0});
           return;
         }
       }

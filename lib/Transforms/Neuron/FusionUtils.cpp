@@ -99,3 +99,27 @@ void fusion::recordRejected(Operation *anchor, StringRef kernel, const std::stri
   neuronc::recordFusionDecision(anchor->getParentOfType<func::FuncOp>(),
                                 {kernel.str(), false, reason, anchor->getLoc(), {}, 0});
 }
+
+bool fusion::swapsMatrixDims(TransposeOp t) {
+  ArrayRef<int64_t> perm = t.getPerm();
+  int64_t n = static_cast<int64_t>(perm.size());
+  if (n < 2 || perm[n - 1] != n - 2 || perm[n - 2] != n - 1)
+    return false;
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if (perm[i] != i)
+      return false;
+  return true;
+}
+
+bool fusion::keepsMatrixDims(ReshapeOp r) {
+  auto in = cast<RankedTensorType>(r.getInput().getType());
+  auto out = cast<RankedTensorType>(r.getType());
+  return in.getRank() >= 2 && out.getRank() >= 2 && in.hasStaticShape() &&
+         out.hasStaticShape() && in.getShape().take_back(2) == out.getShape().take_back(2);
+}
+
+RankedTensorType fusion::swapMatrixDims(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+  return type.clone(shape);
+}

@@ -46,6 +46,13 @@ void recordFused(Operation *fused, llvm::StringRef kernel, ArrayRef<Operation *>
 /// Records a rejected candidate anchored at `anchor`.
 void recordRejected(Operation *anchor, llvm::StringRef kernel, const std::string &reason);
 
+/// Whether `t` swaps the last two dims and keeps every other in place.
+bool swapsMatrixDims(TransposeOp t);
+/// Whether `r` keeps the last two (static) dims: it only regroups batch dims.
+bool keepsMatrixDims(ReshapeOp r);
+/// `type` (rank >= 2) with its last two dims swapped.
+RankedTensorType swapMatrixDims(RankedTensorType type);
+
 } // namespace mlir::neuron::fusion
 
 #endif // NEURONC_LIB_TRANSFORMS_FUSIONUTILS_H

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionUtils.h"
+
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Transforms/FusionReport.h"
 #include "neuronc/Transforms/Passes.h"
@@ -23,35 +25,11 @@ namespace mlir::neuron {
 
 using namespace mlir;
 using namespace mlir::neuron;
+using mlir::neuron::fusion::keepsMatrixDims;
+using mlir::neuron::fusion::swapMatrixDims;
+using mlir::neuron::fusion::swapsMatrixDims;
 
 namespace {
-
-/// `type` with its last two dims swapped.
-RankedTensorType swapMatrixDims(RankedTensorType type) {
-  SmallVector<int64_t> shape(type.getShape());
-  std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
-  return type.clone(shape);
-}
-
-/// Whether `t` swaps the last two dims and keeps every other in place.
-bool swapsMatrixDims(TransposeOp t) {
-  ArrayRef<int64_t> perm = t.getPerm();
-  int64_t n = static_cast<int64_t>(perm.size());
-  if (n < 2 || perm[n - 1] != n - 2 || perm[n - 2] != n - 1)
-    return false;
-  for (int64_t i = 0; i + 2 < n; ++i)
-    if (perm[i] != i)
-      return false;
-  return true;
-}
-
-/// Whether `r` keeps the last two dims (it only regroups the batch dims).
-bool keepsMatrixDims(ReshapeOp r) {
-  auto in = cast<RankedTensorType>(r.getInput().getType());
-  auto out = cast<RankedTensorType>(r.getType());
-  return in.getRank() >= 2 && out.getRank() >= 2 && in.hasStaticShape() && out.hasStaticShape() &&
-         in.getShape().take_back(2) == out.getShape().take_back(2);
-}
 
 /// What reads an argument, as the rewrite needs it: views (casts and
 /// batch reshapes) whose results are read the same way, transposes that
