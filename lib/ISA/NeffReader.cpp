@@ -362,6 +362,25 @@ public:
     return llvm::Error::success();
   }
 
+  /// Section p<i>.absorbed (optional): the source ops fused kernels absorbed.
+  llvm::Error absorbedOps(size_t pi, Program &p, llvm::ArrayRef<uint8_t> data) {
+    Cursor d(data, "section '" + programSection(pi, "absorbed") + "'");
+    uint32_t n = d.count("absorbed op count", 12);
+    for (uint32_t i = 0; i < n && d.ok(); ++i) {
+      uint32_t kernel = d.u32("absorbed kernel");
+      AbsorbedOp a;
+      a.op = strings.get(d.u32("absorbed op"), d, "absorbed op");
+      a.location = strings.get(d.u32("absorbed location"), d, "absorbed op");
+      if (d.ok() && kernel >= p.kernels.size())
+        d.fail("absorbed op " + llvm::Twine(i) + " names kernel " + llvm::Twine(kernel) + " of " +
+               llvm::Twine(p.kernels.size()));
+      if (d.ok())
+        p.kernels[kernel].absorbed.push_back(std::move(a));
+    }
+    if (!d.ok())
+      return fail(d.error);
+    return llvm::Error::success();
+  }
 
   /// Section p<i>.cost: one static cost table per kernel.
   llvm::Error costTables(size_t pi, Program &p, llvm::ArrayRef<uint8_t> data) {
@@ -607,6 +626,9 @@ llvm::Error MetaReader::program(Cursor &c, size_t pi) {
     return err;
   if (llvm::Error err = dmaDescriptors(pi, p, data[2]))
     return err;
+  if (auto it = sections.find(programSection(pi, "absorbed")); it != sections.end())
+    if (llvm::Error err = absorbedOps(pi, p, it->second))
+      return err;
   for (int64_t s = 0; s < isa::kMaxStreams; ++s)
     if (llvm::Error err = stream(pi, p, s, present))
       return err;

@@ -373,6 +373,22 @@ std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
     for (const Kernel &k : p.kernels)
       writeCost(cost, k.cost);
     sections.push_back({programSection(pi, "cost"), std::move(cost)});
+    // What fused kernels absorbed: only when one did, so that a program
+    // without fusion is written as before.
+    Bytes absorbed;
+    uint32_t count = 0;
+    for (const Kernel &k : p.kernels)
+      count += k.absorbed.size();
+    if (count) {
+      absorbed.u32(count);
+      for (size_t ki = 0; ki < p.kernels.size(); ++ki)
+        for (const AbsorbedOp &a : p.kernels[ki].absorbed) {
+          absorbed.u32(ki);
+          absorbed.u32(strings.add(a.op));
+          absorbed.u32(strings.add(a.location));
+        }
+      sections.push_back({programSection(pi, "absorbed"), std::move(absorbed)});
+    }
   }
   Bytes constants;
   constants.data = exe.constants;

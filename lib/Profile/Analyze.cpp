@@ -51,16 +51,26 @@ double unionLength(std::vector<std::pair<double, double>> &intervals) {
 /// Per-instruction facts the analysis needs.
 struct InstInfo {
   uint32_t kernel;
-  const std::string *op;
+  const std::string *op, *location;
   int64_t hbmRead = 0, hbmWrite = 0, bytes = 0;
 };
 
+/// The [first, last) bytes of an HBM access pattern's variable it reaches.
+std::pair<double, double> hbmExtent(const isa::Operand &op) {
+  int64_t last = op.offset;
+  for (unsigned d = 0; d < op.rank; ++d)
+    last += (op.sizes[d] - 1) * op.strides[d];
+  int64_t eb = isa::dtypeBytes(op.dtype);
+  return {static_cast<double>(op.offset * eb), static_cast<double>((last + 1) * eb)};
+}
+
 InstInfo infoOf(const neff::Program &p, const isa::Instruction &inst) {
-  static const std::string unknown = "(unknown)";
-  InstInfo info{0, &unknown};
+  static const std::string unknown = "(unknown)", nowhere;
+  InstInfo info{0, &unknown, &nowhere};
   if (inst.debug < p.debug.size()) {
     info.kernel = p.debug[inst.debug].kernel;
     info.op = &p.debug[inst.debug].op;
+    info.location = &p.debug[inst.debug].location;
   }
   if (inst.opcode == isa::Opcode::DmaCopy && inst.operands.size() >= 2) {
     const isa::Operand &dst = inst.operands[0], &src = inst.operands[1];
@@ -104,12 +114,22 @@ std::string neuronc::profile::formatBytes(double bytes) {
 }
 
 llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
-  Profile prof;
-  prof.runtime = &runtime;
-  prof.hw = runtime.target();
+  std::vector<const rt::Run *> runs;
   for (const auto &r : runtime.runs())
     if (r->done)
-      prof.runs.push_back(r.get());
+      runs.push_back(r.get());
+  auto prof = analyzeRuns(*runtime.target(), std::move(runs), /*predict=*/true);
+  if (prof)
+    prof->runtime = &runtime;
+  return prof;
+}
+
+llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwModel,
+                                                      std::vector<const rt::Run *> runs,
+                                                      bool predict) {
+  Profile prof;
+  prof.hw = &hwModel;
+  prof.runs = std::move(runs);
   if (prof.runs.empty())
     return fail("nothing to profile: no run has finished");
   for (const rt::Run *r : prof.runs)
@@ -119,9 +139,10 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   const HardwareModel &hw = *prof.hw;
   double peakFlopsPerNs = hw.tensorBf16Tflops * 1e3;
 
-  // Kernel and op stats, keyed by (program, kernel index) and op name.
+  // Kernel stats, keyed by (program, kernel index).
   std::map<std::pair<const neff::Program *, uint32_t>, KernelStats> kernels;
-  std::map<std::string, OpStats> ops;
+  // Source ops by (name, location): distinct lines of one op name stay apart.
+  std::map<std::pair<std::string, std::string>, OpStats> ops;
   std::array<std::vector<std::pair<double, double>>, 4> engineIntervals;
   std::vector<std::pair<double, double>> dmaIntervals;
   // Active time per engine, summed over runs: each run is on one core, so
@@ -134,7 +155,7 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   double waitNs = 0;
   // Waits by (kernel, consumer, producer class), per producer source op.
   std::map<std::tuple<const neff::Program *, uint32_t, int, int>, std::map<std::string, double>>
-      waitsBySource;
+      waitsBySource, waitsByConsumer;
 
   for (const rt::Run *run : prof.runs) {
     const neff::Program &p = *run->program;
@@ -161,9 +182,11 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
     // This run's kernel spans and the busy time of each (kernel, op).
     size_t nk = p.kernels.size();
     std::vector<double> begin(nk, INFINITY), end(nk, -INFINITY);
-    // By op name: a kernel with several source lines of one op is one call.
-    std::vector<std::map<llvm::StringRef, double>> opBusy(nk);
+    // By (op name, location), as `ops` is keyed.
+    std::vector<std::map<std::pair<llvm::StringRef, llvm::StringRef>, double>> opBusy(nk);
     std::vector<std::vector<std::pair<double, double>>> tensorIntervals(nk);
+    // HBM byte ranges each kernel read, per variable.
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<double, double>>> hbmRanges;
     std::vector<bool> ran(nk, false);
     for (const sim::TraceEvent &e : res.trace) {
       const isa::Instruction &inst = p.streams[e.stream][e.index];
@@ -176,9 +199,9 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
       end[info.kernel] = std::max(end[info.kernel], e.end);
       ran[info.kernel] = true;
       double busy = e.end - e.start;
-      opBusy[info.kernel][*info.op] += busy;
+      opBusy[info.kernel][{*info.op, *info.location}] += busy;
       KernelStats &k = kernels[{&p, info.kernel}];
-      OpStats &o = ops[*info.op];
+      OpStats &o = ops[{*info.op, *info.location}];
       o.busyNs += busy;
       ++o.instructions;
       if (e.waitNs > 0 && !inst.waits.empty()) {
@@ -205,6 +228,12 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
             source = de.op + (de.location.empty() ? "" : " at " + de.location);
           }
           waitsBySource[{&p, info.kernel, consumer, producer}][source] += e.waitNs;
+          if (inst.debug < p.debug.size()) {
+            const neff::DebugEntry &de = p.debug[inst.debug];
+            waitsByConsumer[{&p, info.kernel, consumer, producer}]
+                           [de.op + (de.location.empty() ? "" : " at " + de.location)] +=
+                e.waitNs;
+          }
         }
       }
       if (dma) {
@@ -212,6 +241,13 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
         ++k.dmaTransfers;
         k.dmaBytes += info.bytes;
         k.evidence.dmaRuns += dmaShapeOf(hw, inst).runs;
+        // Gathers read rows an index picks: their pattern is not where they
+        // read, so they count neither way.
+        if (info.hbmRead > 0 && !inst.has(isa::kIndirect)) {
+          k.evidence.hbmReadBytes += info.hbmRead;
+          auto [first, last] = hbmExtent(inst.operands[1]);
+          hbmRanges[{info.kernel, inst.operands[1].var}].push_back({first, last});
+        }
         k.hbmReadBytes += info.hbmRead;
         k.hbmWriteBytes += info.hbmWrite;
         o.hbmReadBytes += info.hbmRead;
@@ -227,6 +263,16 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
         k.busyNs[engine] += busy;
         if (inst.engine == isa::Engine::tensor)
           tensorIntervals[info.kernel].push_back({e.start, e.end});
+        if (inst.opcode == isa::Opcode::LoadStationary)
+          k.evidence.stationaryNs += busy;
+        else if (inst.opcode == isa::Opcode::MultiplyMoving)
+          k.evidence.multiplyNs += busy;
+        else if (inst.engine == isa::Engine::tensor)
+          k.evidence.transposeNs += busy;
+        else if (llvm::any_of(llvm::drop_begin(inst.operands), [](const isa::Operand &o) {
+                   return o.space == isa::Space::Psum;
+                 }))
+          k.evidence.psumReadNs[engine] += busy;
         ++k.instructions[engine];
         engineIntervals[engine].push_back({e.start, e.end});
         ++engineInstructions[engine];
@@ -241,6 +287,9 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
         kernels[{&p, static_cast<uint32_t>(k)}].tensorActiveNs += unionLength(tensorIntervals[k]);
     dmaActive += unionLength(dmaIntervals);
     dmaIntervals.clear();
+    for (auto &[key, ranges] : hbmRanges)
+      kernels[{&p, key.first}].evidence.hbmDistinctReadBytes +=
+          static_cast<int64_t>(unionLength(ranges));
     for (auto &[key, intervals] : waitIntervals) {
       auto [kernel, consumer, producer] = key;
       std::vector<std::pair<double, double>> clipped;
@@ -294,9 +343,9 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
       s.deviceNs += attributed[k];
       s.spanNs += end[k] - begin[k];
       s.matmulFlops += kernel.cost.matmulFlops;
-      RooflineEstimate predicted = kernelRoofline(hw, kernel.cost);
-      s.predictedNs += predicted.boundNs();
-      s.predictedVerdict = predicted.verdict();
+      RooflineEstimate bound = kernelRoofline(hw, kernel.cost);
+      s.boundNs += bound.boundNs();
+      s.boundResource = bound.verdict();
       s.transposeFlops += kernel.cost.transposeFlops;
       s.vectorScalarElements += kernel.cost.elements[static_cast<int>(isa::Engine::vector)] +
                                 kernel.cost.elements[static_cast<int>(isa::Engine::scalar)] +
@@ -312,8 +361,12 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
         busy += ns;
       std::string where = p.name + "/" + kernel.name;
       for (auto &[op, ns] : opBusy[k]) {
-        OpStats &o = ops[op.str()];
-        o.name = op.str();
+        OpStats &o = ops[{op.first.str(), op.second.str()}];
+        o.name = op.first.str();
+        o.location = op.second.str();
+        // The kernel's own source op stands for what the kernel absorbed.
+        if (op.first == kernel.source && o.absorbed.empty())
+          o.absorbed = kernel.absorbed;
         ++o.calls;
         o.deviceNs += busy > 0 ? attributed[k] * ns / busy : 0;
         if (!llvm::is_contained(o.kernels, where))
@@ -322,6 +375,9 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
     }
   }
 
+  llvm::SmallSet<unsigned, 8> coresUsed;
+  for (const rt::Run *run : prof.runs)
+    coresUsed.insert(run->core);
   for (auto &[key, k] : kernels) {
     if (k.calls == 0)
       continue;
@@ -333,25 +389,37 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
     u.scalar = k.busyNs[static_cast<int>(isa::Engine::scalar)] / span;
     u.gpsimd = k.busyNs[static_cast<int>(isa::Engine::gpsimd)] / span;
     u.dma = k.dmaBusyNs / (span * hw.dmaEngines);
-    u.hbm = (k.hbmReadBytes + k.hbmWriteBytes) / span / hw.memoryGBps();
+    u.hbm = (k.hbmReadBytes + k.hbmWriteBytes) / span /
+            (hw.chipHbmGBps / std::max<size_t>(1, coresUsed.size()));
+    u.dmaMbu = k.dmaBytes / span / hw.dmaGBps();
     u.mfu = k.matmulFlops / span / peakFlopsPerNs;
     KernelEvidence &ev = k.evidence;
     ev.spanNs = k.spanNs;
     ev.utilization = u;
     ev.dmaBusyNs = k.dmaBusyNs;
     ev.dmaBytes = k.dmaBytes;
-    // The producer source that held the waiting consumer longest.
+    ev.hbmSharers = static_cast<int>(coresUsed.size());
+    // The producer source that held the waiting consumer longest, and the
+    // consumer source it held longest.
     auto [consumer, producer] = dominantWait(ev);
-    double top = 0;
-    for (auto &[source, ns] : waitsBySource[{key.first, key.second, consumer, producer}])
-      if (ns > top) {
-        top = ns;
-        ev.topProducer = source;
-      }
+    auto longest = [](const std::map<std::string, double> &bySource) {
+      std::string top;
+      double most = 0;
+      for (auto &[source, ns] : bySource)
+        if (ns > most) {
+          most = ns;
+          top = source;
+        }
+      return top;
+    };
+    ev.topProducer = longest(waitsBySource[{key.first, key.second, consumer, producer}]);
+    ev.topConsumer = longest(waitsByConsumer[{key.first, key.second, consumer, producer}]);
     k.verdict = diagnose(ev, hw);
-    k.predictionNote = explainPrediction(k);
     prof.kernels.push_back(std::move(k));
   }
+  if (predict)
+    if (llvm::Error err = predictKernels(prof))
+      return std::move(err);
   for (auto &[name, o] : ops)
     if (o.calls > 0)
       prof.ops.push_back(std::move(o));
@@ -389,9 +457,6 @@ llvm::Expected<Profile> neuronc::profile::analyze(const rt::Runtime &runtime) {
   // HBM bytes (read + written) against the HBM bandwidth the profiled cores
   // could draw (the chip's, divided among them), and the bytes the DMA
   // engines moved against their peak. The headline MBU is the busier one.
-  llvm::SmallSet<unsigned, 8> coresUsed;
-  for (const rt::Run *run : prof.runs)
-    coresUsed.insert(run->core);
   double hbmGBps = hw.chipHbmGBps / std::max<size_t>(1, coresUsed.size());
   double hbmBytes = static_cast<double>(hbmRead + hbmWrite);
   double hbmMbu = 100 * hbmBytes / total / hbmGBps;

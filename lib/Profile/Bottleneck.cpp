@@ -4,15 +4,22 @@
 // the simulated timeline measured within the kernel's own spans:
 //
 // 1. HBM bandwidth, when the kernel moves bytes at 60 % of the peak or more;
+//    with other cores on the chip, queues moving long runs below their rate
+//    are held by the shared HBM too;
 // 2. DMA efficiency, when the queues are busy 60 % of the time or more but
 //    move bytes at less than 75 % of their rate (short contiguous runs,
 //    small transfers): the run length says what to fix;
-// 3. an engine busy 60 % of the time or more (TensorE: compute-bound);
+//    SBUF capacity comes before both when the kernel read its HBM operands
+//    twice or more (re-read because they did not stay in SBUF);
+// 3. an engine busy 60 % of the time or more: TensorE is compute-bound, or
+//    under-fed when stationary loads or transposes take most of its time;
+//    VectorE or ScalarE mostly reading PSUM are PSUM-eviction-bound;
 // 4. latency, only when the kernel is short against the DMA's fixed
 //    latency (ten round trips);
 // 5. otherwise dependencies: the engine that waited longest on semaphores
 //    and what its binding waits were for (DMA loads, stores, another
-//    engine), with the source op of that producer.
+//    engine), with the source ops of that producer and of the waiting
+//    instructions.
 //
 // Every verdict carries its evidence (the numbers that decided it, and the
 // next resources when they take a quarter of the time or more) and a hint.
@@ -20,6 +27,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Profile/Profile.h"
+
+#include "neuronc/ISA/InstructionCost.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -41,6 +50,13 @@ constexpr double kNotable = 0.25;
 /// heuristic: kernels shorter than this many DMA latencies are latency-bound
 /// when nothing is busy.
 constexpr double kShortLatencies = 10;
+/// heuristic: HBM operands read this many times over are re-read because
+/// they did not fit (a capacity verdict).
+constexpr double kReread = 2;
+/// heuristic: a share of TensorE's busy time in transposes worth a hint.
+constexpr double kTransposes = 0.15;
+/// heuristic: a share of an engine's busy time that names what it did.
+constexpr double kMostly = 0.5;
 
 std::string percent(double fraction) {
   std::string s;
@@ -106,7 +122,7 @@ std::string alsoBusy(const Utilization &u, const DmaFacts &d,
     if (!llvm::is_contained(except, what) && v >= kNotable)
       s += (s.empty() ? "; also " : ", ") + what.str() + " " + percent(v);
   };
-  add("MBU", u.hbm);
+  add("MBU", u.mbu());
   add("DMA queues", d.occupancy);
   add("TensorE", u.tensor);
   add("VectorE", u.vector);
@@ -144,18 +160,50 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
   DmaFacts d = dmaFacts(ev, hw, span);
   Verdict v;
 
-  // 1. HBM bandwidth.
-  if (u.hbm >= kBusy) {
+  // SBUF capacity: operands read twice or more, in a kernel that waits on
+  // its transfers.
+  double reread = ev.hbmDistinctReadBytes > 0 ? static_cast<double>(ev.hbmReadBytes) /
+                                                    static_cast<double>(ev.hbmDistinctReadBytes)
+                                              : 0;
+  auto [consumer, producer] = dominantWait(ev);
+  bool waitsOnLoads = producer == 4 && ev.waitNs[consumer][4] >= kNotable * span;
+  if (reread >= kReread && (u.mbu() >= kBusy || d.occupancy >= kBusy || waitsOnLoads)) {
+    v.verdict = "capacity-bound (SBUF: operands re-read)";
+    v.evidence = "HBM reads " + bytes(static_cast<double>(ev.hbmReadBytes)) + " of " +
+                 bytes(static_cast<double>(ev.hbmDistinctReadBytes)) + " distinct (" +
+                 llvm::formatv("{0:f1}", reread).str() + "x), MBU " + percent(u.mbu()) + ", " +
+                 dmaText(d) + alsoBusy(u, d, {"MBU", "DMA queues"});
+    v.hint = "the operands did not stay in SBUF and were loaded again: larger blocks per "
+             "load (fewer passes over the other operand), or a smaller working set per tile";
+    return v;
+  }
+  // 1. The HBM's bandwidth, or the DMA queues' moving bytes at their rate;
+  // with other cores on the chip, queues moving long runs below their rate
+  // are held by the shared HBM too.
+  bool longRuns = d.runBytes > 0 &&
+                  dmaRunEfficiency(hw, static_cast<int64_t>(d.runBytes)) >= kEfficient;
+  bool shared = ev.hbmSharers > 1 && d.occupancy >= kBusy && d.rate < kEfficient && longRuns;
+  if (u.hbm >= kBusy || (u.dmaMbu >= kBusy && d.rate >= kEfficient) || shared) {
     v.verdict = "memory-bound (HBM)";
-    v.evidence = "MBU " + percent(u.hbm) + " (>= 60 % is good)" + alsoBusy(u, d, {"MBU"});
-    if (d.rate < kEfficient && u.hbm < kNearPeak)
+    v.evidence = "MBU " + percent(u.mbu()) + " (>= 60 % is good; HBM " + percent(u.hbm) +
+                 ", DMA " + percent(u.dmaMbu) + ")" + alsoBusy(u, d, {"MBU"});
+    if (ev.hbmSharers > 1) {
+      v.evidence += "; " + std::to_string(ev.hbmSharers) + " cores shared the chip's HBM";
+      if (shared)
+        v.evidence += ": " + dmaText(d) + ", runs long enough for " +
+                      percent(dmaRunEfficiency(hw, static_cast<int64_t>(d.runBytes))) +
+                      " alone";
+      v.hint = "the chip's HBM is shared by the cores running: fewer bytes per core (keep "
+               "operands on chip, bf16), or spread the traffic over time";
+    } else if (d.rate < kEfficient && u.mbu() < kNearPeak) {
       v.hint = runHint(d);
+    }
     return v;
   }
   // 2. Busy queues moving few bytes.
   if (d.occupancy >= kBusy && d.rate < kEfficient) {
     v.verdict = "DMA-bound (short transfers)";
-    v.evidence = dmaText(d) + ", MBU " + percent(u.hbm) + alsoBusy(u, d, {"DMA queues", "MBU"});
+    v.evidence = dmaText(d) + ", MBU " + percent(u.mbu()) + alsoBusy(u, d, {"DMA queues", "MBU"});
     v.hint = runHint(d);
     return v;
   }
@@ -174,26 +222,72 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
   if (best->value >= kBusy) {
     v.verdict = best->verdict;
     v.evidence = std::string(best->what) + " active " + percent(best->value);
-    if (best == &engines[0])
+    if (best == &engines[0]) {
+      double tensorBusy = ev.stationaryNs + ev.multiplyNs + ev.transposeNs;
       v.evidence += ", MFU " + percent(u.mfu);
+      if (tensorBusy > 0) {
+        v.evidence += "; its busy time: multiplies " + percent(ev.multiplyNs / tensorBusy) +
+                      ", stationary loads " + percent(ev.stationaryNs / tensorBusy) +
+                      ", transposes " + percent(ev.transposeNs / tensorBusy);
+        if (ev.multiplyNs < kMostly * tensorBusy) {
+          bool loads = ev.stationaryNs >= ev.transposeNs;
+          v.verdict = std::string("compute-bound (TensorE under-fed: ") +
+                      (loads ? "stationary reloads" : "transposes") + ")";
+          v.hint = loads ? "each stationary matrix is used by too few moving columns: a wider "
+                           "moving tile (more rows of the other operand per load), or swap the "
+                           "operands so the larger one moves"
+                         : "TensorE transposes operands it could read transposed: "
+                           "--prepack-weights for weights, or fold the transpose into the "
+                           "producer's layout";
+        }
+      }
+    } else if (best->value > 0) {
+      int e = best == &engines[1] ? static_cast<int>(isa::Engine::vector)
+              : best == &engines[2] ? static_cast<int>(isa::Engine::scalar)
+                                    : static_cast<int>(isa::Engine::gpsimd);
+      double engineBusy = best->value * span;
+      if (ev.psumReadNs[e] >= kMostly * engineBusy &&
+          e != static_cast<int>(isa::Engine::gpsimd)) {
+        v.verdict = std::string("PSUM-eviction-bound (") + best->what + ")";
+        v.evidence = std::string(best->what) + " active " + percent(best->value) + ", " +
+                     percent(ev.psumReadNs[e] / engineBusy) +
+                     " of it reading matmul results out of PSUM";
+        v.hint = "each multiply's result is copied out of PSUM by itself: accumulate more "
+                 "(a longer contraction per output tile), fuse the epilogue into the copy, or "
+                 "split the evictions between VectorE and ScalarE";
+        v.evidence += alsoBusy(u, d, {best->what});
+        return v;
+      }
+    }
     v.evidence += " (>= 90 % active is good)" + alsoBusy(u, d, {best->what});
-    if (best == &engines[0] && u.mfu < 0.5 * u.tensor)
+    double tensorBusy = ev.stationaryNs + ev.multiplyNs + ev.transposeNs;
+    if (best == &engines[0] && v.hint.empty() && ev.transposeNs >= kTransposes * tensorBusy &&
+        tensorBusy > 0)
+      v.hint = "TensorE spends " + percent(ev.transposeNs / tensorBusy) +
+               " of its busy time transposing operands: --prepack-weights for weights stored "
+               "[out, in], or fold the transpose into the producer's layout";
+    else if (best == &engines[0] && v.hint.empty() && u.mfu < 0.5 * u.tensor)
       v.hint = "TensorE is busy but multiplies at " + percent(u.mfu / u.tensor) +
-               " of its active time's peak: transposes, stationary loads or narrow moving tiles "
-               "take the rest";
+               " of its active time's peak: narrow moving tiles or fp32 operands";
     return v;
   }
-  // What the kernel's main engine waited on.
-  auto [consumer, producer] = dominantWait(ev);
-  double busiest = std::max({u.hbm, d.occupancy, best->value});
+  double busiest = std::max({u.mbu(), d.occupancy, best->value});
   std::string busiestText =
       "no resource busy more than " + percent(busiest) + " of the kernel's time";
-  // 4. Short kernels.
-  if (ev.spanNs < kShortLatencies * hw.dmaLatencyNs) {
+  // 4. Short kernels, or tiny ones whose span is other kernels' work on
+  // the engines they share.
+  double ownBusy = (u.tensor + u.vector + u.scalar + u.gpsimd) * span + ev.dmaBusyNs;
+  double fixed = kShortLatencies * hw.dmaLatencyNs;
+  if (ev.spanNs < fixed || ownBusy < fixed / hw.dmaEngines) {
     v.verdict = "latency-bound (too small to fill the machine)";
     v.evidence = busiestText + " in " + formatNs(ev.spanNs) + " (" +
-                 llvm::formatv("{0:f1}", ev.spanNs / hw.dmaLatencyNs).str() +
-                 " DMA latencies); DMA start latency and semaphore waits dominate";
+                 llvm::formatv("{0:f1}", ev.spanNs / hw.dmaLatencyNs).str() + " DMA latencies)";
+    if (ev.spanNs < fixed)
+      v.evidence += "; DMA start latency and semaphore waits dominate";
+    else
+      v.evidence += "; its instructions are busy " + formatNs(ownBusy) +
+                    " in all, the rest is waiting behind other kernels' work on the engines "
+                    "and queues it shares";
     v.hint = "fuse it with its neighbours or batch more work per kernel";
     return v;
   }
@@ -214,6 +308,8 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
                " of the kernel's time on " + producerName(producer);
   if (!ev.topProducer.empty())
     v.evidence += " (" + ev.topProducer + ")";
+  if (!ev.topConsumer.empty() && ev.topConsumer != ev.topProducer)
+    v.evidence += ", held in " + ev.topConsumer;
   v.evidence += "; " + busiestText;
   if (d.occupancy >= kNotable)
     v.evidence += "; " + dmaText(d);

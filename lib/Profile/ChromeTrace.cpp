@@ -1,20 +1,32 @@
 //===- ChromeTrace.cpp - The profile as Chrome Trace Event JSON -----------===//
 //
-// The Trace Event Format (the JSON object form): pid 0 is the host runtime,
-// on its wall clock; pid 1 + c is NeuronCore c, on the simulated chip's
-// clock, placed so that each run starts at its dispatch on the host. Every
-// thread is one sequencer, so no two complete ("X") events of a thread
-// overlap: TensorE is split into its LoadStationary and MultiplyMoving rows
-// (PE transposes on the latter), DMA queues carry their data phases, and
-// kernel spans are spread over as many "Kernels" lanes as overlap needs.
-// Semaphores are counter ("C") tracks; a flow ("s"/"f", id = the run's
-// correlation id) goes from each dispatch to the run's first instruction.
+// The Trace Event Format (the JSON object form). Two clocks that share no
+// origin: pid 1 + c is NeuronCore c on the simulated chip's clock, in us
+// from the start of the first profiled run; pid 0 is the host runtime on its
+// wall clock (us since the runtime started), drawn from a round offset past
+// the device clock's last run, since a viewer draws both on one axis and
+// overlapping them would suggest a relation that does not exist. The process
+// names say which clock each uses; otherData.clocks gives the offset and
+// every run's host dispatch time beside its device start and end.
+// There are no flow arrows: one from a host dispatch to a device instruction
+// would join two unrelated clocks (and point backwards); the correlation_id
+// argument on both sides links them instead.
+//
+// Every thread is one sequencer, so no two complete ("X") events of a
+// thread overlap: TensorE is split into its LoadStationary and
+// MultiplyMoving rows (PE transposes on the latter), DMA queues carry their
+// data phases, and kernel spans (the profile's: first start, a DMA's from
+// its issue but at most one DMA latency early, to last end) are spread over
+// as many "Kernels" lanes as overlap needs. Semaphores are counter ("C")
+// tracks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Profile/Profile.h"
 
 #include "neuronc/ISA/InstructionCost.h"
+
+#include "llvm/Support/Format.h"
 
 #include <cmath>
 #include <set>
@@ -63,14 +75,28 @@ std::string waitsOf(const isa::Instruction &inst) {
   return s;
 }
 
-} // namespace
+/// The smallest 1, 2 or 5 times a power of ten at or above `us` (0 for 0):
+/// where the host clock is drawn from, a round number to subtract.
+double roundUp(double us) {
+  if (us <= 0)
+    return 0;
+  double step = std::pow(10, std::floor(std::log10(us)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * step >= us)
+      return m * step;
+  return 10 * step;
+}
 
-Value neuronc::profile::chromeTrace(const Profile &p) {
-  Array events;
-  events.push_back(meta("process_name", kHostPid, 0, "Host: neuronc runtime (wall clock)"));
+/// The host process: its name (saying which clock it is on) and its phases,
+/// at `hostOffsetUs` plus the wall-clock us since the runtime started.
+void appendHost(Array &events, const Profile &p, double hostOffsetUs) {
+  std::string hostName;
+  llvm::raw_string_ostream(hostName)
+      << "Host: neuronc runtime (wall clock: us since the runtime started, drawn from "
+      << llvm::format("%g", hostOffsetUs) << " us on, after the device clock)";
+  events.push_back(meta("process_name", kHostPid, 0, hostName));
   events.push_back(meta("process_sort_index", kHostPid, 0, 0));
   events.push_back(meta("thread_name", kHostPid, 0, "runtime"));
-  const HardwareModel &hw = *p.hw;
 
   // Host phases, and where each run's dispatch is.
   for (const rt::HostEvent &h : p.runtime->hostEvents()) {
@@ -78,16 +104,45 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
     if (h.run)
       args["correlation_id"] = static_cast<int64_t>(h.run);
     if (h.name == "dispatch") {
-      events.push_back(Object{{"name", "dispatch"}, {"cat", "runtime"}, {"ph", "i"},
-                              {"s", "t"}, {"ts", h.startNs / 1e3}, {"pid", kHostPid},
-                              {"tid", 0}, {"args", std::move(args)}});
+      events.push_back(Object{{"name", "dispatch"},
+                              {"cat", "runtime"},
+                              {"ph", "i"},
+                              {"s", "t"},
+                              {"ts", hostOffsetUs + h.startNs / 1e3},
+                              {"pid", kHostPid},
+                              {"tid", 0},
+                              {"args", std::move(args)}});
       continue;
     }
-    events.push_back(Object{{"name", h.name}, {"cat", "runtime"}, {"ph", "X"},
-                            {"ts", h.startNs / 1e3},
+    events.push_back(Object{{"name", h.name},
+                            {"cat", "runtime"},
+                            {"ph", "X"},
+                            {"ts", hostOffsetUs + h.startNs / 1e3},
                             {"dur", std::max(0.0, h.endNs - h.startNs) / 1e3},
-                            {"pid", kHostPid}, {"tid", 0}, {"args", std::move(args)}});
+                            {"pid", kHostPid},
+                            {"tid", 0},
+                            {"args", std::move(args)}});
   }
+}
+
+} // namespace
+
+Value neuronc::profile::chromeTrace(const Profile &p) {
+  Array events;
+  const HardwareModel &hw = *p.hw;
+
+  // The device clock's origin: the chip's clock at the first profiled run.
+  // The host clock is drawn after the device clock's last run ends.
+  double origin = INFINITY, deviceEnd = 0;
+  for (const rt::Run *run : p.runs)
+    origin = std::min(origin, run->device.startNs);
+  for (const rt::Run *run : p.runs)
+    deviceEnd = std::max(deviceEnd, run->device.endNs - origin);
+  auto ts = [&](double chipNs) { return (chipNs - origin) / 1e3; };
+  // At least 5 % of the device clock's span between the two.
+  double hostOffsetUs = roundUp(deviceEnd / 1e3 * 1.05);
+
+  appendHost(events, p, hostOffsetUs);
 
   std::set<unsigned> cores;
   for (const rt::Run *run : p.runs)
@@ -96,7 +151,7 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
     int pid = 1 + static_cast<int>(c);
     events.push_back(meta("process_name", pid, 0,
                           "NeuronCore " + std::to_string(c) + " (" + hw.name.str() +
-                              ", simulated)"));
+                              ", simulated device clock, us from the first profiled run)"));
     events.push_back(meta("process_sort_index", pid, 0, pid));
     std::pair<int, const char *> threads[] = {
         {kLoadTid, "TensorE (LoadStationary)"}, {kMultiplyTid, "TensorE (MultiplyMoving)"},
@@ -111,11 +166,16 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
     }
   }
 
+  Array runClocks;
   std::map<unsigned, std::vector<double>> laneEnds; // per core: kernel lanes
   for (const rt::Run *run : p.runs) {
     const neff::Program &prog = *run->program;
     int pid = 1 + static_cast<int>(run->core);
-    auto ts = [&](double chipNs) { return (run->dispatchNs + chipNs - run->chipBaseNs) / 1e3; };
+    runClocks.push_back(Object{{"correlation_id", static_cast<int64_t>(run->id)},
+                               {"core", run->core},
+                               {"host_dispatch_us", hostOffsetUs + run->dispatchNs / 1e3},
+                               {"device_start_us", ts(run->device.startNs)},
+                               {"device_end_us", ts(run->device.endNs)}});
     std::vector<double> kbegin(prog.kernels.size(), INFINITY),
         kend(prog.kernels.size(), -INFINITY);
     std::array<int64_t, sim::kStreams> signals{};
@@ -134,7 +194,6 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
                                 {"ts", ts(run->device.startNs)},
                                 {"pid", pid},
                                 {"args", Object{{"value", 0}}}});
-    bool first = true;
     for (const sim::TraceEvent &e : run->device.trace) {
       const isa::Instruction &inst = prog.streams[e.stream][e.index];
       const neff::DebugEntry *d =
@@ -175,18 +234,6 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
         args["wait_ns"] = e.waitNs;
       }
       int tid = tidOf(inst);
-      if (first) {
-        // The dispatch flows into the run's first instruction.
-        events.push_back(Object{{"name", "run " + std::to_string(run->id)},
-                                {"cat", "dispatch"}, {"ph", "s"},
-                                {"id", static_cast<int64_t>(run->id)},
-                                {"ts", run->dispatchNs / 1e3}, {"pid", kHostPid}, {"tid", 0}});
-        events.push_back(Object{{"name", "run " + std::to_string(run->id)},
-                                {"cat", "dispatch"}, {"ph", "f"}, {"bp", "e"},
-                                {"id", static_cast<int64_t>(run->id)}, {"ts", ts(e.start)},
-                                {"pid", pid}, {"tid", tid}});
-        first = false;
-      }
       events.push_back(Object{{"name", isa::opcodeName(inst.opcode)},
                               {"cat", k ? k->name : std::string("device")},
                               {"ph", "X"},
@@ -233,12 +280,24 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
                               {"args", Object{{"kernel", prog.name + "/" + k.name},
                                               {"source", k.source},
                                               {"location", k.location},
-                                              {"correlation_id",
-                                               static_cast<int64_t>(run->id)}}}});
+                                              {"span_ns", kend[i] - kbegin[i]},
+                                              {"correlation_id", static_cast<int64_t>(run->id)}}}});
     }
   }
-  Object other{{"target", hw.name}, {"runs", static_cast<int64_t>(p.runs.size())},
-               {"device_time_ns", p.deviceNs}};
+  Object clocks{
+      {"host", "wall clock of the host runtime (pid 0): ts is host_offset_us plus the us since "
+               "the runtime started, so that it is drawn after the device clock"},
+      {"host_offset_us", hostOffsetUs},
+      {"device", "simulated chip clock (pids 1 + core): ts is the us from the start of the "
+                 "first profiled run; it shares no origin with the host clock"},
+      {"kernel_span", "a kernel slice spans its first instruction's start (a DMA's from its "
+                      "issue, at most one DMA latency before its data phase) to its last "
+                      "instruction's end: summary.json's span_ns per call"},
+      {"runs", std::move(runClocks)}};
+  Object other{{"target", hw.name},
+               {"runs", static_cast<int64_t>(p.runs.size())},
+               {"device_time_ns", p.deviceNs},
+               {"clocks", std::move(clocks)}};
   return Object{{"traceEvents", std::move(events)},
                 {"displayTimeUnit", "ns"},
                 {"otherData", std::move(other)}};

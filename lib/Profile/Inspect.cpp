@@ -21,6 +21,37 @@ namespace {
 struct Inspector {
   const profile::InspectOptions &opts;
   llvm::raw_ostream &os;
+  /// The replay of every program (null when it failed: `replayError` says
+  /// why).
+  const profile::Profile *predicted = nullptr;
+  std::string replayError;
+
+  /// The predicted stats of `kernel` of `program`, if replayed.
+  const profile::KernelStats *predictionOf(const neff::Program &p, const neff::Kernel &k) {
+    if (!predicted)
+      return nullptr;
+    for (const profile::KernelStats &s : predicted->kernels)
+      if (s.program == p.name && s.name == k.name)
+        return &s;
+    return nullptr;
+  }
+
+  /// The replayed device time of `program` (0 when not replayed).
+  double predictedProgramNs(const neff::Program &p) {
+    if (!predicted)
+      return 0;
+    for (size_t r = 0; r < predicted->runs.size(); ++r)
+      if (predicted->runs[r]->program == &p)
+        return predicted->runDeviceNs[r];
+    return 0;
+  }
+
+  llvm::json::Object predictionJSON(const profile::KernelStats &k) {
+    return llvm::json::Object{{"predicted_ns", k.spanNs},
+                              {"verdict", k.verdict.verdict},
+                              {"evidence", k.verdict.evidence},
+                              {"hint", k.verdict.hint}};
+  }
 
   /// The measured times of instruction `i` of stream `s`, if profiled.
   const std::array<double, 3> *measuredOf(const neff::Program &p, size_t s, size_t i) {
@@ -129,6 +160,8 @@ struct Inspector {
                              {"source", k.source},
                              {"location", k.location},
                              {"roofline", rooflineJSON(hw, k.cost)}};
+        if (const profile::KernelStats *s = predictionOf(p, k))
+          o["prediction"] = predictionJSON(*s);
         kernels.push_back(std::move(o));
       }
       for (size_t s = 0; s < p.streams.size(); ++s) {
@@ -153,13 +186,18 @@ struct Inspector {
         }
         streams.push_back(std::move(o));
       }
-      programs.push_back(llvm::json::Object{{"name", p.name},
-                                            {"target", p.target},
-                                            {"scratch_bytes", p.scratchBytes},
-                                            {"variables", std::move(vars)},
-                                            {"streams", std::move(streams)},
-                                            {"kernels", std::move(kernels)},
-                                            {"roofline", rooflineJSON(hw, programCost(p))}});
+      llvm::json::Object program{{"name", p.name},
+                                 {"target", p.target},
+                                 {"scratch_bytes", p.scratchBytes},
+                                 {"variables", std::move(vars)},
+                                 {"streams", std::move(streams)},
+                                 {"kernels", std::move(kernels)},
+                                 {"roofline", rooflineJSON(hw, programCost(p))}};
+      if (predicted)
+        program["predicted_ns"] = predictedProgramNs(p);
+      else
+        program["prediction_error"] = replayError;
+      programs.push_back(std::move(program));
     }
     llvm::json::Object root{
         {"format", llvm::formatv("{0}.{1}", exe.major, exe.minor).str()},
@@ -216,9 +254,11 @@ struct Inspector {
           continue;
         }
         RooflineEstimate r = kernelRoofline(hw, programCost(p));
-        os << llvm::formatv("    {0,-20} program {1,-3} {2,-28} {3,3} kernel(s)  {4,10}  {5}\n",
+        os << llvm::formatv("    {0,-20} program {1,-3} {2,-28} {3,3} kernel(s)  predicted {4}, "
+                            "bound {5} ({6})\n",
                             sig.formatSizes(b.dims), b.program, "(" + p.name + ")",
-                            p.kernels.size(), formatNs(r.boundNs()), r.verdict());
+                            p.kernels.size(), formatNs(predictedProgramNs(p)),
+                            formatNs(r.boundNs()), r.verdict());
       }
     }
     for (const auto &p : exe.programs) {
@@ -245,24 +285,42 @@ struct Inspector {
       }
       os << " dma " << dma << " on " << queues << " queue(s); " << p.instructionCount()
          << " in all\n";
-      os << "  static roofline (lower bounds from the instructions' cost formulas; ridge point "
-         << llvm::format("%.0f", hw.ridgePoint()) << " FLOP/B):\n";
-      os << llvm::formatv("    {0,-6} {1,-18} {2,-20} {3,7} {4,10} {5,10} {6,9} {7,11}  {8}\n",
-                          "kernel", "kind", "source", "instrs", "MFLOP", "HBM", "FLOP/B",
-                          "predicted", "verdict");
+      os << "  kernels: predicted by replaying the streams alone without data (the cost "
+            "formulas, DMA efficiency, semaphore dependencies); bound: the static roofline "
+            "(busiest resource at its peak; ridge point "
+         << llvm::format("%.0f", hw.ridgePoint()) << " FLOP/B)";
+      if (!predicted)
+        os << "; no prediction: " << replayError;
+      os << "\n";
+      os << llvm::formatv(
+          "    {0,-6} {1,-18} {2,-20} {3,7} {4,10} {5,10} {6,9} {7,11} {8,11}  {9}\n", "kernel",
+          "kind", "source", "instrs", "MFLOP", "HBM", "FLOP/B", "bound", "predicted", "verdict");
       auto row = [&](llvm::StringRef name, llvm::StringRef kind, llvm::StringRef source,
-                     const neff::CostTable &c) {
+                     const neff::CostTable &c, double predictedNs, llvm::StringRef verdict) {
         RooflineEstimate r = kernelRoofline(hw, c);
         int64_t instrs = c.instructions[0] + c.instructions[1] + c.instructions[2] +
                          c.instructions[3] + c.dmaCount;
-        os << llvm::formatv("    {0,-6} {1,-18} {2,-20} {3,7} {4,10:f2} {5,10} {6,9:f1} {7,11}  {8}\n",
-                            name, kind.take_front(18), source.take_front(20), instrs,
-                            c.matmulFlops / 1e6, formatBytes(c.hbmReadBytes + c.hbmWriteBytes),
-                            arithmeticIntensity(c), formatNs(r.boundNs()), r.verdict());
+        os << llvm::formatv(
+            "    {0,-6} {1,-18} {2,-20} {3,7} {4,10:f2} {5,10} {6,9:f1} {7,11} {8,11}  {9}\n",
+            name, kind.take_front(18), source.take_front(20), instrs, c.matmulFlops / 1e6,
+            formatBytes(c.hbmReadBytes + c.hbmWriteBytes), arithmeticIntensity(c),
+            formatNs(r.boundNs()), predicted ? formatNs(predictedNs) : "-",
+            verdict.empty() ? llvm::StringRef("bound: " + r.verdict()) : verdict);
       };
-      for (const auto &k : p.kernels)
-        row(k.name, k.kind, k.source, k.cost);
-      row("all", "", "", programCost(p));
+      std::vector<std::pair<std::string, const profile::KernelStats *>> explained;
+      for (const auto &k : p.kernels) {
+        const profile::KernelStats *s = predictionOf(p, k);
+        row(k.name, k.kind, k.source, k.cost, s ? s->spanNs : 0,
+            s ? llvm::StringRef(s->verdict.verdict) : "");
+        if (s)
+          explained.push_back({k.name, s});
+      }
+      row("all", "", "", programCost(p), predictedProgramNs(p), "");
+      for (auto &[name, s] : explained) {
+        os << "    " << name << ": " << s->verdict.evidence << "\n";
+        if (!s->verdict.hint.empty())
+          os << "    " << std::string(name.size(), ' ') << "  hint: " << s->verdict.hint << "\n";
+      }
     }
     if (!opts.disassemble)
       return;
@@ -308,6 +366,11 @@ void neuronc::profile::printExecutable(llvm::raw_ostream &os, const neff::Execut
                                        llvm::ArrayRef<neff::SectionInfo> sections,
                                        const HardwareModel &hw, const InspectOptions &options) {
   Inspector inspector{options, os};
+  llvm::Expected<profile::Profile> predicted = profile::replay(exe, hw);
+  if (predicted)
+    inspector.predicted = &*predicted;
+  else
+    inspector.replayError = llvm::toString(predicted.takeError());
   if (options.json)
     inspector.printJSON(exe, sections, hw);
   else

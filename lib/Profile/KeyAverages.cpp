@@ -5,9 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "neuronc/Profile/Profile.h"
+#include "SourceOps.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 
 using namespace neuronc;
 using namespace neuronc::profile;
@@ -66,24 +68,111 @@ std::string pct(double part, double whole) {
 
 } // namespace
 
+std::string neuronc::profile::shortLocation(llvm::StringRef location) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  location.split(parts, "; ", -1, /*KeepEmpty=*/false);
+  // file -> (first line, last line); a part that is not file:line:col as is.
+  llvm::MapVector<llvm::StringRef, std::pair<unsigned, unsigned>> lines;
+  std::vector<std::string> other;
+  for (llvm::StringRef part : parts) {
+    auto [rest, col] = part.rsplit(':');
+    auto [file, lineText] = rest.rsplit(':');
+    unsigned line = 0, column = 0;
+    if (file.empty() || lineText.getAsInteger(10, line) || col.getAsInteger(10, column)) {
+      other.push_back(part.str());
+      continue;
+    }
+    if (parts.size() == 1)
+      return (llvm::sys::path::filename(file) + ":" + lineText + ":" + col).str();
+    auto [it, inserted] = lines.insert({file, {line, line}});
+    it->second.first = std::min(it->second.first, line);
+    it->second.second = std::max(it->second.second, line);
+  }
+  std::string out;
+  for (auto &[file, range] : lines) {
+    out += (out.empty() ? "" : ", ") + llvm::sys::path::filename(file).str() + ":" +
+           std::to_string(range.first);
+    if (range.second != range.first)
+      out += "-" + std::to_string(range.second);
+  }
+  for (const std::string &o : other)
+    out += (out.empty() ? "" : ", ") + o;
+  return out;
+}
+
+std::string neuronc::profile::absorbedText(llvm::ArrayRef<neff::AbsorbedOp> absorbed) {
+  if (absorbed.empty())
+    return "";
+  llvm::MapVector<llvm::StringRef, int> counts;
+  std::string locations;
+  for (const neff::AbsorbedOp &a : absorbed) {
+    ++counts[a.op];
+    if (!a.location.empty())
+      locations += (locations.empty() ? "" : "; ") + a.location;
+  }
+  std::string out;
+  for (auto &[op, n] : counts)
+    out += (out.empty() ? "" : ", ") + op.str() + (n > 1 ? " x" + std::to_string(n) : "");
+  if (!locations.empty())
+    out += " (" + shortLocation(locations) + ")";
+  return out;
+}
+
+const neff::Kernel *neuronc::profile::kernelRecord(const Profile &p, const KernelStats &k) {
+  for (const rt::Run *r : p.runs)
+    if (r->program && r->program->name == k.program)
+      for (const neff::Kernel &kernel : r->program->kernels)
+        if (kernel.name == k.name)
+          return &kernel;
+  return nullptr;
+}
+
+std::vector<OpNameTotal> neuronc::profile::opNameTotals(const Profile &p) {
+  llvm::MapVector<llvm::StringRef, OpNameTotal> byName;
+  for (const OpStats &o : p.ops) {
+    OpNameTotal &t = byName[o.name];
+    t.name = o.name;
+    ++t.rows;
+    t.calls += o.calls;
+    t.instructions += o.instructions;
+    t.deviceNs += o.deviceNs;
+  }
+  std::vector<OpNameTotal> totals;
+  for (auto &[name, t] : byName)
+    totals.push_back(std::move(t));
+  llvm::stable_sort(
+      totals, [](const OpNameTotal &a, const OpNameTotal &b) { return a.deviceNs > b.deviceNs; });
+  return totals;
+}
+
 std::string neuronc::profile::keyAveragesTable(const Profile &p, size_t rowLimit) {
   std::string out;
-  Table ops({{"Name", false},
-             {"Self Device %", true},
-             {"Self Device", true},
-             {"Device avg", true},
-             {"# of Calls", true},
-             {"Instrs", true},
-             {"HBM read", true},
-             {"HBM write", true}});
+  // Rows are source ops by name and location; a fused op also says what it
+  // absorbed, in a last column present when one did.
+  bool opsAbsorbed = llvm::any_of(p.ops, [](const OpStats &o) { return !o.absorbed.empty(); });
+  std::vector<std::pair<std::string, bool>> opColumns = {
+      {"Name", false},       {"Location", false},  {"Self Device %", true},
+      {"Self Device", true}, {"Device avg", true}, {"# of Calls", true},
+      {"Instrs", true},      {"HBM read", true},   {"HBM write", true}};
+  if (opsAbsorbed)
+    opColumns.push_back({"Absorbed", false});
+  Table ops(opColumns);
   size_t n = 0;
   for (const OpStats &o : p.ops) {
     if (rowLimit && n++ >= rowLimit)
       break;
-    ops.add({o.name, pct(o.deviceNs, p.deviceNs), formatNs(o.deviceNs),
-             formatNs(o.deviceNs / std::max<int64_t>(1, o.calls)), std::to_string(o.calls),
-             std::to_string(o.instructions), formatBytes(o.hbmReadBytes),
-             formatBytes(o.hbmWriteBytes)});
+    std::vector<std::string> row = {o.name,
+                                    shortLocation(o.location),
+                                    pct(o.deviceNs, p.deviceNs),
+                                    formatNs(o.deviceNs),
+                                    formatNs(o.deviceNs / std::max<int64_t>(1, o.calls)),
+                                    std::to_string(o.calls),
+                                    std::to_string(o.instructions),
+                                    formatBytes(o.hbmReadBytes),
+                                    formatBytes(o.hbmWriteBytes)};
+    if (opsAbsorbed)
+      row.push_back(absorbedText(o.absorbed));
+    ops.add(std::move(row));
   }
   out += ops.render();
   std::string tail;
@@ -95,21 +184,54 @@ std::string neuronc::profile::keyAveragesTable(const Profile &p, size_t rowLimit
   os << bucketSummaryText(p) << "\n";
   out += tail;
 
-  Table ks({{"Kernel", false},
-            {"Kind", false},
-            {"Source", false},
-            {"Self Device %", true},
-            {"Self Device", true},
-            {"# of Calls", true},
-            {"Verdict", false},
-            {"Measured", false}});
+  // Per-name totals, when some name is at several locations.
+  std::vector<OpNameTotal> totals = opNameTotals(p);
+  if (llvm::any_of(totals, [](const OpNameTotal &t) { return t.rows > 1; })) {
+    out += "By op name (the rows above summed over their locations):\n";
+    Table byName({{"Name", false},
+                  {"Self Device %", true},
+                  {"Self Device", true},
+                  {"# of Calls", true},
+                  {"Instrs", true},
+                  {"Locations", true}});
+    n = 0;
+    for (const OpNameTotal &t : totals) {
+      if (rowLimit && n++ >= rowLimit)
+        break;
+      byName.add({t.name, pct(t.deviceNs, p.deviceNs), formatNs(t.deviceNs),
+                  std::to_string(t.calls), std::to_string(t.instructions), std::to_string(t.rows)});
+    }
+    out += byName.render() + "\n";
+  }
+
+  std::vector<const neff::Kernel *> records;
+  for (const KernelStats &k : p.kernels)
+    records.push_back(kernelRecord(p, k));
+  bool kernelsAbsorbed =
+      llvm::any_of(records, [](const neff::Kernel *r) { return r && !r->absorbed.empty(); });
+  std::vector<std::pair<std::string, bool>> kernelColumns = {
+      {"Kernel", false},    {"Kind", false},         {"Source", false},
+      {"Location", false},  {"Self Device %", true}, {"Self Device", true},
+      {"# of Calls", true}, {"Verdict", false},      {"Measured", false}};
+  if (kernelsAbsorbed)
+    kernelColumns.push_back({"Absorbed", false});
+  Table ks(kernelColumns);
   n = 0;
-  for (const KernelStats &k : p.kernels) {
+  for (auto [k, record] : llvm::zip(p.kernels, records)) {
     if (rowLimit && n++ >= rowLimit)
       break;
-    ks.add({k.program + "/" + k.name, k.kind, k.source, pct(k.deviceNs, p.deviceNs),
-            formatNs(k.deviceNs), std::to_string(k.calls), k.verdict.verdict,
-            k.verdict.evidence});
+    std::vector<std::string> row = {k.program + "/" + k.name,
+                                    k.kind,
+                                    k.source,
+                                    shortLocation(k.location),
+                                    pct(k.deviceNs, p.deviceNs),
+                                    formatNs(k.deviceNs),
+                                    std::to_string(k.calls),
+                                    k.verdict.verdict,
+                                    k.verdict.evidence};
+    if (kernelsAbsorbed)
+      row.push_back(record ? absorbedText(record->absorbed) : "");
+    ks.add(std::move(row));
   }
   out += ks.render();
   out += bottleneckText(p);

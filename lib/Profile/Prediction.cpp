@@ -1,13 +1,11 @@
-//===- Prediction.cpp - Measured against the static prediction ------------===//
+//===- Prediction.cpp - Measured against the prediction -------------------===//
 //
-// neuron-inspect predicts each kernel's time from its instructions' cost
-// formulas (the static roofline: the busiest resource, or the latency of a
-// load -> compute -> store chain), assuming every resource overlaps the
-// others perfectly. The profile measures it. When the two differ by more
-// than 1.5x, the profile says why, from what the timeline measured: the
-// engines waited on each other, the DMA queues moved bytes below their
-// rate, a resource was busier than its instructions' formulas, or the
-// kernel was too short for the prediction's latency floor.
+// neuron-inspect predicts each kernel by replaying its program alone on one
+// core without data (Replay.cpp). A profile measures the kernel where it
+// really ran: with other cores sharing the chip's HBM, or after other runs.
+// When the two spans differ by more than 1.5x, or the verdicts differ, the
+// profile says why from what the two timelines measured: the HBM shared
+// with other cores, the DMA rate, the resource that bounds each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,46 +27,42 @@ std::string ratioText(double r) {
   return s;
 }
 
+std::string percentText(double fraction) {
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format("%.1f %%", 100 * fraction);
+  return s;
+}
+
+/// The first clause of a verdict's evidence: what decided it.
+std::string decidingEvidence(const Verdict &v) {
+  return v.evidence.substr(0, v.evidence.find(';'));
+}
+
 } // namespace
 
-std::string neuronc::profile::explainPrediction(const KernelStats &k) {
-  if (k.predictedNs <= 0 || k.spanNs <= 0)
+std::string neuronc::profile::explainPrediction(const KernelStats &k, const KernelStats &alone) {
+  if (alone.calls == 0 || alone.spanNs <= 0 || k.calls == 0 || k.spanNs <= 0)
     return {};
-  double ratio = k.spanNs / k.predictedNs;
-  if (ratio <= kAgree && ratio >= 1 / kAgree)
+  double predicted = alone.spanNs / alone.calls, measured = k.spanNs / k.calls;
+  double ratio = measured / predicted;
+  bool sameVerdict = k.verdict.verdict == alone.verdict.verdict;
+  if (sameVerdict && ratio <= kAgree && ratio >= 1 / kAgree)
     return {};
-  std::string head = "measured " + formatNs(k.spanNs) + ", " + ratioText(ratio) +
-                     " the static prediction of " + formatNs(k.predictedNs) + " (" +
-                     k.predictedVerdict + "): ";
+  std::string head = "measured " + formatNs(measured) + " per call (" + k.verdict.verdict +
+                     "), " + ratioText(ratio) + " the prediction of " + formatNs(predicted) +
+                     " alone (" + alone.verdict.verdict + "): ";
+  const Utilization &here = k.utilization, &there = alone.utilization;
+  if (k.evidence.hbmSharers > 1 && ratio > 1)
+    return head + std::to_string(k.evidence.hbmSharers) +
+           " cores shared the chip's HBM, so the DMA queues moved " +
+           percentText(here.dma) + " of their peak vs " + percentText(there.dma) +
+           " alone (MBU " + percentText(here.hbm) + " vs " + percentText(there.hbm) + ")";
   if (ratio < 1)
-    return head + "the prediction's latency floor (a load -> compute -> store chain per "
-                  "kernel) is above what ran, where the kernel's loads overlapped its "
-                  "neighbours'";
-  const std::string &v = k.verdict.verdict;
-  // The evidence's first clause: what decided the measured verdict.
-  std::string measured = k.verdict.evidence.substr(0, k.verdict.evidence.find(';'));
-  if (llvm::StringRef(v).starts_with("dependency-bound"))
-    return head + "the static bound assumes the engines and queues overlap perfectly; here " +
-           measured;
-  if (llvm::StringRef(v).starts_with("DMA-bound") ||
-      (llvm::StringRef(v).starts_with("memory-bound") && !k.verdict.hint.empty()))
-    return head + "the transfers moved bytes below the queues' rate (" + measured + ")";
-  if (llvm::StringRef(v).starts_with("latency-bound"))
-    return head + "a short kernel pays DMA start latencies and semaphore hops the static "
-                  "latency floor counts once";
-  if (llvm::StringRef(v).starts_with("issue-bound"))
-    return head + "instructions waited on their engines' fixed costs and ports (no semaphore "
-                  "wait), which the formulas count per engine, not in sequence";
-  // A resource bound: busier than its formulas, or a different resource.
-  if (k.predictedVerdict != v)
-    return head + "the static model expected " + k.predictedVerdict + ", the timeline measured " +
-           v + " (" + measured +
-           "): engines sharing a port or an SBUF/PSUM path, and instruction overheads, add to "
-           "the busiest resource";
-  return head +
-         "the bounding resource was busier than its instructions' formulas (shared "
-         "ports, per-instruction overheads) or not busy all the time (" +
-         measured + ")";
+    return head + "the kernel started while earlier work was still running, so its loads "
+                  "overlapped it; here " +
+           decidingEvidence(k.verdict);
+  return head + "here " + decidingEvidence(k.verdict) + "; alone " +
+         decidingEvidence(alone.verdict);
 }
 
 std::string neuronc::profile::predictionText(const Profile &p, size_t limit) {
@@ -77,14 +71,16 @@ std::string neuronc::profile::predictionText(const Profile &p, size_t limit) {
     if (!k.predictionNote.empty())
       apart.push_back(&k);
   if (apart.empty())
-    return "Measured and static predictions agree within 1.5x for every kernel\n";
+    return "Measured and predicted (each program replayed alone, as neuron-inspect does) agree "
+           "within 1.5x, with the same verdicts, for every kernel\n";
   llvm::stable_sort(apart, [](const KernelStats *a, const KernelStats *b) {
     return a->spanNs - a->predictedNs > b->spanNs - b->predictedNs;
   });
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << "Measured vs static prediction, " << apart.size()
-     << " kernel(s) more than 1.5x apart (largest gap first):\n";
+  os << "Measured vs predicted (each program replayed alone, as neuron-inspect does), "
+     << apart.size() << " kernel(s) more than 1.5x apart or with another verdict (largest gap "
+     << "first):\n";
   for (size_t i = 0; i < apart.size() && i < limit; ++i)
     os << "  " << apart[i]->program << "/" << apart[i]->name << ": " << apart[i]->predictionNote
        << "\n";

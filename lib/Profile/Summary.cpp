@@ -1,6 +1,6 @@
 //===- Summary.cpp - Summary metrics and verdicts as JSON -----------------===//
 
-#include "neuronc/Profile/Profile.h"
+#include "SourceOps.h"
 
 #include <algorithm>
 
@@ -12,13 +12,23 @@ using llvm::json::Value;
 
 namespace {
 
+/// The source ops a fused kernel absorbed: [{"op", "location"}, ...].
+Array absorbedJson(llvm::ArrayRef<neff::AbsorbedOp> absorbed) {
+  Array out;
+  for (const neff::AbsorbedOp &a : absorbed)
+    out.push_back(Object{{"op", a.op}, {"location", a.location}});
+  return out;
+}
+
 Object utilizationJson(const Utilization &u) {
   return Object{{"tensor_engine_active_percent", 100 * u.tensor},
                 {"vector_engine_active_percent", 100 * u.vector},
                 {"scalar_engine_active_percent", 100 * u.scalar},
                 {"gpsimd_engine_active_percent", 100 * u.gpsimd},
                 {"dma_queue_active_percent", 100 * u.dma},
-                {"mbu_percent", 100 * u.hbm},
+                {"mbu_percent", 100 * u.mbu()},
+                {"hbm_mbu_percent", 100 * u.hbm},
+                {"dma_mbu_percent", 100 * u.dmaMbu},
                 {"mfu_percent", 100 * u.mfu}};
 }
 
@@ -102,11 +112,17 @@ Value neuronc::profile::summaryJson(const Profile &p) {
     for (int e = 0; e < 4; ++e)
       instructions[engines[e]] = k.instructions[e];
     instructions["dma"] = k.dmaTransfers;
+    const neff::Kernel *record = kernelRecord(p, k);
+    llvm::ArrayRef<neff::AbsorbedOp> absorbed;
+    if (record)
+      absorbed = record->absorbed;
     kernels.push_back(Object{{"program", k.program},
                              {"name", k.name},
                              {"kind", k.kind},
                              {"source", k.source},
                              {"location", k.location},
+                             {"absorbed", absorbedText(absorbed)},
+                             {"absorbed_ops", absorbedJson(absorbed)},
                              {"calls", k.calls},
                              {"device_time_ns", k.deviceNs},
                              {"device_time_percent", p.deviceNs > 0 ? 100 * k.deviceNs / p.deviceNs : 0},
@@ -127,6 +143,9 @@ Value neuronc::profile::summaryJson(const Profile &p) {
   Array ops;
   for (const OpStats &o : p.ops)
     ops.push_back(Object{{"name", o.name},
+                         {"location", o.location},
+                         {"absorbed", absorbedText(o.absorbed)},
+                         {"absorbed_ops", absorbedJson(o.absorbed)},
                          {"calls", o.calls},
                          {"device_time_ns", o.deviceNs},
                          {"device_time_percent", p.deviceNs > 0 ? 100 * o.deviceNs / p.deviceNs : 0},
@@ -135,6 +154,13 @@ Value neuronc::profile::summaryJson(const Profile &p) {
                          {"hbm_read_bytes", o.hbmReadBytes},
                          {"hbm_write_bytes", o.hbmWriteBytes},
                          {"kernels", Array(o.kernels)}});
+  Array opsByName;
+  for (const OpNameTotal &t : opNameTotals(p))
+    opsByName.push_back(Object{{"name", t.name},
+                               {"locations", t.rows},
+                               {"calls", t.calls},
+                               {"device_time_ns", t.deviceNs},
+                               {"instructions", t.instructions}});
   Array buckets;
   for (const BucketUse &u : bucketUses(p))
     buckets.push_back(Object{{"entry", u.entry},
@@ -159,7 +185,8 @@ Value neuronc::profile::summaryJson(const Profile &p) {
                 {"summary", std::move(summary)},
                 {"metric_definitions", std::move(definitions)},
                 {"kernels", std::move(kernels)},
-                {"ops", std::move(ops)}};
+                {"ops", std::move(ops)},
+                {"ops_by_name", std::move(opsByName)}};
 }
 
 double neuronc::profile::medianOf(llvm::ArrayRef<double> sorted) {

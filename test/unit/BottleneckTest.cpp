@@ -25,7 +25,8 @@ KernelEvidence withDma(double busy, double fractionOfRate, int64_t run) {
   ev.dmaBytes = static_cast<int64_t>(ev.dmaBusyNs * trn1().dmaBytesPerNsPerEngine * fractionOfRate);
   ev.dmaRuns = ev.dmaBytes / run;
   ev.utilization.dma = busy;
-  ev.utilization.hbm = ev.dmaBytes / ev.spanNs / trn1().memoryGBps();
+  ev.utilization.dmaMbu = ev.dmaBytes / ev.spanNs / trn1().dmaGBps();
+  ev.utilization.hbm = ev.dmaBytes / ev.spanNs / trn1().chipHbmGBps;
   return ev;
 }
 
@@ -35,7 +36,8 @@ TEST(Bottleneck, BandwidthAtThePeakIsMemoryBound) {
   KernelEvidence ev = withDma(0.95, 0.94, 4096);
   Verdict v = diagnose(ev, trn1());
   EXPECT_EQ(v.verdict, "memory-bound (HBM)");
-  EXPECT_EQ(v.evidence, "MBU 89.3 % (>= 60 % is good); also DMA queues 95.0 %");
+  EXPECT_EQ(v.evidence, "MBU 89.3 % (>= 60 % is good; HBM 29.6 %, DMA 89.3 %); also DMA queues "
+                        "95.0 %");
   EXPECT_EQ(v.hint, "");
 }
 
@@ -100,29 +102,87 @@ TEST(Bottleneck, OnlyShortKernelsAreLatencyBound) {
   EXPECT_EQ(diagnose(ev, trn1()).verdict, "issue-bound (fixed costs per instruction)");
 }
 
-TEST(Bottleneck, MeasuredAndPredictedAgreeOrSayWhy) {
-  KernelStats k;
-  k.spanNs = 5.5e6;
-  k.predictedNs = 2.9e6;
-  k.predictedVerdict = "compute-bound (TensorE)";
-  k.verdict.verdict = "dependency-bound (TensorE waits on DMA loads)";
-  k.verdict.evidence = "TensorE waited 49.5 % of the kernel's time on DMA loads (neuron.matmul "
-                       "at m.mlir:5:8); no resource busy more than 57.4 %";
-  EXPECT_EQ(explainPrediction(k),
-            "measured 5.500 ms, 1.9x the static prediction of 2.900 ms (compute-bound "
-            "(TensorE)): the static bound assumes the engines and queues overlap perfectly; "
-            "here TensorE waited 49.5 % of the kernel's time on DMA loads (neuron.matmul at "
-            "m.mlir:5:8)");
-  k.spanNs = 4.0e6; // within 1.5x
-  EXPECT_EQ(explainPrediction(k), "");
-  k.spanNs = 1.0e6; // below: the latency floor
-  EXPECT_NE(explainPrediction(k).find("0.3x the static prediction"), std::string::npos);
-  // A different resource than predicted.
-  k.spanNs = 9e6;
-  k.verdict.verdict = "engine-bound (VectorE)";
-  k.verdict.evidence = "VectorE active 91.0 % (>= 90 % active is good)";
-  EXPECT_NE(explainPrediction(k).find("the static model expected compute-bound (TensorE), the "
-                                      "timeline measured engine-bound (VectorE)"),
+TEST(Bottleneck, OperandsReadTwiceAreCapacityBound) {
+  KernelEvidence ev = withDma(0.9, 0.9, 4096);
+  ev.hbmReadBytes = ev.dmaBytes;
+  ev.hbmDistinctReadBytes = ev.dmaBytes / 4;
+  Verdict v = diagnose(ev, trn1());
+  EXPECT_EQ(v.verdict, "capacity-bound (SBUF: operands re-read)");
+  EXPECT_EQ(v.evidence.substr(0, 47), "HBM reads 210.1 MiB of 52.5 MiB distinct (4.0x)");
+  // Read once: the bandwidth.
+  ev.hbmDistinctReadBytes = ev.dmaBytes;
+  EXPECT_EQ(diagnose(ev, trn1()).verdict, "memory-bound (HBM)");
+}
+
+TEST(Bottleneck, TensorESaysWhetherItIsFed) {
+  KernelEvidence ev = withDma(0.2, 0.9, 4096);
+  ev.utilization.tensor = 0.9;
+  ev.utilization.mfu = 0.3;
+  ev.multiplyNs = 0.3e6;
+  ev.stationaryNs = 0.6e6;
+  Verdict v = diagnose(ev, trn1());
+  EXPECT_EQ(v.verdict, "compute-bound (TensorE under-fed: stationary reloads)");
+  EXPECT_NE(v.evidence.find("multiplies 33.3 %, stationary loads 66.7 %, transposes 0.0 %"),
             std::string::npos)
-      << explainPrediction(k);
+      << v.evidence;
+  ev.stationaryNs = 0.1e6;
+  ev.transposeNs = 0.5e6;
+  EXPECT_EQ(diagnose(ev, trn1()).verdict, "compute-bound (TensorE under-fed: transposes)");
+  ev.multiplyNs = 0.8e6;
+  EXPECT_EQ(diagnose(ev, trn1()).verdict, "compute-bound (TensorE)");
+}
+
+TEST(Bottleneck, EnginesCopyingOutOfPsumArePsumEvictionBound) {
+  KernelEvidence ev = withDma(0.2, 0.9, 4096);
+  ev.utilization.vector = 0.8;
+  ev.psumReadNs[static_cast<int>(isa::Engine::vector)] = 0.6e6;
+  Verdict v = diagnose(ev, trn1());
+  EXPECT_EQ(v.verdict, "PSUM-eviction-bound (VectorE)");
+  EXPECT_EQ(v.evidence.substr(0, 71),
+            "VectorE active 80.0 %, 75.0 % of it reading matmul results out of PSUM");
+  ev.psumReadNs = {};
+  EXPECT_EQ(diagnose(ev, trn1()).verdict, "engine-bound (VectorE)");
+}
+
+TEST(Bottleneck, LongRunsHeldBySharedHbmAreMemoryBound) {
+  // Two cores: 4 KiB runs (over 90 % of the rate alone) moving at 45 %.
+  KernelEvidence ev = withDma(0.95, 0.45, 4096);
+  ev.hbmSharers = 2;
+  Verdict v = diagnose(ev, trn1());
+  EXPECT_EQ(v.verdict, "memory-bound (HBM)");
+  EXPECT_NE(v.evidence.find("2 cores shared the chip's HBM"), std::string::npos) << v.evidence;
+  // Alone, the same numbers are the transfers' fault.
+  ev.hbmSharers = 1;
+  EXPECT_EQ(diagnose(ev, trn1()).verdict, "DMA-bound (short transfers)");
+}
+
+TEST(Bottleneck, MeasuredAndPredictedAgreeOrSayWhy) {
+  KernelStats alone, k;
+  alone.calls = k.calls = 1;
+  alone.spanNs = 2.0e6;
+  alone.verdict.verdict = k.verdict.verdict = "memory-bound (HBM)";
+  alone.verdict.evidence = "MBU 93.0 % (>= 60 % is good)";
+  alone.utilization.dma = 0.9;
+  alone.utilization.hbm = 0.93;
+  k.spanNs = 2.2e6; // within 1.5x, the same verdict
+  EXPECT_EQ(explainPrediction(k, alone), "");
+  // Two cores sharing the HBM.
+  k.spanNs = 3.8e6;
+  k.evidence.hbmSharers = 2;
+  k.utilization.dma = 0.47;
+  k.utilization.hbm = 0.49;
+  k.verdict.evidence = "MBU 49.0 % (>= 60 % is good); 2 cores shared the chip's HBM";
+  EXPECT_EQ(explainPrediction(k, alone),
+            "measured 3.800 ms per call (memory-bound (HBM)), 1.9x the prediction of 2.000 ms "
+            "alone (memory-bound (HBM)): 2 cores shared the chip's HBM, so the DMA queues moved "
+            "47.0 % of their peak vs 90.0 % alone (MBU 49.0 % vs 93.0 %)");
+  // Another verdict in the same time is explained too.
+  k.spanNs = 2.1e6;
+  k.evidence.hbmSharers = 1;
+  k.verdict.verdict = "dependency-bound (TensorE waits on DMA loads)";
+  k.verdict.evidence = "TensorE waited 49.5 % of the kernel's time on DMA loads; more";
+  EXPECT_EQ(explainPrediction(k, alone),
+            "measured 2.100 ms per call (dependency-bound (TensorE waits on DMA loads)), 1.1x "
+            "the prediction of 2.000 ms alone (memory-bound (HBM)): here TensorE waited 49.5 % "
+            "of the kernel's time on DMA loads; alone MBU 93.0 % (>= 60 % is good)");
 }

@@ -30,8 +30,25 @@ TEST(Neff, RoundTripsEveryField) {
   for (const SectionInfo &s : sections)
     names.push_back(s.name);
   for (const char *n : {"meta", "strings", "p0.scalar", "p0.q2", "p0.q3", "p0.dma", "p0.debug",
-                        "p0.cost", "const"})
+                        "p0.cost", "p0.absorbed", "const"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+}
+
+TEST(Neff, AbsorbedOpsAreAnOptionalSection) {
+  Executable exe = sample();
+  auto back = readNeff(writeNeff(exe));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  ASSERT_EQ(back->programs[0].kernels[0].absorbed.size(), 2u);
+  EXPECT_EQ(back->programs[0].kernels[0].absorbed[0].op, "neuron.mul");
+  EXPECT_EQ(back->programs[0].kernels[0].absorbed[1].location, "model.mlir:3:5");
+  // A program without fused kernels has no such section (written as before).
+  exe.programs[0].kernels[0].absorbed.clear();
+  std::vector<SectionInfo> sections;
+  back = readNeff(writeNeff(exe), &sections);
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_TRUE(*back == exe);
+  for (const SectionInfo &s : sections)
+    EXPECT_NE(s.name, "p0.absorbed");
 }
 
 TEST(Neff, BucketSignatureRoundTrips) {

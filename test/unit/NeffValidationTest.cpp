@@ -138,6 +138,9 @@ TEST(NeffValidation, Container) {
             "section 'p0.debug' is missing");
   EXPECT_EQ(resealed([](auto &b) { rename(b, "p0.q3", "p0.q4"); }),
             "section 'p0.q3' is missing though the stream mask lists it");
+  // An optional section may be missing, and one the reader does not know is
+  // ignored: a newer writer's section reads as its absence.
+  EXPECT_EQ(resealed([](auto &b) { rename(b, "p0.absorbed", "p0.future"); }), "");
 }
 
 TEST(NeffValidation, Records) {
@@ -177,6 +180,15 @@ TEST(NeffValidation, Records) {
 /// The byte offset of section `name`'s data.
 size_t dataOf(const std::vector<uint8_t> &b, llvm::StringRef name) {
   return get<uint64_t>(b, entryOf(b, name) + 16);
+}
+
+TEST(NeffValidation, AbsorbedOpsNameKernels) {
+  // p0.absorbed: u32 count, then (u32 kernel, str op, str location) each.
+  EXPECT_EQ(resealed([](auto &b) { put<uint32_t>(b, dataOf(b, "p0.absorbed") + 4, 5); }),
+            "section 'p0.absorbed': absorbed op 0 names kernel 5 of 1");
+  EXPECT_EQ(resealed([](auto &b) { put<uint32_t>(b, dataOf(b, "p0.absorbed"), 1000); }),
+            "section 'p0.absorbed': absorbed op count is 1000, more than the 24 bytes left can "
+            "hold");
 }
 
 TEST(NeffValidation, StreamRecordBytes) {

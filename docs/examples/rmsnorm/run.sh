@@ -64,7 +64,8 @@ except ImportError:
 PY
 echo
 echo "== Where the naive program's device time goes (key averages by source op) =="
-sed -n '1,/^Self device time total/p' "$OUT/naive/key_averages.txt"
+# The source ops by name and location, then summed by name (up to the kernels).
+awk '/^$/ && ++blank == 2 { exit } { print }' "$OUT/naive/key_averages.txt"
 echo
 echo "Profiles: $OUT/{naive,builtin,fused}/"
 echo "  report.html  open in a browser (no network needed): timeline, tables, roofline"

@@ -28,6 +28,9 @@ std::string formatSourceLocation(mlir::Location loc);
 /// The source op name a location carries (`neuron.mul`, or an exporter's
 /// `aten::mul`), or "".
 std::string locationOpName(mlir::Location loc);
+/// The source ops a fused op's location names (fusion names each member
+/// after its op), in source order; empty for a location of one op.
+std::vector<neff::AbsorbedOp> absorbedSourceOps(mlir::Location loc);
 
 } // namespace neuronc
 

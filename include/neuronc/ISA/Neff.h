@@ -89,10 +89,20 @@ struct CostTable {
   bool operator==(const CostTable &) const = default;
 };
 
+/// A source op a fused kernel stands for.
+struct AbsorbedOp {
+  std::string op;       ///< `neuron.mul`, or the exporter's name (`aten::mul`)
+  std::string location; ///< file:line:col
+  bool operator==(const AbsorbedOp &) const = default;
+};
+
 /// One kernel: a named span of the program's instructions.
 struct Kernel {
   std::string name, kind, source, location;
   CostTable cost;
+  /// The source ops a fused kernel absorbed, in source order; empty for a
+  /// kernel of one op (section p<i>.absorbed).
+  std::vector<AbsorbedOp> absorbed;
   bool operator==(const Kernel &) const = default;
 };
 

@@ -30,6 +30,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,13 @@ namespace neuronc::profile {
 struct Utilization {
   double tensor = 0, vector = 0, scalar = 0, gpsimd = 0;
   double dma = 0; ///< any DMA queue moving data
-  double hbm = 0; ///< MBU: HBM bytes over time at the modeled peak bandwidth
+  /// HBM-MBU: HBM bytes (read + written) over time against the HBM bandwidth
+  /// the core could draw (the chip's, divided among the cores running).
+  double hbm = 0;
+  /// DMA-MBU: bytes the DMA queues moved over time against their peak.
+  double dmaMbu = 0;
+  /// MBU, the busier of the two memory paths.
+  double mbu() const { return hbm > dmaMbu ? hbm : dmaMbu; }
   double mfu = 0; ///< matmul FLOPs over time at TensorE's bf16 peak
 };
 
@@ -67,8 +74,20 @@ struct KernelEvidence {
   /// 0-3, DMA loads into SBUF/PSUM (4), DMA stores and HBM-to-HBM copies (5).
   std::array<std::array<double, 6>, 5> waitNs{};
   /// The source op and location of the producer whose signals held the
-  /// busiest consumer longest ("neuron.matmul at m.mlir:5:8").
-  std::string topProducer;
+  /// busiest consumer longest ("neuron.matmul at m.mlir:5:8"), and of the
+  /// consumer instructions it held.
+  std::string topProducer, topConsumer;
+  /// HBM bytes read by direct transfers (not gathers), and the distinct HBM
+  /// bytes those reads cover: reads above the distinct bytes re-read
+  /// operands that did not stay in SBUF.
+  int64_t hbmReadBytes = 0, hbmDistinctReadBytes = 0;
+  /// Busy time of each compute engine's instructions that read PSUM (the
+  /// evictions of matmul results), and TensorE's split: load_stationary,
+  /// multiply_moving and PE transposes.
+  std::array<double, 4> psumReadNs{};
+  double stationaryNs = 0, multiplyNs = 0, transposeNs = 0;
+  /// Cores whose runs shared the chip's HBM with this kernel's (1: alone).
+  int hbmSharers = 1;
 };
 
 /// Device time of one kernel, over every call.
@@ -89,11 +108,17 @@ struct KernelStats {
   Utilization utilization;            ///< within its own spans
   KernelEvidence evidence;            ///< the timeline facts of its verdict
   Verdict verdict;
-  /// The static roofline (neuron-inspect's) of its calls, and its verdict.
+  /// The static roofline of its calls (the busiest resource at its peak,
+  /// every resource overlapping the others) and the resource it names.
+  double boundNs = 0;
+  std::string boundResource;
+  /// neuron-inspect's prediction: the span and verdict of the kernel in a
+  /// replay of its program alone on one core, without data (replay()).
+  /// Zero and empty when there is none (the profile itself is a replay).
   double predictedNs = 0;
   std::string predictedVerdict;
-  /// Why the measured span is more than 1.5x the prediction (or below
-  /// it), empty when they agree (Prediction.cpp).
+  /// Why the measured span is more than 1.5x the prediction (or below it),
+  /// or the verdicts differ; empty when they agree (Prediction.cpp).
   std::string predictionNote;
 };
 
@@ -109,9 +134,15 @@ struct Opportunity {
   std::string hint;                 ///< the hint of the largest kernel
 };
 
-/// Device time of one source op (by name), over every kernel it is in.
+/// Device time of one source op (by name and location: two ops of one
+/// name at two lines are two), over every kernel it is in.
 struct OpStats {
   std::string name;
+  /// As the debug map records it: file:line:col, several joined by "; "
+  /// for a fused op (empty when the source had none).
+  std::string location;
+  /// The source ops a fused op absorbed, in source order (its kernel's).
+  std::vector<neff::AbsorbedOp> absorbed;
   int64_t calls = 0;     ///< kernel runs it took part in
   double deviceNs = 0;   ///< attributed
   double busyNs = 0;     ///< its instructions' engine and DMA busy time
@@ -137,11 +168,17 @@ struct Profile {
   /// The roofline lower bound of every run: max(matmul FLOPs / TensorE's
   /// bf16 peak, HBM bytes / memory bandwidth) per kernel, summed.
   double lowerBoundNs = 0;
+  /// The runs of a replay (replay()), which `runs` points into.
+  std::vector<std::shared_ptr<rt::Run>> replayed;
 };
 
-/// Why `kernel`'s measured span and its static prediction differ by more
-/// than 1.5x, in words, or empty when they agree.
-std::string explainPrediction(const KernelStats &kernel);
+/// Why `kernel`'s measurement and `alone`, the same kernel in its
+/// program's replay, differ (spans more than 1.5x apart, or another
+/// verdict), in words, or empty when they agree.
+std::string explainPrediction(const KernelStats &kernel, const KernelStats &alone);
+/// Fills every kernel's prediction (predictedNs, predictedVerdict,
+/// predictionNote) from a replay of each profiled program alone.
+llvm::Error predictKernels(Profile &profile);
 /// The kernels whose measurement and prediction differ, largest gap first
 /// (at most `limit`), one line each with the explanation.
 std::string predictionText(const Profile &profile, size_t limit = 5);
@@ -176,8 +213,19 @@ std::pair<int, int> dominantWait(const KernelEvidence &evidence);
 Verdict diagnose(const KernelEvidence &evidence, const HardwareModel &hw);
 
 /// Builds the profile of every finished run the runtime holds (it must have
-/// traced the device).
+/// traced the device), each kernel with its prediction (replay()).
 llvm::Expected<Profile> analyze(const rt::Runtime &runtime);
+/// Builds the profile of `runs` (finished, device-traced) timed on `hw`.
+/// With `predict`, each kernel's prediction comes from replaying its
+/// program alone.
+llvm::Expected<Profile> analyzeRuns(const HardwareModel &hw, std::vector<const rt::Run *> runs,
+                                    bool predict);
+/// neuron-inspect's prediction (Replay.cpp): every program of `exe` replayed
+/// alone on core 0 of `hw` without data, timing only. What its instruction
+/// streams and the cost formulas say (DMA efficiency, semaphore
+/// dependencies, ports), with no other core's traffic; its kernels carry
+/// the verdicts a profile would give.
+llvm::Expected<Profile> replay(const neff::Executable &exe, const HardwareModel &hw);
 
 /// The key-averages table: one row per source op, then one per kernel,
 /// sorted by device time; at most `rowLimit` rows each (0: all).
@@ -186,7 +234,8 @@ std::string keyAveragesTable(const Profile &profile, size_t rowLimit = 0);
 llvm::json::Value summaryJson(const Profile &profile);
 /// The Chrome Trace Event document: host phases, one track per engine
 /// (TensorE as LoadStationary and MultiplyMoving rows), one per DMA queue,
-/// semaphore counters, and flows from each dispatch to its device run.
+/// semaphore counters; the host on its wall clock and the devices on the
+/// simulated clock from the first profiled run, apart (ChromeTrace.cpp).
 llvm::json::Value chromeTrace(const Profile &profile);
 /// The self-contained HTML report (no network): summary, engine timeline,
 /// key-averages, roofline chart.

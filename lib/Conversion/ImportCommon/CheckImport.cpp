@@ -27,6 +27,10 @@ using namespace mlir::neuron::import;
 
 namespace {
 
+/// The two ways past host code, ending the errors that reject it.
+constexpr llvm::StringLiteral kDropOrReturn =
+    "--drop-host-calls (or --return-printed, which keeps the printed values' work as outputs)";
+
 /// Every op the import converts, for "did you mean" suggestions.
 constexpr llvm::StringLiteral kSupported[] = {
     "tosa.add", "tosa.sub", "tosa.mul", "tosa.negate", "tosa.abs", "tosa.exp", "tosa.log",
@@ -184,8 +188,8 @@ struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImpo
       auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
       if (callee && callee.isExternal()) {
         op->emitError("neuronc cannot import the call to host function @")
-            << call.getCallee()
-            << ": device code cannot call the host; remove it or pass --drop-host-calls";
+            << call.getCallee() << ": device code cannot call the host; remove it or pass "
+            << kDropOrReturn;
         return;
       }
       op->emitError("neuronc cannot import the call to @")
@@ -194,13 +198,14 @@ struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImpo
     }
     if (name == "vector.print") {
       op->emitError("neuronc cannot import 'vector.print': printing is host-side code; "
-                    "remove it or pass --drop-host-calls");
+                    "remove it or pass ")
+          << kDropOrReturn;
       return;
     }
     if (name.starts_with("check.expect_")) {
       op->emitError("neuronc cannot import '")
           << name << "': it is a test assertion that runs on the host; remove it or pass "
-          << "--drop-host-calls";
+          << kDropOrReturn;
       return;
     }
     InFlightDiagnostic d = op->emitError("neuronc cannot import '") << name << "'";

@@ -43,14 +43,15 @@ std::string neuronc::formatSourceLocation(Location loc) {
 std::string neuronc::locationOpName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc)) {
     // An exporter's name inside ours wins: loc("neuron.mul"(loc("aten::mul"(...)))),
-    // unless ours fused several of them (a fused rmsnorm of aten::pow, aten::mean, ...).
+    // unless ours fused several of them (a fused rmsnorm of aten::pow, aten::mean, ...)
+    // or fused ops that had only our names (fusion names each member after its op).
     std::string inner = locationOpName(name.getChildLoc());
     if (auto fused = dyn_cast<FusedLoc>(name.getChildLoc())) {
       llvm::StringSet<> names;
       for (Location l : fused.getLocations())
         if (std::string n = locationOpName(l); !n.empty())
           names.insert(n);
-      if (names.size() > 1)
+      if (names.size() > 1 || llvm::StringRef(inner).starts_with("neuron."))
         return name.getName().str();
     }
     return inner.empty() ? name.getName().str() : inner;
@@ -62,6 +63,31 @@ std::string neuronc::locationOpName(Location loc) {
   if (auto call = dyn_cast<CallSiteLoc>(loc))
     return locationOpName(call.getCallee());
   return "";
+}
+
+std::vector<neff::AbsorbedOp> neuronc::absorbedSourceOps(Location loc) {
+  std::vector<neff::AbsorbedOp> out;
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return absorbedSourceOps(name.getChildLoc());
+  auto fused = dyn_cast<FusedLoc>(loc);
+  if (!fused)
+    return out;
+  // In source order: by file, line and column where the members have them.
+  SmallVector<std::pair<Location, FileLineColLoc>> members;
+  for (Location l : fused.getLocations())
+    members.push_back({l, l->findInstanceOf<FileLineColLoc>()});
+  llvm::stable_sort(members, [](auto a, auto b) {
+    if (!a.second || !b.second)
+      return a.second && !b.second;
+    return std::make_tuple(a.second.getFilename().strref(), a.second.getLine(),
+                           a.second.getColumn()) < std::make_tuple(b.second.getFilename().strref(),
+                                                                   b.second.getLine(),
+                                                                   b.second.getColumn());
+  });
+  for (auto [l, file] : members)
+    if (std::string op = locationOpName(l); !op.empty())
+      out.push_back({op, formatSourceLocation(l)});
+  return out;
 }
 
 namespace {
@@ -210,6 +236,7 @@ struct ProgramAssembler {
       k.kind = kernel.getKind().str();
       k.source = kernel.getSource().str();
       k.location = formatSourceLocation(kernel.getLoc());
+      k.absorbed = absorbedSourceOps(kernel.getLoc());
       out.kernels.push_back(std::move(k));
       for (Operation &op : kernel.getBodyBlock()) {
         if (!llvm::isa<nisa::InstructionOpInterface>(op))

@@ -62,8 +62,13 @@ std::string formatLocation(Location loc) {
     return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
             Twine(file.getColumn()))
         .str();
-  if (auto named = dyn_cast<NameLoc>(loc))
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    // The op name fusion wraps an absorbed op's location in says nothing the
+    // report does not (fusion::fusedLocation).
+    if (named.getName().strref().starts_with("neuron."))
+      return formatLocation(named.getChildLoc());
     return named.getName().str() + "@" + formatLocation(named.getChildLoc());
+  }
   // A fused op is where its last source op was (the one computing its value).
   if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
     return formatLocation(fused.getLocations().back());

@@ -54,8 +54,16 @@ int64_t fusion::bytesSaved(ArrayRef<Operation *> chain, Operation *fused) {
 
 Location fusion::fusedLocation(ArrayRef<Operation *> chain) {
   SmallVector<Location> locs;
-  for (Operation *op : chain)
-    locs.push_back(op->getLoc());
+  for (Operation *op : chain) {
+    // An op fused before already names the ops it stands for.
+    if (isa<FusedLoc>(op->getLoc())) {
+      locs.push_back(op->getLoc());
+      continue;
+    }
+    // Named after the op (an exporter's name stays inside), so that two ops
+    // at one location stay two and the executable can list what was absorbed.
+    locs.push_back(NameLoc::get(op->getName().getIdentifier(), op->getLoc()));
+  }
   return FusedLoc::get(chain.front()->getContext(), locs);
 }
 

@@ -34,7 +34,9 @@ std::string describe(Operation *op, llvm::StringRef role);
 int64_t bytesSaved(ArrayRef<Operation *> chain, Operation *fused);
 
 /// A fused location of all the chain's locations (so later stages can name
-/// the original ops).
+/// the original ops): each op's location inside a NameLoc of its op name
+/// (`loc("neuron.mul"("m.mlir":6:9))`), an already fused op's members as
+/// they are.
 Location fusedLocation(ArrayRef<Operation *> chain);
 
 /// Erases the chain's ops that are now dead, users first.

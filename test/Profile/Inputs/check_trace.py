@@ -12,14 +12,23 @@ Event Format (the JSON object form Perfetto and chrome://tracing load):
     row per DMA queue);
   * no two complete events of one thread overlap (each row is one
     sequencer);
-  * every flow start has its finish, later, with the same id, and flows go
-    from the host's dispatch to a device track;
+  * the host and the devices are on separate clocks: the host process is
+    labelled "wall clock", every NeuronCore process "device clock", and
+    otherData.clocks describes both and lists every run's host dispatch and
+    device start; device timestamps start at 0 (the first profiled run);
+    the host clock is drawn after the device clock, so no device event lies
+    inside a host slice; each run's device events lie within the device
+    span otherData gives it, and all end within the runs' summed device
+    time (the device clock has no host time in it); no flow joins the two
+    clocks (a flow, if any, pairs with its finish, later, on one clock);
+  * kernel slices match summary.json: one per call, their durations summed
+    per kernel equal its span_ns;
   * semaphore counters only grow, but for the reset to 0 at a run's start;
   * the host phases (copy-in, dispatch, execute, copy-out) carry the
     correlation ids of the device events.
 
 Then it recomputes, from the trace alone, the device time of each run, the
-HBM bytes, MBU, and the busy time per source op, and compares them with
+HBM bytes, MBU, and the busy time per source op (name and location), and compares them with
 summary.json (which neuronc computed from its own data structures).
 
 Usage: check_trace.py PROFILE_DIR [PROFILE_DIR ...]
@@ -104,17 +113,32 @@ def check(directory):
                 fail("overlap on %s: %s [%f, %f] and %s [%f, %f]" %
                      (names[key], n0, s0, e0, n1, s1, e1))
 
-    # Flows: dispatch (host) -> first instruction (device).
+    # Two clocks: the host's wall clock and the simulated device clock.
+    host_pids = {pid for (pid, tid), n in names.items() if tid is None} - device_pids
+    for pid in host_pids:
+        if "wall clock" not in names[(pid, None)]:
+            fail("host process %d is not labelled with its wall clock: %r" %
+                 (pid, names[(pid, None)]))
+    for pid in device_pids:
+        if "device clock" not in names[(pid, None)]:
+            fail("NeuronCore process %d is not labelled with the device clock: %r" %
+                 (pid, names[(pid, None)]))
+    clocks = doc.get("otherData", {}).get("clocks", {})
+    if not (isinstance(clocks.get("host"), str) and isinstance(clocks.get("device"), str)
+            and clocks["host"] != clocks["device"]):
+        fail("otherData.clocks does not describe two distinct clocks: %r" % clocks)
+    run_clocks = {r["correlation_id"]: r for r in clocks.get("runs", [])}
+    # Flows, if any, pair up and stay on one clock.
     starts = {e["id"]: e for e in events if e["ph"] == "s"}
     finishes = {e["id"]: e for e in events if e["ph"] == "f"}
-    if set(starts) != set(finishes) or not starts:
+    if set(starts) != set(finishes):
         fail("flow starts %s and finishes %s do not pair" % (sorted(starts), sorted(finishes)))
     for i, s in starts.items():
         f = finishes[i]
+        if (s["pid"] in device_pids) != (f["pid"] in device_pids):
+            fail("flow %d joins the host clock and the device clock" % i)
         if f["ts"] < s["ts"] - 1e-6:
             fail("flow %d finishes before it starts" % i)
-        if s["pid"] in device_pids or f["pid"] not in device_pids:
-            fail("flow %d does not go from the host to a device track" % i)
 
     # Semaphore counters only grow within a run (each run starts them at 0).
     last = {}
@@ -138,6 +162,59 @@ def check(directory):
     if not any(e["name"] == "execute" for e in host):
         fail("no execute phase on the host")
 
+    # The device clock starts at 0; the host clock is drawn after it, so no
+    # device event lies inside a host slice (where a trace placing runs at
+    # their dispatch draws them); otherData.clocks.runs gives each run's
+    # dispatch on the host axis and its span on the device axis.
+    on_device = [e for e in events if e["pid"] in device_pids and e["ph"] in ("X", "C")]
+    if on_device and abs(min(e["ts"] for e in on_device)) > 1e-6:
+        fail("device timestamps start at %f us, not 0" % min(e["ts"] for e in on_device))
+    for h in host:
+        if h["ph"] != "X":
+            continue
+        inside = [e for e in on_device if h["ts"] <= e["ts"] <= h["ts"] + h["dur"]]
+        if inside:
+            fail("%d device events lie inside the host slice %s [%f, %f] us, e.g. %r" %
+                 (len(inside), h["name"], h["ts"], h["ts"] + h["dur"], inside[0]))
+    dispatch = {e["args"]["correlation_id"]: e for e in host if e["name"] == "dispatch"}
+    by_run = collections.defaultdict(list)
+    for e in device:
+        by_run[e["args"]["correlation_id"]].append(e)
+    for rid, evs in by_run.items():
+        r = run_clocks.get(rid)
+        if r is None:
+            fail("otherData.clocks.runs lacks run %d" % rid)
+        if abs(r["host_dispatch_us"] - dispatch[rid]["ts"]) > 1e-6:
+            fail("run %d: host_dispatch_us %f is not its dispatch's %f" %
+                 (rid, r["host_dispatch_us"], dispatch[rid]["ts"]))
+        lo, hi = min(e["ts"] for e in evs), max(e["ts"] + e["dur"] for e in evs)
+        if lo < r["device_start_us"] - 1e-6 or hi > r["device_end_us"] + 1e-6:
+            fail("run %d's device events [%f, %f] us lie outside its device span [%f, %f]" %
+                 (rid, lo, hi, r["device_start_us"], r["device_end_us"]))
+
+    # The runs follow each other on the chip's clock (cores side by side), so
+    # the device events end within the summed device time of the runs.
+    extent = max([e["ts"] + e["dur"] for e in device] + [0.0])
+    runs_us = summary["summary"]["total_time"] * 1e6
+    if extent > runs_us * (1 + 1e-6) + 1e-6:
+        fail("device events end at %f us, past the runs' %f us of device time" % (extent, runs_us))
+
+    # Kernel slices are the profile's kernel spans, one per call.
+    spans = collections.defaultdict(lambda: [0, 0.0])
+    for e in events:
+        if e["ph"] == "X" and e.get("cat") == "kernel":
+            k = spans[e["args"]["kernel"]]
+            k[0] += 1
+            k[1] += e["dur"] * 1e3
+    for k in summary["kernels"]:
+        name = k["program"] + "/" + k["name"]
+        calls, span = spans.pop(name, (0, 0.0))
+        if calls != k["calls"] or abs(span - k["span_ns"]) > 1e-6 * max(1.0, k["span_ns"]) + 1e-3:
+            fail("kernel %s: %d slices spanning %.3f ns in the trace, %d calls spanning %.3f ns "
+                 "in summary.json" % (name, calls, span, k["calls"], k["span_ns"]))
+    if spans:
+        fail("kernel slices of kernels summary.json does not list: %s" % sorted(spans))
+
     # Recompute from the trace and compare with summary.json.
     per_run = collections.defaultdict(lambda: [float("inf"), 0.0])
     hbm = dma = 0
@@ -150,13 +227,14 @@ def check(directory):
         if e["name"] == "dma_copy":
             hbm += a["bytes"] * ((a["from"] == "hbm") + (a["to"] == "hbm"))
             dma += a["bytes"]
-        op_busy[a.get("op", "(unknown)")] += e["dur"] * 1e3
+        op_busy[(a.get("op", "(unknown)"), a.get("location", ""))] += e["dur"] * 1e3
     total_ns = summary["summary"]["total_time"] * 1e9
     if abs(hbm - (summary["summary"]["hbm_read_bytes"] + summary["summary"]["hbm_write_bytes"])) > 0:
         fail("HBM bytes from the trace %d differ from the summary's" % hbm)
     sm = summary["summary"]
-    hbm_mbu = 100 * hbm / total_ns / (sm["hbm_bandwidth_bytes_per_s"] / 1e9)
-    dma_mbu = 100 * dma / total_ns / (sm["dma_bandwidth_bytes_per_s"] / 1e9)
+    # A run of no instructions takes no time and moves nothing.
+    hbm_mbu = 100 * hbm / total_ns / (sm["hbm_bandwidth_bytes_per_s"] / 1e9) if total_ns else 0
+    dma_mbu = 100 * dma / total_ns / (sm["dma_bandwidth_bytes_per_s"] / 1e9) if total_ns else 0
     for metric, mbu in (("hbm_mbu_estimated_percent", hbm_mbu),
                         ("dma_mbu_estimated_percent", dma_mbu),
                         ("mbu_estimated_percent", max(hbm_mbu, dma_mbu))):
@@ -171,9 +249,10 @@ def check(directory):
                                                  sm["dma_bandwidth_bytes_per_s"]):
         fail("memory_bandwidth_bytes_per_s is not the smaller of the HBM and DMA bandwidths")
     for o in summary["ops"]:
-        if abs(op_busy[o["name"]] - o["busy_ns"]) > 1e-3 * max(1.0, o["busy_ns"]):
-            fail("busy time of %s: trace %.1f ns, summary %.1f ns" %
-                 (o["name"], op_busy[o["name"]], o["busy_ns"]))
+        key = (o["name"], o["location"])
+        if abs(op_busy[key] - o["busy_ns"]) > 1e-3 * max(1.0, o["busy_ns"]):
+            fail("busy time of %s at %s: trace %.1f ns, summary %.1f ns" %
+                 (o["name"], o["location"], op_busy[key], o["busy_ns"]))
     # The device time of a run lies within what its events span (the summary
     # also counts the last results becoming visible).
     summed = 0.0
@@ -189,7 +268,7 @@ def check(directory):
     print("OK %s: %d events, %d runs, %d device tracks, device time %.3f us, top op %s" %
           (os.path.basename(directory.rstrip("/")), len(events), len(per_run),
            len({k for k in by_thread if k[0] in device_pids}), total_ns / 1e3,
-           summary["ops"][0]["name"]))
+           summary["ops"][0]["name"] if summary["ops"] else "(none)"))
     return total_ns
 
 

@@ -1,0 +1,16 @@
+// A 128-token linear layer whose weight is stored [out, in]: the weight is
+// staged and transposed on TensorE block by block, and TensorE waits on
+// those loads: the matmul is under-fed, not compute-bound.
+// RUN: neuronc %s -o %t.neff
+// RUN: neuron-inspect %t.neff --json > %t.json
+// RUN: %python %S/Inputs/verdict.py static %t.json | FileCheck %s
+// RUN: rm -rf %t.p && neuron-run %t.neff --no-data --profile %t.p > /dev/null
+// RUN: %python %S/Inputs/verdict.py measured %t.p/summary.json | FileCheck %s
+// CHECK: lin/k0 matmul: dependency-bound (TensorE waits on DMA loads)
+// CHECK-NEXT: evidence: TensorE waited {{[0-9.]+}} % of the kernel's time on DMA loads (neuron.matmul at {{.*}}underfed-matmul.mlir:{{[0-9]+}}:8)
+
+func.func @lin(%a: tensor<128x4096xbf16>, %w: tensor<4096x4096xbf16>) -> tensor<128x4096xf32> {
+  %t = neuron.transpose %w perm = [1, 0] : tensor<4096x4096xbf16> -> tensor<4096x4096xbf16>
+  %0 = neuron.matmul %a, %t : tensor<128x4096xbf16>, tensor<4096x4096xbf16> -> tensor<128x4096xf32>
+  return %0 : tensor<128x4096xf32>
+}
