@@ -48,18 +48,19 @@ std::string neuronc::profile::explainPrediction(const KernelStats &k, const Kern
   bool sameVerdict = k.verdict.verdict == alone.verdict.verdict;
   if (sameVerdict && ratio <= kAgree && ratio >= 1 / kAgree)
     return {};
-  std::string head = "measured " + formatNs(measured) + " per call (" + k.verdict.verdict +
-                     "), " + ratioText(ratio) + " the prediction of " + formatNs(predicted) +
-                     " alone (" + alone.verdict.verdict + "): ";
+  std::string head = "measured " + formatNs(measured) + " per call (" + k.verdict.verdict + "), " +
+                     ratioText(ratio) + " the prediction of " + formatNs(predicted) + " alone (" +
+                     alone.verdict.verdict + "): ";
   const Utilization &here = k.utilization, &there = alone.utilization;
   if (k.evidence.hbmSharers > 1 && ratio > 1)
     return head + std::to_string(k.evidence.hbmSharers) +
-           " cores shared the chip's HBM, so the DMA queues moved " +
-           percentText(here.dma) + " of their peak vs " + percentText(there.dma) +
-           " alone (MBU " + percentText(here.hbm) + " vs " + percentText(there.hbm) + ")";
+           " cores shared the chip's HBM, so the DMA queues moved " + percentText(here.dma) +
+           " of their peak vs " + percentText(there.dma) + " alone (MBU " + percentText(here.hbm) +
+           " vs " + percentText(there.hbm) + ")";
   if (ratio < 1)
-    return head + "the kernel started while earlier work was still running, so its loads "
-                  "overlapped it; here " +
+    return head +
+           "the kernel started while earlier work was still running, so its loads "
+           "overlapped it; here " +
            decidingEvidence(k.verdict);
   return head + "here " + decidingEvidence(k.verdict) + "; alone " +
          decidingEvidence(alone.verdict);

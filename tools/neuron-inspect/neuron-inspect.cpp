@@ -2,9 +2,10 @@
 //
 // neuron-inspect model.neff [--disassemble] [--json] [--profile DIR]
 // Prints the header, sections, entry points and their buckets, each
-// program's variables and instruction counts per engine, and a static
-// roofline per kernel and for the program: what bounds it and the
-// predicted lower-bound time, without running it. With a profile of the
+// program's variables and instruction counts per engine, and per kernel its
+// static roofline bound and the prediction of a replay of the program alone
+// without data: its time and the verdict, evidence and hint a profile would
+// give (docs/diagnosis.md). With a profile of the
 // same executable (neuron-run --profile DIR), the disassembly shows each
 // instruction's measured start, duration and semaphore wait.
 //

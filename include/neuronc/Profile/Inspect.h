@@ -1,9 +1,10 @@
 //===- Inspect.h - What an executable holds, as text or JSON ----*- C++ -*-===//
 //
 // neuron-inspect's report: header, sections, entry points and buckets, each
-// program's variables and instruction counts per engine, a static roofline
-// per kernel and program, and optionally the disassembly annotated with the
-// times a profile measured. Needs no MLIR.
+// program's variables and instruction counts per engine, per kernel its
+// static roofline bound and the verdict of a replay of its program alone
+// (profile::replay), and optionally the disassembly annotated with the times
+// a profile measured. Needs no MLIR.
 //
 //===----------------------------------------------------------------------===//
 
