@@ -241,6 +241,9 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
         ++k.dmaTransfers;
         k.dmaBytes += info.bytes;
         k.evidence.dmaRuns += dmaShapeOf(hw, inst).runs;
+        int64_t queue = e.stream - isa::kFirstQueueStream;
+        k.evidence.queueBusyNs[queue] += busy;
+        k.evidence.queueCarries[queue] |= info.hbmWrite > 0 ? 2 : 1;
         // Gathers read rows an index picks: their pattern is not where they
         // read, so they count neither way.
         if (info.hbmRead > 0 && !inst.has(isa::kIndirect)) {

@@ -274,6 +274,32 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
   double busiest = std::max({u.mbu(), d.occupancy, best->value});
   std::string busiestText =
       "no resource busy more than " + percent(busiest) + " of the kernel's time";
+  // The transfers the main engine waits on may be bound by the queues that
+  // carry them, though the others idle: judged on those queues alone.
+  if (producer >= 4 && ev.waitNs[consumer][producer] > 0) {
+    int bit = producer == 4 ? 1 : 2, carrying = 0;
+    double busyNs = 0;
+    for (size_t q = 0; q < ev.queueBusyNs.size(); ++q)
+      if (ev.queueCarries[q] & bit) {
+        ++carrying;
+        busyNs += ev.queueBusyNs[q];
+      }
+    double occupancy = carrying ? busyNs / (carrying * span) : 0;
+    if (occupancy >= kBusy && carrying < hw.dmaEngines) {
+      const char *what = producer == 4 ? "loads" : "stores";
+      v.verdict = std::string("DMA-bound (") + what + " on " + std::to_string(carrying) + " of " +
+                  std::to_string(hw.dmaEngines) + " queues)";
+      v.evidence = "the " + std::to_string(carrying) + " queues carrying its " + what + " are " +
+                   percent(occupancy) + " busy, and " + consumerName(consumer) + " waited " +
+                   percent(ev.waitNs[consumer][producer] / span) + " on them; " + dmaText(d);
+      v.hint = d.rate < kEfficient
+                   ? runHint(d)
+                   : std::string("the ") + what +
+                         " saturate their queues: move fewer bytes (a bf16 result, fusion) or "
+                         "spread them over more queues";
+      return v;
+    }
+  }
   // 4. Short kernels, or tiny ones whose span is other kernels' work on
   // the engines they share.
   double ownBusy = (u.tensor + u.vector + u.scalar + u.gpsimd) * span + ev.dmaBusyNs;

@@ -88,6 +88,12 @@ struct KernelEvidence {
   double stationaryNs = 0, multiplyNs = 0, transposeNs = 0;
   /// Cores whose runs shared the chip's HBM with this kernel's (1: alone).
   int hbmSharers = 1;
+  /// Per DMA queue: its data phases within the kernel, and which transfers
+  /// it carried (bit 0: loads into SBUF/PSUM, bit 1: stores and HBM-to-HBM
+  /// copies), so a wait on stores can be judged against the queues that
+  /// carried them.
+  std::array<double, isa::kMaxQueues> queueBusyNs{};
+  std::array<uint8_t, isa::kMaxQueues> queueCarries{};
 };
 
 /// Device time of one kernel, over every call.

@@ -283,7 +283,7 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
   // Spread over the queues in pieces of at most twice the efficient DMA size
   // (so each is at least that size where the total allows): up to one piece
   // per queue, and no more pieces than rows.
-  int64_t target = 2 * hw().dmaEfficientBytes;
+  int64_t target = !toTile && storePieceBytes > 0 ? storePieceBytes : 2 * hw().dmaEfficientBytes;
   int64_t pieces = std::clamp<int64_t>((total + target - 1) / target, 1,
                                        std::min<int64_t>(hw().dmaEngines, nr));
   int64_t rowsPer = (nr + pieces - 1) / pieces;

@@ -151,6 +151,10 @@ public:
   /// every load behind it; a kernel that prefetches while it computes keeps
   /// its stores out of its loads' way.
   int64_t storeQueues = 0;
+  /// Bytes per piece a store is split into across the queues (0: twice the
+  /// efficient DMA size, as loads). Smaller pieces finish sooner, so a
+  /// kernel whose buffers wait on their stores reuses them sooner.
+  int64_t storePieceBytes = 0;
   nisa::KernelOp kernel() { return kernel_; }
   OpBuilder &builder() { return b; }
   MLIRContext *context() { return b.getContext(); }

@@ -232,8 +232,18 @@ struct MatmulLowering {
       if (!streamK && movCount < kMaxRing)
         ++movCount;
     }
+    // The epilogue's tiles: kMaxRing of each where SBUF allows, so that a
+    // store-heavy epilogue (one multiply per output tile) keeps that many
+    // stores in flight, not two.
+    int64_t used = bytes(G, streamK) + (aTCopies - 1) * aTBytes +
+                   (streamK ? 0 : (movCount - 2) * movBytes);
+    int64_t more = epilogue.epilogueBytesPerPartition(nsz, kMaxRing) -
+                   epilogue.epilogueBytesPerPartition(nsz);
+    epilogueBuffers = used + more <= budget ? kMaxRing : 2;
     return true;
   }
+
+  int epilogueBuffers = 2; ///< tiles per epilogue value (RowKernel::setEpilogueBuffers)
 
   bool streamK = false;
   int64_t accSlots = 4;
@@ -455,6 +465,9 @@ struct MatmulLowering {
     }
   }
 
+  /// Bytes the kernel stores (its outputs), set before run().
+  double storeBytes = 0;
+
   void run() {
     auto rt = mm.getType();
     ArrayRef<int64_t> batch = rt.getShape().drop_back(2);
@@ -463,13 +476,30 @@ struct MatmulLowering {
     a = fl.bufferOf(mm.getLhs());
     b = fl.bufferOf(mm.getRhs());
     allocate();
+    epilogue.setEpilogueBuffers(epilogueBuffers);
     // Staged operands prefetch through the queues while TensorE works; with
     // several row tiles (TensorE-heavy, many result stores) the stores,
-    // each waiting for its epilogue, get queues of their own (a quarter of
-    // them) so that they never stall a prefetch. A single row tile streams
-    // B and needs every queue for it.
-    if ((needAT || needBT) && M > P)
-      kb.storeQueues = hw.dmaEngines / 4;
+    // each waiting for its epilogue, get queues of their own so that they
+    // never stall a prefetch: their share of the kernel's bytes, at least a
+    // quarter and at most three quarters of the queues (a 4096x128x4096
+    // product stores 16x what it loads: on a quarter of the queues its
+    // stores took 5.6x its bound). A single row tile streams B and needs
+    // every queue for it.
+    if ((needAT || needBT) && M > P) {
+      int64_t batches = mm.getType().getNumElements() / (M * N);
+      double loads = static_cast<double>(batches) *
+                     (M * K * nisa::elementBytes(aType) +
+                      llvm::divideCeil(M, G * P) * K * N * nisa::elementBytes(bSrcType));
+      double share = storeBytes / std::max(1.0, storeBytes + loads);
+      int64_t quarter = hw.dmaEngines / 4;
+      kb.storeQueues = std::clamp<int64_t>(std::lround(share * hw.dmaEngines), quarter,
+                                           hw.dmaEngines - quarter);
+      // Mostly stores: each output tile's store in pieces of half the
+      // efficient size, over more queues, frees its buffer sooner (the
+      // 4096x128x4096 product: 522 -> see docs/lowering.md).
+      if (share > 0.5)
+        kb.storePieceBytes = hw.dmaEfficientBytes / 2;
+    }
     bool fp32 = aType.isF32() || bType.isF32();
     int64_t nts = (N + nsz - 1) / nsz;
     int64_t block = 0;
@@ -638,6 +668,11 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
   MatmulLowering lowering(fl, kb, mm, *epilogue);
   if (!lowering.plan(why))
     return fail(why);
+  for (auto [inner, outer] : outputs) {
+    auto type = cast<RankedTensorType>(outer.getType());
+    lowering.storeBytes += static_cast<double>(type.getNumElements()) *
+                           nisa::elementBytes(type.getElementType());
+  }
   lowering.run();
   if (fl.remarks)
     anchor->emitRemark("lowered as one ")
@@ -645,6 +680,10 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
         << " in blocks of " << std::min<int64_t>(lowering.G * lowering.P, lowering.M)
         << " rows, column tiles of " << lowering.nsz
         << (lowering.needAT ? ", lhs transposed on TensorE" : "")
-        << (lowering.needBT ? ", rhs transposed on TensorE" : "");
+        << (lowering.needBT ? ", rhs transposed on TensorE" : "") << "; "
+        << lowering.epilogueBuffers << " epilogue buffers"
+        << (kb.storeQueues ? ", stores on " + std::to_string(kb.storeQueues) + " queues" : "")
+        << (kb.storePieceBytes ? " in pieces of " + std::to_string(kb.storePieceBytes) + " bytes"
+                               : "");
   return success();
 }

@@ -77,9 +77,13 @@ public:
   void emitEpilogue(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0, int64_t nc,
                     FlatSymbolRefAttr psum, int64_t psumOffset);
 
-  /// SBUF bytes per partition the epilogue of an nr x nc block needs
-  /// (double-buffered), for the matmul's budget.
-  int64_t epilogueBytesPerPartition(int64_t nc) const;
+  /// SBUF bytes per partition the epilogue of an nr x nc block needs with
+  /// `buffers` tiles per value (two: double-buffered), for the matmul's
+  /// budget.
+  int64_t epilogueBytesPerPartition(int64_t nc, int buffers = 2) const;
+  /// Tiles per value the epilogue cycles through (two unless set before
+  /// the first emitEpilogue): more keep more stores in flight.
+  void setEpilogueBuffers(int buffers);
 
   /// Rows and columns of the domain (epilogue mode: the matmul result
   /// flattened to [batch * M, N]).

@@ -218,6 +218,8 @@ public:
   // Emission plan.
   int64_t chunk = 1, nchunks = 1;
   int nbuf = 2;
+  /// Tiles per value in epilogue mode (RowKernel::setEpilogueBuffers).
+  int epilogueBuffers = 2;
   bool resident = true;
   int phases = 1;
   SmallVector<int> ready;

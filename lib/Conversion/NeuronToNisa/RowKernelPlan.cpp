@@ -244,9 +244,11 @@ void RowKernel::setLayout(Layout l) {
   impl->resident = impl->nchunks == 1;
 }
 
-int64_t RowKernel::epilogueBytesPerPartition(int64_t nc) const {
-  return impl->bytesPerColumn() * nc * 2;
+int64_t RowKernel::epilogueBytesPerPartition(int64_t nc, int buffers) const {
+  return impl->bytesPerColumn() * nc * buffers;
 }
+
+void RowKernel::setEpilogueBuffers(int buffers) { impl->epilogueBuffers = buffers; }
 int64_t RowKernel::numRows() const { return impl->rows; }
 int64_t RowKernel::numCols() const { return impl->cols; }
 std::string RowKernel::describe() const { return impl->describe(); }

@@ -406,7 +406,7 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
   c0 = cs;
   nc = ncols;
   chunk = std::max(chunk, ncols);
-  nbuf = 2;
+  nbuf = epilogueBuffers;
   psumTile = psum;
   psumOffset = off;
   ++rowTile;

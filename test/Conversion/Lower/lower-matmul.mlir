@@ -44,7 +44,7 @@ func.func @bias_relu(%a: tensor<130x300xf32>, %b: tensor<300x96xf32>, %c: tensor
 // leaves PSUM through a copy (bf16 operands, f32 result). One row tile
 // streams B in column tiles of several PSUM banks (2 KiB rows per DMA
 // run), each multiply filling one bank of the accumulator.
-// REMARK: remark: lowered as one matmul kernel: 64x128x1024 in blocks of 64 rows, column tiles of 1024{{$}}
+// REMARK: remark: lowered as one matmul kernel: 64x128x1024 in blocks of 64 rows, column tiles of 1024; 4 epilogue buffers{{$}}
 // CHECK-LABEL: nisa.program @transposed_lhs
 // CHECK-NOT: nisa.transpose
 // CHECK: nisa.dma_copy q{{[0-9]+}} @[[AT:aT[0-9]+]][0:{{[0-9]+}}, 0, [1,64]] = @in0[0, [64,{{[0-9]+}}], [1,64]]
@@ -96,4 +96,26 @@ func.func @down_projection(%a: tensor<2048x14336xbf16>, %b: tensor<14336x4096xbf
 func.func @stream_wins(%a: tensor<1000x9000xbf16>, %b: tensor<9000x600xbf16>) -> tensor<1000x600xf32> {
   %0 = neuron.matmul %a, %b : tensor<1000x9000xbf16>, tensor<9000x600xbf16> -> tensor<1000x600xf32>
   return %0 : tensor<1000x600xf32>
+}
+
+// -----
+
+// One multiply per output tile (K = 128): the kernel stores 32x what it
+// loads. Its stores get their share of the queues (12 of 16, at most three
+// quarters), in pieces of 16 KiB, and the epilogue cycles through 4 tiles,
+// so 4 output tiles' stores are in flight (fused with a cast to bf16, as
+// test/diagnosis/store-queues.mlir: 954 us on trn1 with a quarter of the
+// queues, two 64 KiB pieces and 2 tiles; now 318 us).
+// REMARK: remark: lowered as one matmul kernel: 4096x128x4096 in blocks of 4096 rows, column tiles of 512, lhs transposed on TensorE; 4 epilogue buffers, stores on 12 queues in pieces of 16384 bytes
+// CHECK-LABEL: nisa.program @store_heavy
+// CHECK: nisa.alloc @t0 sbuf 128x512xf32
+// CHECK-NEXT: nisa.alloc @t1 sbuf 128x512xf32
+// CHECK-NEXT: nisa.alloc @t2 sbuf 128x512xf32
+// CHECK-NEXT: nisa.alloc @t3 sbuf 128x512xf32
+// Each 256 KiB output tile in 16 pieces of 8 rows, over queues 4-15.
+// CHECK: nisa.dma_copy q4 @out0[0, [4096,8], [1,512]] = @t0[0:8, 0, [1,512]]
+// CHECK-NEXT: nisa.dma_copy q5 @out0[32768, [4096,8], [1,512]] = @t0[8:16, 0, [1,512]]
+func.func @store_heavy(%a: tensor<4096x128xbf16>, %b: tensor<128x4096xbf16>) -> tensor<4096x4096xf32> {
+  %0 = neuron.matmul %a, %b : tensor<4096x128xbf16>, tensor<128x4096xbf16> -> tensor<4096x4096xf32>
+  return %0 : tensor<4096x4096xf32>
 }
