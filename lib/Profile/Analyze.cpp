@@ -64,6 +64,17 @@ std::pair<double, double> hbmExtent(const isa::Operand &op) {
   return {static_cast<double>(op.offset * eb), static_cast<double>((last + 1) * eb)};
 }
 
+/// "multiply_moving of neuron.matmul at m.mlir:5:8": an instruction and
+/// the source op it came from, for the dependency evidence.
+std::string instructionSource(const neff::Program &p, const isa::Instruction &inst) {
+  std::string s = isa::opcodeName(inst.opcode).str();
+  if (inst.debug < p.debug.size()) {
+    const neff::DebugEntry &de = p.debug[inst.debug];
+    s += " of " + de.op + (de.location.empty() ? "" : " at " + de.location);
+  }
+  return s;
+}
+
 InstInfo infoOf(const neff::Program &p, const isa::Instruction &inst) {
   static const std::string unknown = "(unknown)", nowhere;
   InstInfo info{0, &unknown, &nowhere};
@@ -222,18 +233,10 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
             producer = !from.operands.empty() && from.operands[0].space == isa::Space::Hbm ? 5 : 4;
           int consumer = dma ? 4 : static_cast<int>(inst.engine);
           waitIntervals[{info.kernel, consumer, producer}].push_back({e.issue - e.waitNs, e.issue});
-          std::string source = "(unknown)";
-          if (from.debug < p.debug.size()) {
-            const neff::DebugEntry &de = p.debug[from.debug];
-            source = de.op + (de.location.empty() ? "" : " at " + de.location);
-          }
-          waitsBySource[{&p, info.kernel, consumer, producer}][source] += e.waitNs;
-          if (inst.debug < p.debug.size()) {
-            const neff::DebugEntry &de = p.debug[inst.debug];
-            waitsByConsumer[{&p, info.kernel, consumer, producer}]
-                           [de.op + (de.location.empty() ? "" : " at " + de.location)] +=
-                e.waitNs;
-          }
+          waitsBySource[{&p, info.kernel, consumer, producer}][instructionSource(p, from)] +=
+              e.waitNs;
+          waitsByConsumer[{&p, info.kernel, consumer, producer}][instructionSource(p, inst)] +=
+              e.waitNs;
         }
       }
       if (dma) {

@@ -7,7 +7,7 @@
 // RUN: rm -rf %t.p && neuron-run %t.neff --no-data --profile %t.p > /dev/null
 // RUN: %python %S/Inputs/verdict.py measured %t.p/summary.json | FileCheck %s
 // CHECK: lin/k0 matmul: dependency-bound (TensorE waits on DMA loads)
-// CHECK-NEXT: evidence: TensorE waited {{[0-9.]+}} % of the kernel's time on DMA loads (neuron.matmul at {{.*}}underfed-matmul.mlir:{{[0-9]+}}:8)
+// CHECK-NEXT: evidence: TensorE waited {{[0-9.]+}} % of the kernel's time on DMA loads (dma_copy of neuron.matmul at {{.*}}underfed-matmul.mlir:{{[0-9]+}}:8), held in transpose of neuron.matmul
 
 func.func @lin(%a: tensor<128x4096xbf16>, %w: tensor<4096x4096xbf16>) -> tensor<128x4096xf32> {
   %t = neuron.transpose %w perm = [1, 0] : tensor<4096x4096xbf16> -> tensor<4096x4096xbf16>
