@@ -4,6 +4,9 @@
 
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -17,6 +20,25 @@ std::string listNames(ArrayRef<func::FuncOp> funcs) {
 }
 } // namespace
 
+bool neuronc::isHostFunction(func::FuncOp f) {
+  return f.getSymName() == "main" && f.getNumArguments() == 0;
+}
+
+void neuronc::dropUnreferencedHostSymbols(ModuleOp module) {
+  // A global may be referenced only by another one: repeat until stable.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations())) {
+      if (!isa<LLVM::GlobalOp, LLVM::LLVMFuncOp, memref::GlobalOp>(op))
+        continue;
+      if (!SymbolTable::symbolKnownUseEmpty(&op, module))
+        continue;
+      op.erase();
+      changed = true;
+    }
+  }
+}
+
 SmallVector<func::FuncOp> neuronc::entryCandidates(ModuleOp module) {
   // A dispatcher's bucket functions are its parts, not entry points.
   llvm::DenseSet<StringAttr> buckets;
@@ -26,8 +48,8 @@ SmallVector<func::FuncOp> neuronc::entryCandidates(ModuleOp module) {
   });
   SmallVector<func::FuncOp> candidates;
   for (auto f : module.getOps<func::FuncOp>()) {
-    bool hostMain = f.getSymName() == "main" && f.getNumArguments() == 0;
-    if (!f.isExternal() && f.isPublic() && !hostMain && !buckets.contains(f.getSymNameAttr()))
+    if (!f.isExternal() && f.isPublic() && !isHostFunction(f) &&
+        !buckets.contains(f.getSymNameAttr()))
       candidates.push_back(f);
   }
   return candidates;

@@ -321,7 +321,7 @@ LogicalResult neuronc::restrictToEntry(ModuleOp module, StringRef entry) {
   SmallVector<func::FuncOp> drop;
   if (entry.empty()) {
     for (auto f : module.getOps<func::FuncOp>())
-      if (!f.isExternal() && f.getSymName() == "main" && f.getNumArguments() == 0)
+      if (!f.isExternal() && isHostFunction(f))
         drop.push_back(f);
   } else {
     FailureOr<func::FuncOp> fn = selectEntry(module, entry);
@@ -356,6 +356,8 @@ LogicalResult neuronc::restrictToEntry(ModuleOp module, StringRef entry) {
   }
   for (func::FuncOp f : drop)
     f.erase();
+  // Host globals only the dropped functions used (format strings, buffers).
+  dropUnreferencedHostSymbols(module);
   return success();
 }
 

@@ -19,10 +19,15 @@ namespace mlir::neuron {
 #define GEN_PASS_REGISTRATION
 #include "neuronc/Dialect/Neuron/NeuronConversionPasses.h.inc"
 
-/// Why `op` (a linalg.generic) cannot be raised to neuron ops, or an empty
-/// string when it can. Shared by the raising pattern and the import check so
-/// that the error says exactly what stopped the raising.
+/// Why `op` (a linalg.generic or a named elementwise linalg op) cannot be
+/// raised to neuron ops, or an empty string when it can. Shared by the
+/// raising pattern and the import check so that the error says exactly what
+/// stopped the raising.
 std::string whyGenericIsNotRaisable(Operation *op);
+
+/// Why `op` (a tensor.insert_slice) cannot be imported, or an empty string
+/// when it can (or is not one).
+std::string whyInsertSliceIsNotRaisable(Operation *op);
 
 } // namespace mlir::neuron
 

@@ -139,7 +139,8 @@ void buildNeuronCleanupPipeline(mlir::OpPassManager &pm);
 
 /// Keeps only what is compiled: with an `entry` name, that function and the
 /// functions it calls; without, every function except host-side `main`s with
-/// no arguments. Fails (with an error listing candidates) on an unknown entry.
+/// no arguments. Then drops the host globals nothing references any more.
+/// Fails (with an error listing candidates) on an unknown entry.
 mlir::LogicalResult restrictToEntry(mlir::ModuleOp module, llvm::StringRef entry);
 
 /// Parses the main buffer of `sourceMgr`. When parsing fails on text that

@@ -11,8 +11,9 @@
 namespace neuronc {
 
 /// The dialects every neuronc tool parses: neuron plus the input dialects
-/// exporters emit (func, arith, math, tensor, linalg, tosa, and vector for
-/// the vector.print in their host code).
+/// exporters emit (func, arith, math, tensor, linalg, tosa) and those of the
+/// host code around their kernels (vector, scf, llvm, memref, cf,
+/// bufferization, affine), which the entry selection drops.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers every neuron pass (and the upstream canonicalize/cse) for

@@ -10,9 +10,13 @@
 
 #include "neuronc/Conversion/Passes.h"
 #include "neuronc/Dialect/Neuron/NeuronDialect.h"
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringMap.h"
@@ -40,7 +44,11 @@ constexpr llvm::StringLiteral kSupported[] = {
     "tosa.reduce_min", "tosa.reduce_product", "tosa.matmul", "tosa.transpose", "tosa.reshape",
     "tosa.const", "tosa.const_shape", "tosa.concat", "tosa.slice", "tosa.gather",
     "tosa.identity", "linalg.matmul", "linalg.batch_matmul", "linalg.fill", "linalg.transpose",
-    "linalg.softmax", "linalg.generic", "tensor.empty", "tensor.expand_shape",
+    "linalg.softmax", "linalg.generic", "linalg.copy", "linalg.exp", "linalg.log",
+    "linalg.abs", "linalg.negf", "linalg.reciprocal", "linalg.sqrt", "linalg.rsqrt",
+    "linalg.square", "linalg.tanh", "linalg.erf", "linalg.add", "linalg.sub", "linalg.mul",
+    "linalg.div", "linalg.max", "linalg.min", "linalg.powf", "linalg.select",
+    "linalg.elementwise", "linalg.broadcast", "tensor.empty", "tensor.expand_shape",
     "tensor.collapse_shape", "tensor.reshape", "tensor.extract_slice", "tensor.insert_slice",
     "tensor.concat", "tensor.cast", "tensor.splat", "arith.constant"};
 
@@ -70,8 +78,6 @@ const llvm::StringMap<llvm::StringRef> &curatedAlternatives() {
       {"linalg.matmul_transpose_b", "linalg.matmul with indexing_maps"},
       {"linalg.reduce", "linalg.generic with a reduction body"},
       {"linalg.map", "linalg.generic"},
-      {"linalg.elementwise", "linalg.generic"},
-      {"linalg.broadcast", "tosa.reshape"},
       {"tensor.pad", "tensor.insert_slice"},
       {"tensor.gather", "tosa.gather"},
   };
@@ -133,7 +139,51 @@ std::string specificReason(Operation *op) {
       return "its zero points are not 0";
   if (std::string why = mlir::neuron::whyGenericIsNotRaisable(op); !why.empty())
     return why;
+  if (std::string why = mlir::neuron::whyInsertSliceIsNotRaisable(op); !why.empty())
+    return why;
   return {};
+}
+
+/// Why an op is host code rather than part of a graph (loops, branches,
+/// buffers), or empty.
+std::string hostCodeReason(Operation *op) {
+  llvm::StringRef dialect = op->getName().getDialectNamespace();
+  llvm::StringRef name = op->getName().stripDialect();
+  constexpr llvm::StringLiteral kOtherEntry =
+      "; pick the function that holds the graph with --entry NAME";
+  if ((dialect == "scf" &&
+       (name == "for" || name == "while" || name == "parallel" || name == "forall")) ||
+      (dialect == "affine" && (name == "for" || name == "parallel")))
+    return ("hand-written loops: not a graph; neuronc compiles whole-tensor programs "
+            "(tosa, linalg, tensor ops), so write the loop body as tensor ops over the "
+            "iterated dim" +
+            kOtherEntry)
+        .str();
+  if (dialect == "cf" || (dialect == "scf" && (name == "if" || name == "index_switch")) ||
+      (dialect == "affine" && name == "if"))
+    return ("hand-written control flow: not a graph; neuronc compiles straight-line "
+            "tensor programs, so compute both sides and choose with a select (arith.select, "
+            "tosa.select)" +
+            kOtherEntry)
+        .str();
+  if (dialect == "memref" || dialect == "bufferization")
+    return ("it works on buffers (memref), which is host-side (or already bufferized) "
+            "code; import the tensor program before bufferization" +
+            kOtherEntry)
+        .str();
+  if (dialect == "llvm" && !isa<LLVM::CallOp>(op))
+    return ("LLVM-dialect code is host-side code; import the program before it is lowered to "
+            "LLVM" +
+            kOtherEntry)
+        .str();
+  return {};
+}
+
+/// True for a constant whose values were elided when the file was printed
+/// (`dense_resource<__elided__>`): a resource handle without a blob.
+bool hasMissingWeights(neuron::ConstantOp c) {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(c.getValue());
+  return resource && !resource.getRawHandle().getBlob();
 }
 
 /// Neuron ops and returns are what import should leave.
@@ -153,6 +203,16 @@ struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImpo
       llvm::SmallPtrSet<Operation *, 8> reported;
       for (Block &block : fn.getBody()) {
         for (Operation &op : block) {
+          if (auto c = dyn_cast<neuron::ConstantOp>(op); c && hasMissingWeights(c)) {
+            c.emitError("neuronc cannot import this constant of type ")
+                << c.getType()
+                << ": its values are missing (dense_resource<__elided__>: the file was printed "
+                   "with large constants elided); export the model again with its weights "
+                   "(without --mlir-elide-resource-strings-if-larger or "
+                   "--mlir-elide-elementsattrs-if-larger)";
+            ok = false;
+            continue;
+          }
           if (isConverted(&op))
             continue;
           // An operand-maker (a shift constant, an init tensor.empty) used
@@ -184,6 +244,19 @@ struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImpo
 
   void report(Operation *op, SymbolTableCollection &symbols) {
     llvm::StringRef name = op->getName().getStringRef();
+    if (std::string why = hostCodeReason(op); !why.empty()) {
+      op->emitError("neuronc cannot import '") << name << "': " << why;
+      return;
+    }
+    if (auto call = dyn_cast<LLVM::CallOp>(op)) {
+      InFlightDiagnostic d = op->emitError("neuronc cannot import the call to host function ");
+      if (std::optional<StringRef> callee = call.getCallee())
+        d << "@" << *callee;
+      else
+        d << "(indirect)";
+      d << ": device code cannot call the host; remove it or pass " << kDropOrReturn;
+      return;
+    }
     if (auto call = dyn_cast<func::CallOp>(op)) {
       auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
       if (callee && callee.isExternal()) {

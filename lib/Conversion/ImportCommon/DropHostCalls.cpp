@@ -1,18 +1,22 @@
 //===- DropHostCalls.cpp - neuron-drop-host-calls ---------------------------===//
 //
 // Removes host-side code that exporters wrap around kernels: calls to
-// external functions (timers, printers) and vector.print, plus the scalar
-// arithmetic that only feeds them. With return-printed, the tensors the
-// removed printers printed become extra results of their functions.
+// external functions (timers, printers), LLVM-dialect calls and
+// vector.print, plus the scalar code that only feeds them (timer
+// differences, `llvm.mlir.addressof` of a name string) and the LLVM globals
+// nothing uses afterwards. With return-printed, the tensors the removed
+// printers printed become extra results of their functions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::neuron {
@@ -24,11 +28,11 @@ using namespace mlir;
 
 namespace {
 
-/// A call to a function without a body, a print, or a test assertion
-/// (IREE's `check.expect_*`): code only the host runs.
+/// A call to a function without a body, an LLVM-dialect call, a print, or a
+/// test assertion (IREE's `check.expect_*`): code only the host runs.
 bool isHostRoot(Operation *op, SymbolTableCollection &symbols) {
   StringRef name = op->getName().getStringRef();
-  if (name == "vector.print" || name.starts_with("check.expect_"))
+  if (name == "vector.print" || name.starts_with("check.expect_") || isa<LLVM::CallOp>(op))
     return true;
   auto call = dyn_cast<func::CallOp>(op);
   if (!call)
@@ -120,6 +124,26 @@ struct DropHostCallsPass
       for (Operation *op : llvm::reverse(order))
         if (llvm::all_of(op->getUsers(), [&](Operation *u) { return removable.contains(u); }))
           removable.insert(op);
+      // Then the scalar values only removed code used: the address of a name
+      // string, a constant format argument. (Tensors stay: a printed tensor
+      // may become a result.)
+      if (!removable.empty()) {
+        SmallVector<Operation *> all;
+        fn.walk([&](Operation *op) { all.push_back(op); });
+        for (Operation *op : llvm::reverse(all)) {
+          if (removable.contains(op) || op->use_empty() || !isMemoryEffectFree(op) ||
+              op->getNumRegions() != 0 ||
+              llvm::any_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
+            continue;
+          if (llvm::all_of(op->getUsers(), [&](Operation *u) { return removable.contains(u); }))
+            removable.insert(op);
+        }
+        order.clear();
+        fn.walk([&](Operation *op) {
+          if (removable.contains(op))
+            order.push_back(op);
+        });
+      }
       // The device tensors the removed printers printed, once each, in order.
       SmallVector<Value> printed;
       // A printed device tensor of a function without results: all its
@@ -131,12 +155,13 @@ struct DropHostCallsPass
           continue;
         if (!isHostRoot(op, symbols))
           continue;
-        auto call = dyn_cast<func::CallOp>(op);
-        InFlightDiagnostic warning =
-            call ? op->emitWarning("dropped host call to @") << call.getCallee()
-                                                              << " (--drop-host-calls)"
-                 : op->emitWarning("dropped host-side '") << op->getName()
-                                                           << "' (--drop-host-calls)";
+        SymbolRefAttr callee;
+        if (auto call = dyn_cast<CallOpInterface>(op))
+          callee = llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+        InFlightDiagnostic warning = callee ? op->emitWarning("dropped host call to ")
+                                                  << callee << " (--drop-host-calls)"
+                                            : op->emitWarning("dropped host-side '")
+                                                  << op->getName() << "' (--drop-host-calls)";
         if (!returnPrinted) {
           if (!lostPrinter && fn.getNumResults() == 0 &&
               llvm::any_of(op->getOperands(), [&](Value operand) {
@@ -177,6 +202,26 @@ struct DropHostCallsPass
       }
     }
     updateCalls(getOperation(), grown);
+    dropUnusedLLVMSymbols();
+  }
+
+  /// Erases the LLVM globals and function declarations (name strings,
+  /// `printf`) that only the dropped code used, with a warning each.
+  void dropUnusedLLVMSymbols() {
+    ModuleOp module = getOperation();
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations())) {
+        if (!isa<LLVM::GlobalOp, LLVM::LLVMFuncOp>(op) ||
+            !SymbolTable::symbolKnownUseEmpty(&op, module))
+          continue;
+        op.emitWarning("dropped host-side '")
+            << op.getName() << "' @" << SymbolTable::getSymbolName(&op).getValue()
+            << " (--drop-host-calls)";
+        op.erase();
+        changed = true;
+      }
+    }
   }
 };
 

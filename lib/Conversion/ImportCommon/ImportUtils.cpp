@@ -95,6 +95,8 @@ static RankedTensorType resultTypeOf(ArrayRef<Value> operands, Type elem) {
 Value mlir::neuron::import::emitBodyOp(OpBuilder &b, Operation *op, ArrayRef<Value> in) {
   Location loc = op->getLoc();
   Type elem = getElementTypeOrSelf(op->getResult(0).getType());
+  if (isa<IndexType>(elem)) // positions (linalg.index) are computed as i32
+    elem = b.getI32Type();
   RankedTensorType type = resultTypeOf(in, elem);
   auto binary = [&](auto tag) -> Value {
     using OpTy = decltype(tag);
@@ -166,9 +168,10 @@ Value mlir::neuron::import::emitBodyOp(OpBuilder &b, Operation *op, ArrayRef<Val
         switch (c.getPredicate()) {
         case P::eq: return compare(ComparePredicate::eq, false);
         case P::ne: return compare(ComparePredicate::eq, true);
-        case P::slt: return compare(ComparePredicate::lt, false);
-        case P::sle: return compare(ComparePredicate::le, false);
-        case P::sgt: return compare(ComparePredicate::gt, false);
+        // Unsigned predicates only reach here on indices, which are >= 0.
+        case P::slt: case P::ult: return compare(ComparePredicate::lt, false);
+        case P::sle: case P::ule: return compare(ComparePredicate::le, false);
+        case P::sgt: case P::ugt: return compare(ComparePredicate::gt, false);
         default: return compare(ComparePredicate::ge, false);
         }
       })

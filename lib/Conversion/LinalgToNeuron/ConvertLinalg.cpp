@@ -215,8 +215,8 @@ struct SoftmaxPattern : OpRewritePattern<linalg::SoftmaxOp> {
 enum class Combiner { None, Sum, Max, Min };
 
 /// `%r = combiner %in, %out; linalg.yield %r` → the combiner.
-Combiner reductionCombiner(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
+Combiner reductionCombiner(linalg::LinalgOp op) {
+  Block &body = *op.getBlock();
   if (body.getOperations().size() != 2 || op.getNumDpsInputs() != 1)
     return Combiner::None;
   Operation &combine = body.front();
@@ -238,8 +238,8 @@ Combiner reductionCombiner(linalg::GenericOp op) {
 }
 
 /// True when the body is `out + a * b` (a matmul written as a generic).
-bool isMultiplyAccumulate(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
+bool isMultiplyAccumulate(linalg::LinalgOp op) {
+  Block &body = *op.getBlock();
   if (body.getOperations().size() != 3 || op.getNumDpsInputs() != 2)
     return false;
   Operation &mul = body.front();
@@ -254,6 +254,9 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
   return mulOk && addOk;
 }
 
+/// In `GenericPlan::outDims`, an output dim the output map pins to 0.
+constexpr int64_t kUnitOutDim = -1;
+
 /// What `analyzeGeneric` found.
 struct GenericPlan {
   enum class Kind { Elementwise, Reduction, Contraction } kind = Kind::Elementwise;
@@ -263,9 +266,23 @@ struct GenericPlan {
   ContractionPlan contraction;
 };
 
-/// Decides whether and how a generic can be raised; on failure `why` says
-/// what stops it. Never changes the IR.
-FailureOr<GenericPlan> analyzeGeneric(linalg::GenericOp op, std::string &why) {
+/// True for the linalg ops raised from their body: `linalg.generic` and the
+/// named elementwise ops (`linalg.exp`, `linalg.add`, ...), whose implicit
+/// body is the same scalar op. Ops with their own pattern are not.
+bool isRaisedFromBody(Operation *op) {
+  if (isa<linalg::GenericOp>(op))
+    return true;
+  return isa<linalg::CopyOp, linalg::ExpOp, linalg::LogOp, linalg::AbsOp, linalg::CeilOp,
+             linalg::FloorOp, linalg::NegFOp, linalg::ReciprocalOp, linalg::RoundOp, linalg::SqrtOp,
+             linalg::RsqrtOp, linalg::SquareOp, linalg::TanhOp, linalg::ErfOp, linalg::AddOp,
+             linalg::SubOp, linalg::MulOp, linalg::DivOp, linalg::DivUnsignedOp, linalg::MaxOp,
+             linalg::MinOp, linalg::PowFOp, linalg::SelectOp, linalg::ElementwiseOp,
+             linalg::BroadcastOp>(op);
+}
+
+/// Decides whether and how a generic (or a named elementwise op) can be
+/// raised; on failure `why` says what stops it. Never changes the IR.
+FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
   GenericPlan plan;
   if (!op.hasPureTensorSemantics()) {
     why = "it works on memrefs, not tensors";
@@ -286,15 +303,19 @@ FailureOr<GenericPlan> analyzeGeneric(linalg::GenericOp op, std::string &why) {
   }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap outMap = maps.back();
-  if (!outMap.isProjectedPermutation(/*allowZeroInResults=*/false)) {
+  // A constant 0 in the output map is a kept unit dim (a keepdims reduction
+  // writing `1x12x1`).
+  if (!outMap.isProjectedPermutation(/*allowZeroInResults=*/true)) {
     why = "its output indexing map is not a projected permutation";
     return failure();
   }
-  for (AffineExpr e : outMap.getResults())
-    plan.outDims.push_back(cast<AffineDimExpr>(e).getPosition());
+  for (AffineExpr e : outMap.getResults()) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    plan.outDims.push_back(d ? static_cast<int64_t>(d.getPosition()) : kUnitOutDim);
+  }
 
   auto iters = op.getIteratorTypesArray();
-  Block &body = op.getRegion().front();
+  Block &body = *op.getBlock();
   BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
   bool usesOut = !outArg.use_empty();
   // A reduction dim of extent 1 reduces nothing.
@@ -318,7 +339,13 @@ FailureOr<GenericPlan> analyzeGeneric(linalg::GenericOp op, std::string &why) {
     }
     plan.combiner = reductionCombiner(op);
     if (plan.combiner == Combiner::None) {
-      why = "it reduces with a body other than a single add/max/min of input and output";
+      std::string ops;
+      for (Operation &inner : body.without_terminator())
+        ops += (ops.empty() ? "'" : ", '") + inner.getName().getStringRef().str() + "'";
+      why = "it reduces with a body of " + std::to_string(op.getNumDpsInputs()) +
+            " input(s) computing " + (ops.empty() ? std::string("nothing") : ops) +
+            "; a reduction body must be a single add, max or min of one input and the "
+            "output: compute the rest in a separate elementwise op";
       return failure();
     }
     if (!maps.front().isPermutation()) {
@@ -356,6 +383,10 @@ FailureOr<GenericPlan> analyzeGeneric(linalg::GenericOp op, std::string &why) {
     }
   }
   for (Operation &inner : body.without_terminator()) {
+    // Positions (iota tables, masks) are constant tensors once shapes are
+    // static; index values are computed as i32.
+    if (isa<linalg::IndexOp, arith::IndexCastOp, arith::IndexCastUIOp>(inner))
+      continue;
     if (!isRaisableBodyOp(&inner)) {
       why = "its body uses '" + inner.getName().getStringRef().str() +
             "', which has no neuron equivalent";
@@ -367,14 +398,15 @@ FailureOr<GenericPlan> analyzeGeneric(linalg::GenericOp op, std::string &why) {
     }
     if (auto cmp = dyn_cast<arith::CmpIOp>(inner)) {
       auto p = cmp.getPredicate();
-      if (p == arith::CmpIPredicate::ult || p == arith::CmpIPredicate::ule ||
-          p == arith::CmpIPredicate::ugt || p == arith::CmpIPredicate::uge) {
+      bool onIndex = isa<IndexType>(cmp.getLhs().getType());
+      if (!onIndex && (p == arith::CmpIPredicate::ult || p == arith::CmpIPredicate::ule ||
+                       p == arith::CmpIPredicate::ugt || p == arith::CmpIPredicate::uge)) {
         why = "unsigned integer comparisons have no neuron equivalent";
         return failure();
       }
     }
     for (Value v : inner.getOperands()) {
-      if (v.getParentRegion() == &op.getRegion())
+      if (v.getParentRegion() == body.getParent())
         continue;
       if (!getSplatValue(v) && !matchPattern(v, m_Constant())) {
         why = "its body uses a value defined outside that is not a constant";
@@ -430,17 +462,49 @@ Value viewInOutputSpace(OpBuilder &b, Location loc, Value v, AffineMap map,
   return reshapeTo(b, loc, view, full);
 }
 
-/// A scalar constant as a rank-0 `neuron.constant`.
+/// A scalar constant as a rank-0 `neuron.constant` (an index as i32).
 Value scalarConstant(OpBuilder &b, Location loc, Value scalar) {
   Attribute attr;
   (void)matchPattern(scalar, m_Constant(&attr));
+  if (isa<IndexType>(scalar.getType())) {
+    auto type = RankedTensorType::get({}, b.getI32Type());
+    int64_t v = cast<IntegerAttr>(attr).getInt();
+    return ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, b.getI32IntegerAttr(v)));
+  }
   auto type = RankedTensorType::get({}, scalar.getType());
   return ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, attr));
 }
 
-Value emitElementwise(PatternRewriter &rewriter, linalg::GenericOp op, const GenericPlan &plan) {
+/// `linalg.index dim` in the output's dim order: an i32 constant holding
+/// 0..n-1 along that dim's output position, 1 elsewhere (0 everywhere when
+/// the dim is not an output dim, so has extent 1).
+Value indexTable(OpBuilder &b, Location loc, int64_t dim, const GenericPlan &plan) {
+  SmallVector<int64_t> shape(plan.outDims.size(), 1);
+  auto *it = llvm::find(plan.outDims, dim);
+  int64_t extent = 1;
+  if (it != plan.outDims.end()) {
+    extent = plan.loopRanges[dim];
+    shape[it - plan.outDims.begin()] = extent;
+  }
+  SmallVector<int32_t> values(extent);
+  std::iota(values.begin(), values.end(), 0);
+  auto type = RankedTensorType::get(shape, b.getI32Type());
+  return ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, ArrayRef(values)));
+}
+
+/// `arith.index_cast` between index (computed as i32) and an integer type.
+Value castIndex(OpBuilder &b, Location loc, Value in, Type to) {
+  if (isa<IndexType>(to))
+    to = b.getI32Type();
+  auto type = cast<RankedTensorType>(in.getType());
+  if (type.getElementType() == to)
+    return in;
+  return CastOp::create(b, loc, type.clone(to), in);
+}
+
+Value emitElementwise(PatternRewriter &rewriter, linalg::LinalgOp op, const GenericPlan &plan) {
   Location loc = op.getLoc();
-  Block &body = op.getRegion().front();
+  Block &body = *op.getBlock();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   IRMapping values;
   for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
@@ -457,18 +521,28 @@ Value emitElementwise(PatternRewriter &rewriter, linalg::GenericOp op, const Gen
       values.map(c.getResult(), scalarConstant(rewriter, loc, c.getResult()));
       continue;
     }
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      values.map(index.getResult(),
+                 indexTable(rewriter, loc, static_cast<int64_t>(index.getDim()), plan));
+      continue;
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(inner)) {
+      values.map(inner.getResult(0), castIndex(rewriter, loc, lookup(inner.getOperand(0)),
+                                               inner.getResult(0).getType()));
+      continue;
+    }
     SmallVector<Value> in = llvm::map_to_vector(inner.getOperands(), lookup);
     values.map(inner.getResult(0), emitBodyOp(rewriter, &inner, in));
   }
   Value result = lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
-  auto outType = cast<RankedTensorType>(op.getResultTypes().front());
+  auto outType = cast<RankedTensorType>(op->getResultTypes().front());
   auto resultType = cast<RankedTensorType>(result.getType());
   if (resultType.getShape() != outType.getShape())
     result = BroadcastToOp::create(rewriter, loc, outType, result);
   return result;
 }
 
-Value emitReduction(PatternRewriter &rewriter, linalg::GenericOp op, const GenericPlan &plan) {
+Value emitReduction(PatternRewriter &rewriter, linalg::LinalgOp op, const GenericPlan &plan) {
   Location loc = op.getLoc();
   Value input = op.getDpsInputs().front();
   auto inType = cast<RankedTensorType>(input.getType());
@@ -510,12 +584,19 @@ Value emitReduction(PatternRewriter &rewriter, linalg::GenericOp op, const Gener
       parallel.push_back(d);
   SmallVector<int64_t> outPerm;
   for (int64_t d : plan.outDims)
-    outPerm.push_back(llvm::find(parallel, d) - parallel.begin());
+    if (d != kUnitOutDim)
+      outPerm.push_back(llvm::find(parallel, d) - parallel.begin());
   Value init = op.getDpsInits().front();
   auto outType = cast<RankedTensorType>(init.getType());
   if (!llvm::is_sorted(outPerm))
-    reduced = TransposeOp::create(rewriter, loc, outType, reduced,
-                                  rewriter.getDenseI64ArrayAttr(outPerm));
+    reduced = TransposeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(
+            neuronc::transposedShape(cast<RankedTensorType>(reduced.getType()).getShape(), outPerm),
+            outType.getElementType()),
+        reduced, rewriter.getDenseI64ArrayAttr(outPerm));
+  // The unit dims the output map pins to 0 (keepdims).
+  reduced = reshapeTo(rewriter, loc, reduced, outType.getShape());
   std::optional<double> start = initSplat(init);
   switch (plan.combiner) {
   case Combiner::Sum:
@@ -531,10 +612,14 @@ Value emitReduction(PatternRewriter &rewriter, linalg::GenericOp op, const Gener
   }
 }
 
-/// Raises a `linalg.generic` that `analyzeGeneric` accepts.
-struct GenericPattern : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+/// Raises a `linalg.generic` or a named elementwise op (`linalg.negf`,
+/// `linalg.add`, ...) that `analyzeGeneric` accepts:
+/// `linalg.exp ins(%x) outs(%e)` → `neuron.exp %x`.
+struct GenericPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op, PatternRewriter &rewriter) const override {
+    if (!isRaisedFromBody(op))
+      return rewriter.notifyMatchFailure(op, "not a generic or a named elementwise op");
     std::string why;
     FailureOr<GenericPlan> plan = analyzeGeneric(op, why);
     if (failed(plan))
@@ -548,8 +633,7 @@ struct GenericPattern : OpRewritePattern<linalg::GenericOp> {
       result = emitReduction(rewriter, op, *plan);
       break;
     case GenericPlan::Kind::Contraction:
-      result = emitContraction(rewriter, cast<linalg::LinalgOp>(op.getOperation()),
-                               plan->contraction);
+      result = emitContraction(rewriter, op, plan->contraction);
       break;
     }
     rewriter.replaceOp(op, result);
@@ -578,8 +662,8 @@ struct ConvertLinalgPass : mlir::neuron::impl::NeuronConvertLinalgPassBase<Conve
 } // namespace
 
 std::string mlir::neuron::whyGenericIsNotRaisable(Operation *op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic)
+  auto generic = dyn_cast<linalg::LinalgOp>(op);
+  if (!generic || !isRaisedFromBody(op))
     return {};
   std::string why;
   if (failed(analyzeGeneric(generic, why)))

@@ -95,6 +95,148 @@ struct ExtractSlicePattern : OpRewritePattern<tensor::ExtractSliceOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// tensor.insert_slice
+//===----------------------------------------------------------------------===//
+
+/// The `tensor.insert_slice`s that fill a `tensor.empty` piece by piece up to
+/// `op`, first to last, or empty when `op`'s destination is not such a chain.
+SmallVector<tensor::InsertSliceOp> chainIntoEmpty(tensor::InsertSliceOp op) {
+  SmallVector<tensor::InsertSliceOp> chain = {op};
+  Value dest = op.getDest();
+  while (auto prev = dest.getDefiningOp<tensor::InsertSliceOp>()) {
+    chain.push_back(prev);
+    dest = prev.getDest();
+  }
+  if (!dest.getDefiningOp<tensor::EmptyOp>())
+    return {};
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+/// The insert_slice that continues the chain `op` is in, if any.
+tensor::InsertSliceOp nextInChain(tensor::InsertSliceOp op) {
+  for (Operation *user : op->getUsers())
+    if (auto next = dyn_cast<tensor::InsertSliceOp>(user); next && next.getDest() == op.getResult())
+      return next;
+  return {};
+}
+
+/// The dim along which an insert_slice's slice differs from its destination
+/// (-1 when it covers all of it), or failure when it differs in several.
+FailureOr<int64_t> sliceAxis(tensor::InsertSliceOp op, std::string &why) {
+  auto dest = op.getDestType();
+  if (!dest.hasStaticShape() || !op.hasUnitStride() ||
+      ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(op.getStaticSizes())) {
+    why = "it needs static shapes, offsets and sizes and unit strides";
+    return failure();
+  }
+  if (!isSupportedElementType(dest.getElementType())) {
+    why = "its element type is not one the device has";
+    return failure();
+  }
+  ArrayRef<int64_t> offsets = op.getStaticOffsets(), sizes = op.getStaticSizes();
+  int64_t axis = -1;
+  for (int64_t d = 0; d < dest.getRank(); ++d) {
+    if (offsets[d] == 0 && sizes[d] == dest.getDimSize(d))
+      continue;
+    if (axis >= 0) {
+      why = "the slice differs from its destination in more than one dim (" + std::to_string(axis) +
+            " and " + std::to_string(d) + ")";
+      return failure();
+    }
+    axis = d;
+  }
+  return axis;
+}
+
+/// How the pieces of a chain into `tensor.empty` tile the result: along one
+/// axis, in offset order.
+struct Assembly {
+  int64_t axis = -1;
+  SmallVector<tensor::InsertSliceOp> pieces; // sorted by offset along `axis`
+};
+
+/// Checks that the chain ending at `last` writes every element of its
+/// `tensor.empty` exactly once, each piece a band along one common axis.
+FailureOr<Assembly> analyzeAssembly(tensor::InsertSliceOp last, std::string &why) {
+  SmallVector<tensor::InsertSliceOp> chain = chainIntoEmpty(last);
+  Assembly plan;
+  for (tensor::InsertSliceOp piece : chain) {
+    FailureOr<int64_t> axis = sliceAxis(piece, why);
+    if (failed(axis))
+      return failure();
+    if (*axis < 0 && chain.size() == 1) // one piece, the whole tensor
+      return Assembly{0, {piece}};
+    if (*axis < 0 || (plan.axis >= 0 && *axis != plan.axis)) {
+      why = "the pieces written into the tensor.empty are not bands along one common dim";
+      return failure();
+    }
+    if (piece != last && !piece->hasOneUse()) {
+      why = "the tensor.empty is read before all its pieces are written";
+      return failure();
+    }
+    plan.axis = *axis;
+    plan.pieces.push_back(piece);
+  }
+  int64_t axis = plan.axis;
+  llvm::stable_sort(plan.pieces, [&](tensor::InsertSliceOp a, tensor::InsertSliceOp b) {
+    return a.getStaticOffsets()[axis] < b.getStaticOffsets()[axis];
+  });
+  int64_t next = 0;
+  for (tensor::InsertSliceOp piece : plan.pieces) {
+    int64_t offset = piece.getStaticOffsets()[axis];
+    if (offset != next) {
+      why = offset > next
+                ? "elements " + std::to_string(next) + " to " + std::to_string(offset - 1) +
+                      " of dim " + std::to_string(axis) + " of the tensor.empty are never written"
+                : "two pieces written into the tensor.empty overlap along dim " +
+                      std::to_string(axis);
+      return failure();
+    }
+    next = offset + piece.getStaticSizes()[axis];
+  }
+  if (next != last.getDestType().getDimSize(axis)) {
+    why = "elements " + std::to_string(next) + " to " +
+          std::to_string(last.getDestType().getDimSize(axis) - 1) + " of dim " +
+          std::to_string(axis) + " of the tensor.empty are never written";
+    return failure();
+  }
+  return plan;
+}
+
+/// A `tensor.empty` filled band by band with `tensor.insert_slice` (the
+/// rotate-half of RoPE: `[-x2, x1]`) → `neuron.concat` of the bands:
+///   %a = tensor.insert_slice %n into %e[0, 0] [4, 2] [1, 1]
+///   %b = tensor.insert_slice %p into %a[0, 2] [4, 2] [1, 1]
+/// → %b = neuron.concat %n, %p axis = 1. Matches the last insert of the chain.
+struct AssemblePiecesPattern : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (chainIntoEmpty(op).empty())
+      return rewriter.notifyMatchFailure(op, "its destination is not built from a tensor.empty");
+    if (nextInChain(op))
+      return rewriter.notifyMatchFailure(op, "not the last insert into the tensor.empty");
+    std::string why;
+    FailureOr<Assembly> plan = analyzeAssembly(op, why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, why);
+    Location loc = op.getLoc();
+    SmallVector<Value> parts;
+    for (tensor::InsertSliceOp piece : plan->pieces)
+      parts.push_back(reshapeTo(rewriter, loc, piece.getSource(), piece.getStaticSizes()));
+    if (parts.size() == 1) {
+      rewriter.replaceOp(op, parts.front());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<ConcatOp>(op, op.getDestType(), parts,
+                                          rewriter.getI64IntegerAttr(plan->axis));
+    return success();
+  }
+};
+
 /// `tensor.insert_slice %src into %dest` where the slice covers `dest`
 /// except along one dim (a cache update, a padding) → slices of `dest`
 /// around `src`, concatenated along that dim.
@@ -102,6 +244,9 @@ struct InsertSlicePattern : OpRewritePattern<tensor::InsertSliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
                                 PatternRewriter &rewriter) const override {
+    if (!chainIntoEmpty(op).empty())
+      return rewriter.notifyMatchFailure(op, "builds a tensor.empty from pieces (see "
+                                             "AssemblePiecesPattern)");
     auto dest = op.getDestType();
     if (!dest.hasStaticShape() || !op.hasUnitStride() ||
         ShapedType::isDynamicShape(op.getStaticOffsets()) ||
@@ -183,8 +328,8 @@ struct ConvertTensorPass : mlir::neuron::impl::NeuronConvertTensorPassBase<Conve
     RewritePatternSet patterns(ctx);
     patterns.add<ToReshape<tensor::ExpandShapeOp>, ToReshape<tensor::CollapseShapeOp>,
                  ToReshape<tensor::ReshapeOp>, ToReshape<tensor::CastOp>, ConstantPattern,
-                 SplatPattern, ExtractSlicePattern, InsertSlicePattern, ConcatPattern,
-                 ElementwiseOnTensors>(ctx);
+                 SplatPattern, ExtractSlicePattern, AssemblePiecesPattern, InsertSlicePattern,
+                 ConcatPattern, ElementwiseOnTensors>(ctx);
     // No folding here: the input dialects' folders do not all agree with
     // their own lowering (tosa.cast of i1 folds true to -1.0); neuron's
     // canonicalizer folds afterwards, with the interpreter's semantics.
@@ -194,3 +339,18 @@ struct ConvertTensorPass : mlir::neuron::impl::NeuronConvertTensorPassBase<Conve
 };
 
 } // namespace
+
+std::string mlir::neuron::whyInsertSliceIsNotRaisable(Operation *op) {
+  auto insert = dyn_cast<tensor::InsertSliceOp>(op);
+  if (!insert)
+    return {};
+  std::string why;
+  if (chainIntoEmpty(insert).empty()) {
+    (void)sliceAxis(insert, why);
+    return why;
+  }
+  while (tensor::InsertSliceOp next = nextInChain(insert))
+    insert = next;
+  (void)analyzeAssembly(insert, why);
+  return why;
+}
