@@ -8,6 +8,8 @@ PKGS=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy
+  libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata
+  python3-torch python3-torchvision
   chromium
   fonts-dejavu-core
   clang-22 libclang-rt-22-dev

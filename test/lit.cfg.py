@@ -50,6 +50,25 @@ except (OSError, subprocess.CalledProcessError):
     lit_config.warning("numpy is not importable by %s: numpy oracle tests will be "
                        "UNSUPPORTED (install python3-numpy)" % config.python_executable)
 
+# Debian's python3-onnx writes the ONNX import tests' models and reads ONNX's
+# node tests; those tests say `REQUIRES: onnx`.
+try:
+    subprocess.run([config.python_executable, "-c", "import onnx"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config.available_features.add("onnx")
+except (OSError, subprocess.CalledProcessError):
+    lit_config.warning("onnx is not importable by %s: ONNX import tests will be UNSUPPORTED "
+                       "(install python3-onnx)" % config.python_executable)
+
+# Debian's python3-torch (and torchvision) drive neuronc-torch's tests.
+try:
+    subprocess.run([config.python_executable, "-c", "import torch, torchvision"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config.available_features.add("torch")
+except (OSError, subprocess.CalledProcessError):
+    lit_config.warning("torch is not importable by %s: neuronc-torch tests will be UNSUPPORTED "
+                       "(install python3-torch python3-torchvision)" % config.python_executable)
+
 # Debian's Chromium renders the HTML profile report headless; the report test
 # says `REQUIRES: chromium` (scripts/install-deps.sh installs it).
 chromium = "/usr/bin/chromium"

@@ -5,6 +5,8 @@
 #include "neuronc/Pipelines/Pipelines.h"
 #include "neuronc/Pipelines/Registration.h"
 
+#include "neuronc/Conversion/OnnxImport.h"
+
 #include "mlir/Support/FileUtilities.h"
 
 using namespace mlir;
@@ -35,6 +37,35 @@ std::unique_ptr<neuronc::Program> neuronc::Program::load(StringRef filename, Str
 std::unique_ptr<neuronc::Program>
 neuronc::Program::parse(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   std::unique_ptr<Program> program(new Program());
+  if (isOnnxBuffer(*buffer)) {
+    // A binary model: locations are node numbers, with no line to quote.
+    program->diagnostics_ = std::make_unique<ScopedDiagnosticHandler>(
+        &program->context_, [](Diagnostic &d) {
+          llvm::raw_ostream &os = llvm::errs();
+          Location loc = d.getLocation();
+          while (auto name = dyn_cast<NameLoc>(loc))
+            loc = name.getChildLoc();
+          if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+            os << file.getFilename().getValue();
+            if (file.getLine())
+              os << ":" << file.getLine() << ":" << file.getColumn();
+            os << ": ";
+          }
+          switch (d.getSeverity()) {
+          case DiagnosticSeverity::Error: os << "error: "; break;
+          case DiagnosticSeverity::Warning: os << "warning: "; break;
+          case DiagnosticSeverity::Remark: os << "remark: "; break;
+          case DiagnosticSeverity::Note: os << "note: "; break;
+          }
+          os << d << "\n";
+          return success();
+        });
+    program->module_ = importOnnx(*buffer, &program->context_);
+    program->sourceMgr_.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    if (!program->module_)
+      return nullptr;
+    return program;
+  }
   program->sourceMgr_.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   program->diagnostics_ =
       std::make_unique<SourceMgrDiagnosticHandler>(program->sourceMgr_, &program->context_);

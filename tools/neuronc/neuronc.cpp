@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "neuronc/Conversion/OnnxImport.h"
 #include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/ISA/Neff.h"
 #include "neuronc/Session/CompileSession.h"
@@ -24,7 +25,7 @@ namespace cl = llvm::cl;
 using neuronc::EmitStage;
 
 static cl::OptionCategory category("neuronc options");
-static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"),
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir or .onnx>"),
                                           cl::init("-"), cl::cat(category));
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file ('-' for stdout)"),
                                            cl::value_desc("file"), cl::init("-"),
@@ -102,6 +103,9 @@ static cl::opt<std::string> cacheDir(
     cl::value_desc("dir"), cl::cat(category));
 static cl::opt<bool> noCache("no-cache", cl::desc("Neither read nor write the compile cache"),
                              cl::cat(category));
+static cl::opt<bool> listOnnxOps("list-onnx-ops",
+                                 cl::desc("Print the ONNX op types the importer supports and exit"),
+                                 cl::cat(category));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -121,6 +125,11 @@ int main(int argc, char **argv) {
        << "\n  built with LLVM/MLIR " << LLVM_VERSION_STRING << "\n";
   });
   cl::ParseCommandLineOptions(argc, argv, "neuronc: ahead-of-time compiler for the NeuronCore\n");
+  if (listOnnxOps) {
+    for (llvm::StringRef op : neuronc::supportedOnnxOps())
+      llvm::outs() << op << "\n";
+    return 0;
+  }
 
   neuronc::SessionOptions session;
   neuronc::CompileOptions &options = session.compile;

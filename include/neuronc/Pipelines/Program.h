@@ -17,6 +17,9 @@ namespace neuronc {
 /// attributes of unregistered dialects tolerated (exporters leave IREE's
 /// `#hal` targets around; unregistered *ops* are reported by import), and
 /// diagnostics printed as `file:line:col: error: ...` with the source line.
+/// A file named `*.onnx` is an ONNX model, imported into neuron ops
+/// (OnnxImport.h); its diagnostics name `model.onnx:<node number>` and the
+/// node, without a source line.
 class Program {
 public:
   /// Opens and parses `filename` ('-' is stdin). Returns null after printing
@@ -38,7 +41,7 @@ private:
   Program();
   mlir::MLIRContext context_;
   llvm::SourceMgr sourceMgr_;
-  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> diagnostics_;
+  std::unique_ptr<mlir::ScopedDiagnosticHandler> diagnostics_;
   mlir::OwningOpRef<mlir::ModuleOp> module_;
 };
 

@@ -243,6 +243,11 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
     fl.outputDestinations[root] = dst;
   }
 
+  for (Type t : llvm::concat<const Type>(fn.getArgumentTypes(), fn.getResultTypes()))
+    if (auto rt = dyn_cast<RankedTensorType>(t); rt && rt.hasStaticShape() &&
+                                                  rt.getNumElements() == 0)
+      return fn.emitError("takes or returns ")
+             << t << ", which has no elements; the device has no empty tensors";
   for (Operation &op : fn.getBody().front().without_terminator()) {
     LogicalResult ok = success();
     for (Type t : llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
@@ -250,6 +255,10 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
         return op.emitError("has type ")
                << t << "; the device needs statically shaped tensors (bucket dynamic dims "
                        "first)";
+      else if (rt.getNumElements() == 0)
+        return op.emitError("has type ")
+               << t << " with no elements; the device has no empty tensors (remove the empty "
+                       "slice, split or reshape from the model)";
     if (isa<ConstantOp>(op))
       continue;
     if (auto r = dyn_cast<ReshapeOp>(op)) {

@@ -68,3 +68,20 @@ func.func @attention_wide_values(%q: tensor<1x4x8xf32>, %k: tensor<1x6x8xf32>, %
   %o = neuron.attention %q, %k, %v scale = 1.0 : (tensor<1x4x8xf32>, tensor<1x6x8xf32>, tensor<1x6x600xf32>) -> tensor<1x4x600xf32>
   return %o : tensor<1x4x600xf32>
 }
+
+// -----
+
+// An empty tensor is an error, not a crash (ONNX node tests have them).
+func.func @empty_slice(%a: tensor<20x10x5xf32>) -> tensor<20x10x5xf32> {
+  // expected-error @+1 {{has type 'tensor<20x0x5xf32>' with no elements; the device has no empty tensors}}
+  %0 = neuron.slice %a offsets = [0, 10, 0] sizes = [20, 0, 5] strides = [1, 1, 1] : tensor<20x10x5xf32> -> tensor<20x0x5xf32>
+  %1 = neuron.concat %a, %0 axis = 1 : tensor<20x10x5xf32>, tensor<20x0x5xf32> -> tensor<20x10x5xf32>
+  return %1 : tensor<20x10x5xf32>
+}
+
+// -----
+
+// expected-error @+1 {{takes or returns 'tensor<0xf32>', which has no elements; the device has no empty tensors}}
+func.func @empty_argument(%a: tensor<0xf32>) -> tensor<0xf32> {
+  return %a : tensor<0xf32>
+}
