@@ -40,34 +40,25 @@ config.substitutions.append(("%mlir_runner", os.path.join(config.llvm_tools_dir,
 config.substitutions.append(("%mlir_lib_dir",
                              os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
 
-# numpy is the independent oracle for the interpreter; tests that need it say
-# `REQUIRES: numpy` and are reported UNSUPPORTED (visibly) without it.
-try:
-    subprocess.run([config.python_executable, "-c", "import numpy"], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    config.available_features.add("numpy")
-except (OSError, subprocess.CalledProcessError):
-    lit_config.warning("numpy is not importable by %s: numpy oracle tests will be "
-                       "UNSUPPORTED (install python3-numpy)" % config.python_executable)
+def python_feature(feature, modules, what, packages):
+    """Adds `feature` when the tests' Python imports `modules`; else warns that
+    the tests saying `REQUIRES: feature` are UNSUPPORTED (visibly)."""
+    try:
+        subprocess.run([config.python_executable, "-c", "import " + modules], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        config.available_features.add(feature)
+    except (OSError, subprocess.CalledProcessError):
+        lit_config.warning("%s is not importable by %s: %s will be UNSUPPORTED (install %s)" %
+                           (modules, config.python_executable, what, packages))
 
-# Debian's python3-onnx writes the ONNX import tests' models and reads ONNX's
-# node tests; those tests say `REQUIRES: onnx`.
-try:
-    subprocess.run([config.python_executable, "-c", "import onnx"], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    config.available_features.add("onnx")
-except (OSError, subprocess.CalledProcessError):
-    lit_config.warning("onnx is not importable by %s: ONNX import tests will be UNSUPPORTED "
-                       "(install python3-onnx)" % config.python_executable)
 
-# Debian's python3-torch (and torchvision) drive neuronc-torch's tests.
-try:
-    subprocess.run([config.python_executable, "-c", "import torch, torchvision"], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    config.available_features.add("torch")
-except (OSError, subprocess.CalledProcessError):
-    lit_config.warning("torch is not importable by %s: neuronc-torch tests will be UNSUPPORTED "
-                       "(install python3-torch python3-torchvision)" % config.python_executable)
+# numpy is the independent oracle for the interpreter; Debian's python3-onnx
+# writes the ONNX import tests' models; python3-torch (and torchvision) drive
+# neuronc-torch's tests.
+python_feature("numpy", "numpy", "numpy oracle tests", "python3-numpy")
+python_feature("onnx", "onnx", "ONNX import tests", "python3-onnx")
+python_feature("torch", "torch, torchvision", "neuronc-torch tests",
+               "python3-torch python3-torchvision")
 
 # Debian's Chromium renders the HTML profile report headless; the report test
 # says `REQUIRES: chromium` (scripts/install-deps.sh installs it).
