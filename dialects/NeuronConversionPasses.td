@@ -79,8 +79,15 @@ def NeuronCheckImportPass : Pass<"neuron-check-import", "::mlir::ModuleOp"> {
     op or `func.return`. Each one that is not is reported (all of them, not
     just the first) as `neuronc cannot import 'dialect.op'`, with the nearest
     supported alternative where there is one; host calls get a hint to use
-    `--drop-host-calls`.
+    `--drop-host-calls`. A constant whose values were elided when the file
+    was printed (`dense_resource<__elided__>`) is an error, or, with
+    `random-elided-weights=SEED`, gets seeded random values (normal, standard
+    deviation 0.02) with a warning.
   }];
+  let options = [
+    Option<"randomElidedWeights", "random-elided-weights", "int64_t", "-1",
+           "Seed for random values in place of elided weights (-1: an error)">,
+  ];
 }
 
 def NeuronLowerPass : Pass<"neuron-lower", "::mlir::ModuleOp"> {

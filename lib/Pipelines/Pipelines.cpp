@@ -45,6 +45,13 @@ struct ImportCLOptions {
   llvm::cl::opt<std::string> autoCastType{
       "auto-cast-type", llvm::cl::desc("The 16-bit type for --auto-cast: bf16 or f16"),
       llvm::cl::init("bf16"), llvm::cl::cat(neuronc::importCLCategory())};
+  llvm::cl::opt<int64_t> randomElidedWeights{
+      "random-elided-weights",
+      llvm::cl::desc("Weights printed as dense_resource<__elided__> get seeded random values "
+                     "(normal, stddev 0.02) with a warning, so the program compiles and "
+                     "profiles; its results are not the model's"),
+      llvm::cl::value_desc("seed"), llvm::cl::init(-1),
+      llvm::cl::cat(neuronc::importCLCategory())};
 };
 llvm::ManagedStatic<ImportCLOptions> importCLOptions;
 } // namespace
@@ -112,6 +119,7 @@ neuronc::ImportOptions neuronc::importOptionsFromCL() {
   options.dropHostCalls = importCLOptions->dropHostCalls || options.returnPrinted;
   options.autoCast = importCLOptions->autoCast;
   options.autoCastType = importCLOptions->autoCastType;
+  options.randomElidedWeights = importCLOptions->randomElidedWeights;
   return options;
 }
 
@@ -140,7 +148,9 @@ void neuronc::buildConversionPipeline(OpPassManager &pm, const ImportOptions &op
   fpm.addPass(neuron::createNeuronRefineShapesPass());
   fpm.addPass(createCanonicalizerPass());
   pm.addPass(createSymbolDCEPass());
-  pm.addPass(neuron::createNeuronCheckImportPass());
+  neuron::NeuronCheckImportPassOptions check;
+  check.randomElidedWeights = options.randomElidedWeights;
+  pm.addPass(neuron::createNeuronCheckImportPass(check));
 }
 
 void neuronc::buildLegalizePipeline(OpPassManager &pm, const ImportOptions &options) {
@@ -232,11 +242,12 @@ llvm::StringRef neuronc::stageName(EmitStage stage) {
 std::string neuronc::CompileOptions::fingerprint() const {
   return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
                        "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10} "
-                       "disable-fusion={11} prepack-weights={12}",
+                       "disable-fusion={11} prepack-weights={12} random-elided-weights={13}",
                        stageName(stage), optLevel, entry, import.dropHostCalls,
                        import.returnPrinted, import.autoCast, import.autoCastType,
                        bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks,
-                       llvm::join(disabledFusions, ","), prepackWeights)
+                       llvm::join(disabledFusions, ","), prepackWeights,
+                       import.randomElidedWeights)
       .str();
 }
 

@@ -10,3 +10,16 @@ func.func @kernel(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
   %y = linalg.matmul ins(%x, %w : tensor<2x4xf32>, tensor<4x8xf32>) outs(%z : tensor<2x8xf32>) -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
+
+// --random-elided-weights=SEED substitutes seeded random values, with a
+// warning, so the program still compiles, runs and profiles; the same seed
+// gives the same values.
+// RUN: neuronc %s --random-elided-weights=7 --emit=neuron -o - 2>&1 | FileCheck %s --check-prefix=RANDOM
+// RANDOM: warning: elided weights of type 'tensor<4x8xf32>' replaced by seeded random values (--random-elided-weights=7); the results are not the model's
+// RANDOM: neuron.constant dense<{{\[\[}}[[FIRST:-?[0-9.e-]+]],
+// RANDOM: neuron.matmul
+// RUN: neuronc %s --random-elided-weights=7 --emit=neuron -o %t.a 2>/dev/null
+// RUN: neuronc %s --random-elided-weights=7 --emit=neuron -o %t.b 2>/dev/null
+// RUN: diff %t.a %t.b
+// RUN: neuron-run %s --random-elided-weights=7 --random-inputs --check 2>&1 | FileCheck %s --check-prefix=CHECKED
+// CHECKED: check: ok

@@ -51,6 +51,9 @@ struct ImportOptions {
   bool returnPrinted = false;       ///< printed tensors become results (implies dropping)
   std::string autoCast = "none";    ///< none | matmult | all
   std::string autoCastType = "bf16"; ///< bf16 | f16
+  /// Seed of the random values that replace elided weights
+  /// (`dense_resource<__elided__>`); -1: elided weights are an error.
+  int64_t randomElidedWeights = -1;
 };
 
 /// How dynamic dims become static buckets.

@@ -21,6 +21,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <random>
+
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONCHECKIMPORTPASS
 #include "neuronc/Dialect/Neuron/NeuronConversionPasses.h.inc"
@@ -186,6 +188,30 @@ bool hasMissingWeights(neuron::ConstantOp c) {
   return resource && !resource.getRawHandle().getBlob();
 }
 
+/// Replaces the elided values of `c` with seeded random ones (normal,
+/// standard deviation 0.02, as models initialize weights; integers 0), with
+/// a warning: the program compiles and profiles, its results are not the
+/// model's.
+void substituteRandomWeights(neuron::ConstantOp c, uint64_t seed) {
+  auto type = cast<RankedTensorType>(c.getType());
+  // The constant's position keys the stream, so each weight differs.
+  uint64_t key = seed;
+  if (auto file = dyn_cast<FileLineColLoc>(c.getLoc()))
+    key = seed * 1000003u + file.getLine() * 131u + file.getColumn();
+  std::mt19937_64 rng(key);
+  std::normal_distribution<double> normal(0.0, 0.02); // heuristic: typical weight init
+  Type elem = type.getElementType();
+  SmallVector<Attribute> values;
+  values.reserve(type.getNumElements());
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    values.push_back(isa<FloatType>(elem) ? Attribute(FloatAttr::get(elem, normal(rng)))
+                                          : Attribute(IntegerAttr::get(elem, 0)));
+  c.emitWarning("elided weights of type ")
+      << type << " replaced by seeded random values (--random-elided-weights=" << seed
+      << "); the results are not the model's";
+  c.setValueAttr(DenseElementsAttr::get(type, values));
+}
+
 /// Neuron ops and returns are what import should leave.
 bool isConverted(Operation *op) {
   return isa<func::ReturnOp>(op) || isa_and_present<neuron::NeuronDialect>(op->getDialect());
@@ -204,6 +230,10 @@ struct CheckImportPass : mlir::neuron::impl::NeuronCheckImportPassBase<CheckImpo
       for (Block &block : fn.getBody()) {
         for (Operation &op : block) {
           if (auto c = dyn_cast<neuron::ConstantOp>(op); c && hasMissingWeights(c)) {
+            if (randomElidedWeights >= 0) {
+              substituteRandomWeights(c, static_cast<uint64_t>(randomElidedWeights));
+              continue;
+            }
             c.emitError("neuronc cannot import this constant of type ")
                 << c.getType()
                 << ": its values are missing (dense_resource<__elided__>: the file was printed "
