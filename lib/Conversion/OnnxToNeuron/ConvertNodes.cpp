@@ -1,0 +1,598 @@
+//===- ConvertNodes.cpp - ONNX nodes as neuron ops --------------------------===//
+//
+// Importer::lowerNode and its helpers: each supported ONNX op type (at
+// opsets 13-17) as the neuron ops that compute it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace neuronc::onnximport;
+
+bool Importer::binary(llvm::StringRef op) {
+  Value x = input(0), y = input(1);
+  auto tx = cast<RankedTensorType>(x.getType()), ty = cast<RankedTensorType>(y.getType());
+  if (op == "Pow" && !isa<FloatType>(tx.getElementType())) {
+    // neuron.pow is on floats: an integer power in f32, truncated back.
+    auto f32 = [&](Value v) -> Value {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getElementType().isF32())
+        return v;
+      return CastOp::create(b, loc, RankedTensorType::get(t.getShape(), b.getF32Type()), v);
+    };
+    Value xf = f32(x), yf = f32(y);
+    RankedTensorType type = broadcastType(xf, yf, b.getF32Type());
+    Value p = PowOp::create(b, loc, type, xf, yf);
+    define(0,
+           CastOp::create(b, loc, RankedTensorType::get(type.getShape(), tx.getElementType()), p));
+    return true;
+  }
+  if (op == "Pow" && tx.getElementType() != ty.getElementType())
+    y = CastOp::create(b, loc, RankedTensorType::get(ty.getShape(), tx.getElementType()), y);
+  std::optional<RankedTensorType> out = outputType(0);
+  RankedTensorType type =
+      out && out->hasStaticShape() ? *out : broadcastType(x, y, tx.getElementType());
+  Value r;
+  if (op == "Add")
+    r = AddOp::create(b, loc, type, x, y);
+  else if (op == "Sub")
+    r = SubOp::create(b, loc, type, x, y);
+  else if (op == "Mul")
+    r = MulOp::create(b, loc, type, x, y);
+  else if (op == "Div")
+    r = DivOp::create(b, loc, type, x, y);
+  else if (op == "Pow")
+    r = PowOp::create(b, loc, type, x, y);
+  else if (op == "Max")
+    r = MaxOp::create(b, loc, type, x, y);
+  else if (op == "Min")
+    r = MinOp::create(b, loc, type, x, y);
+  else {
+    ComparePredicate p = op == "Equal"         ? ComparePredicate::eq
+                         : op == "Less"        ? ComparePredicate::lt
+                         : op == "LessOrEqual" ? ComparePredicate::le
+                         : op == "Greater"     ? ComparePredicate::gt
+                                               : ComparePredicate::ge;
+    auto i1 = RankedTensorType::get(type.getShape(), b.getI1Type());
+    r = CompareOp::create(b, loc, i1, p, x, y);
+  }
+  define(0, r);
+  return true;
+}
+
+bool Importer::reduce(llvm::StringRef op) {
+  Value x = input(0);
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t rank = t.getRank();
+  std::optional<SmallVector<int64_t>> axes;
+  // ReduceSum takes its axes as an input since opset 13, the others since 18.
+  if ((op == "ReduceSum" && opset >= 13) || opset >= 18) {
+    if (node->input_size() > 1 && !node->input(1).empty()) {
+      axes = ints(1);
+      if (!axes) {
+        error() << "the axes must be a constant";
+        return false;
+      }
+    }
+  } else {
+    axes = intsAttr("axes");
+  }
+  SmallVector<int64_t> list;
+  if (!axes || axes->empty()) {
+    if (intAttr("noop_with_empty_axes", 0)) {
+      define(0, x);
+      return true;
+    }
+    for (int64_t i = 0; i < rank; ++i)
+      list.push_back(i);
+  } else {
+    for (int64_t a : *axes)
+      list.push_back(normAxis(a, rank));
+    llvm::sort(list);
+  }
+  bool keep = intAttr("keepdims", 1) != 0;
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!llvm::is_contained(list, i))
+      shape.push_back(t.getDimSize(i));
+    else if (keep)
+      shape.push_back(1);
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  auto axesAttr = b.getDenseI64ArrayAttr(list);
+  UnitAttr keepAttr = keep ? b.getUnitAttr() : UnitAttr();
+  Value r;
+  if (op == "ReduceSum")
+    r = ReduceSumOp::create(b, loc, type, x, axesAttr, keepAttr);
+  else if (op == "ReduceMean")
+    r = ReduceMeanOp::create(b, loc, type, x, axesAttr, keepAttr);
+  else if (op == "ReduceMax")
+    r = ReduceMaxOp::create(b, loc, type, x, axesAttr, keepAttr);
+  else if (op == "ReduceMin")
+    r = ReduceMinOp::create(b, loc, type, x, axesAttr, keepAttr);
+  else if (op == "ReduceProd")
+    r = ReduceProdOp::create(b, loc, type, x, axesAttr, keepAttr);
+  else if (op == "ReduceSumSquare")
+    r = ReduceSumOp::create(b, loc, type, MulOp::create(b, loc, t, x, x), axesAttr, keepAttr);
+  else if (op == "ReduceL2")
+    r = SqrtOp::create(
+        b, loc, type,
+        ReduceSumOp::create(b, loc, type, MulOp::create(b, loc, t, x, x), axesAttr, keepAttr));
+  define(0, r);
+  return true;
+}
+
+/// A 2-D convolution whose stride equals its kernel, without padding,
+/// dilation or groups (a vision transformer's patch embedding): every
+/// output pixel is one patch times the kernel, so it is x cut into patches
+/// (reshapes and transposes of rank <= 4) times the kernel as a matrix.
+bool Importer::patchEmbedding() {
+  Value x = input(0), w = input(1);
+  auto tx = cast<RankedTensorType>(x.getType()), tw = cast<RankedTensorType>(w.getType());
+  std::optional<RankedTensorType> out = outputType(0);
+  auto ones = [](std::optional<SmallVector<int64_t>> v) {
+    return !v || llvm::all_of(*v, [](int64_t d) { return d == 1; });
+  };
+  std::optional<SmallVector<int64_t>> pads = intsAttr("pads"), strides = intsAttr("strides");
+  const auto *autoPad = attr("auto_pad");
+  bool noPad = (!pads || llvm::all_of(*pads, [](int64_t p) { return p == 0; })) &&
+               (!autoPad || autoPad->s() == "NOTSET" || autoPad->s() == "VALID");
+  if (tx.getRank() != 4 || tw.getRank() != 4 || !tx.hasStaticShape() || !out || !noPad ||
+      !ones(intsAttr("dilations")) || intAttr("group", 1) != 1 || !strides ||
+      (*strides)[0] != tw.getDimSize(2) || (*strides)[1] != tw.getDimSize(3) ||
+      tx.getDimSize(2) % tw.getDimSize(2) || tx.getDimSize(3) % tw.getDimSize(3)) {
+    error() << "only the patch-embedding form of Conv is imported (2-D, stride equal to the "
+               "kernel, no padding, dilation 1, group 1, the image a whole number of patches); "
+               "general convolution is not supported yet";
+    return false;
+  }
+  int64_t n = tx.getDimSize(0), c = tx.getDimSize(1), kh = tw.getDimSize(2), kw = tw.getDimSize(3),
+          hp = tx.getDimSize(2) / kh, wp = tx.getDimSize(3) / kw, o = tw.getDimSize(0);
+  Type elem = tx.getElementType();
+  auto transpose = [&](Value v, ArrayRef<int64_t> perm) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(t.getDimSize(p));
+    return TransposeOp::create(b, loc, RankedTensorType::get(shape, elem), v,
+                               b.getDenseI64ArrayAttr(perm));
+  };
+  Value v = reshape(x, {n * c * hp, kh, wp, kw});
+  v = transpose(v, {0, 2, 1, 3}); // [n c hp, wp, kh, kw]
+  v = reshape(v, {n, c, hp * wp, kh * kw});
+  v = transpose(v, {0, 2, 1, 3}); // [n, hp wp, c, kh kw]
+  v = reshape(v, {n, hp * wp, c * kh * kw});
+  Value wm = reshape(w, {o, c * kh * kw});
+  Value y = MatmulOp::create(b, loc, RankedTensorType::get({n, hp * wp, o}, elem), v, wm,
+                             UnitAttr(), b.getUnitAttr());
+  if (Value bias = input(2))
+    y = AddOp::create(b, loc, y.getType(), y, bias);
+  y = transpose(y, {0, 2, 1}); // [n, o, hp wp]
+  define(0, reshape(y, out->getShape()));
+  return true;
+}
+
+bool Importer::lowerNode() {
+  llvm::StringRef op = node->op_type();
+  auto needOut = [&]() -> std::optional<RankedTensorType> {
+    std::optional<RankedTensorType> t = outputType(0);
+    // Shape inference stops at shapes it cannot see through (an Expand by a
+    // computed shape); the operands' own static shapes decide then.
+    if (!t || !t->hasStaticShape())
+      if (std::optional<RankedTensorType> c = computedType())
+        t = c;
+    if (!t)
+      error() << "shape inference gave no type for output '" << node->output(0)
+              << "'; give the model's inputs static shapes (or dim_params)";
+    return t;
+  };
+  if (op == "Identity" || op == "Dropout") {
+    if (op == "Dropout" && node->input_size() > 2 && !node->input(2).empty()) {
+      const Known *training = knownInput(2);
+      if (!training || training->values.empty() || training->values[0]) {
+        error() << "training mode (random masks) is not supported; export in eval mode";
+        return false;
+      }
+    }
+    define(0, input(0));
+    if (const Known *k = knownInput(0))
+      known[node->output(0)] = *k;
+    // Inference keeps every element: the mask is all true.
+    if (op == "Dropout" && node->output_size() > 1 && !node->output(1).empty()) {
+      auto t = cast<RankedTensorType>(input(0).getType());
+      define(1, ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(
+                                       RankedTensorType::get(t.getShape(), b.getI1Type()), true)));
+    }
+    return true;
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Equal" ||
+      op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual")
+    return binary(op);
+  if (op == "Max" || op == "Min" || op == "Sum") {
+    Value acc = input(0);
+    for (int i = 1; i < node->input_size(); ++i) {
+      Value y = input(i);
+      RankedTensorType type =
+          broadcastType(acc, y, cast<RankedTensorType>(acc.getType()).getElementType());
+      acc = op == "Max"   ? Value(MaxOp::create(b, loc, type, acc, y))
+            : op == "Min" ? Value(MinOp::create(b, loc, type, acc, y))
+                          : Value(AddOp::create(b, loc, type, acc, y));
+    }
+    define(0, acc);
+    return true;
+  }
+  if (op == "Where") {
+    std::optional<RankedTensorType> out = needOut();
+    if (!out)
+      return false;
+    define(0, SelectOp::create(b, loc, *out, input(0), input(1), input(2)));
+    return true;
+  }
+  static const llvm::StringSet<> unary = {"Abs",  "Neg",     "Exp", "Log",  "Sqrt",
+                                          "Tanh", "Sigmoid", "Erf", "Relu", "Reciprocal"};
+  if (unary.contains(op)) {
+    Value x = input(0);
+    Type t = x.getType();
+    Value r;
+    if (op == "Abs")
+      r = AbsOp::create(b, loc, t, x);
+    else if (op == "Neg")
+      r = NegOp::create(b, loc, t, x);
+    else if (op == "Exp")
+      r = ExpOp::create(b, loc, t, x);
+    else if (op == "Log")
+      r = LogOp::create(b, loc, t, x);
+    else if (op == "Sqrt")
+      r = SqrtOp::create(b, loc, t, x);
+    else if (op == "Tanh")
+      r = TanhOp::create(b, loc, t, x);
+    else if (op == "Sigmoid")
+      r = SigmoidOp::create(b, loc, t, x);
+    else if (op == "Erf")
+      r = ErfOp::create(b, loc, t, x);
+    else if (op == "Relu")
+      r = ReluOp::create(b, loc, t, x);
+    else
+      r = ReciprocalOp::create(b, loc, t, x);
+    define(0, r);
+    return true;
+  }
+  if (op == "LeakyRelu") {
+    Value x = input(0);
+    auto t = cast<RankedTensorType>(x.getType());
+    Value scaled =
+        MulOp::create(b, loc, t, x, splat(t.getElementType(), floatAttr("alpha", 0.01f)));
+    Value neg = CompareOp::create(b, loc, RankedTensorType::get(t.getShape(), b.getI1Type()),
+                                  ComparePredicate::lt, x, splat(t.getElementType(), 0));
+    define(0, SelectOp::create(b, loc, t, neg, scaled, x));
+    return true;
+  }
+  if (op == "Softplus") {
+    Value x = input(0);
+    Type t = x.getType();
+    auto elem = cast<RankedTensorType>(t).getElementType();
+    define(0, LogOp::create(b, loc, t,
+                            AddOp::create(b, loc, t, ExpOp::create(b, loc, t, x), splat(elem, 1))));
+    return true;
+  }
+  if (op == "Clip") {
+    Value x = input(0);
+    auto t = cast<RankedTensorType>(x.getType());
+    Value r = x;
+    if (Value lo = input(1))
+      r = MaxOp::create(b, loc, t, r, lo);
+    if (Value hi = input(2))
+      r = MinOp::create(b, loc, t, r, hi);
+    define(0, r);
+    return true;
+  }
+  if (op == "Cast") {
+    std::optional<RankedTensorType> out = needOut();
+    if (!out)
+      return false;
+    Value x = input(0);
+    define(0, x.getType() == *out ? x : Value(CastOp::create(b, loc, *out, x)));
+    return true;
+  }
+  if (op == "MatMul") {
+    Value x = input(0), y = input(1);
+    auto tx = cast<RankedTensorType>(x.getType()), ty = cast<RankedTensorType>(y.getType());
+    std::optional<RankedTensorType> out = needOut();
+    if (!out)
+      return false;
+    // 1-D operands are a row (lhs) or a column (rhs), dropped from the result.
+    if (tx.getRank() == 1)
+      x = reshape(x, {1, tx.getDimSize(0)});
+    if (ty.getRank() == 1)
+      y = reshape(y, {ty.getDimSize(0), 1});
+    auto lx = cast<RankedTensorType>(x.getType()), ly = cast<RankedTensorType>(y.getType());
+    SmallVector<int64_t> shape =
+        *broadcastShapes(lx.getShape().drop_back(2), ly.getShape().drop_back(2));
+    shape.push_back(lx.getDimSize(lx.getRank() - 2));
+    shape.push_back(ly.getDimSize(ly.getRank() - 1));
+    Value r = MatmulOp::create(b, loc, RankedTensorType::get(shape, out->getElementType()), x, y,
+                               UnitAttr(), UnitAttr());
+    define(0, reshape(r, out->getShape()));
+    return true;
+  }
+  if (op == "Gemm") {
+    std::optional<RankedTensorType> out = needOut();
+    if (!out)
+      return false;
+    Value r = MatmulOp::create(b, loc, *out, input(0), input(1),
+                               intAttr("transA", 0) ? b.getUnitAttr() : UnitAttr(),
+                               intAttr("transB", 0) ? b.getUnitAttr() : UnitAttr());
+    Type elem = out->getElementType();
+    if (float alpha = floatAttr("alpha", 1.0f); alpha != 1.0f)
+      r = MulOp::create(b, loc, *out, r, splat(elem, alpha));
+    if (Value c = input(2)) {
+      if (float beta = floatAttr("beta", 1.0f); beta != 1.0f)
+        c = MulOp::create(b, loc, c.getType(), c, splat(elem, beta));
+      r = AddOp::create(b, loc, *out, r, c);
+    }
+    define(0, r);
+    return true;
+  }
+  if (op == "Softmax" || op == "LogSoftmax") {
+    Value x = input(0);
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    int64_t axis = normAxis(intAttr("axis", opset >= 13 ? -1 : 1), rank);
+    if (opset < 13 && axis != rank - 1) {
+      error() << "before opset 13, " << op << " normalizes the dims from axis " << axis
+              << " on as one; export at opset >= 13";
+      return false;
+    }
+    define(0, SoftmaxOp::create(b, loc, x.getType(), x, b.getI64IntegerAttr(axis),
+                                op == "LogSoftmax" ? b.getUnitAttr() : UnitAttr()));
+    return true;
+  }
+  if (op == "LayerNormalization") {
+    Value x = input(0);
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    int64_t axis = normAxis(intAttr("axis", -1), rank);
+    SmallVector<int64_t> axes;
+    for (int64_t i = axis; i < rank; ++i)
+      axes.push_back(i);
+    float eps = floatAttr("epsilon", 1e-5f);
+    define(0, LayerNormOp::create(b, loc, x.getType(), x, input(1), input(2),
+                                  b.getDenseI64ArrayAttr(axes), b.getF32FloatAttr(eps)));
+    // The optional Mean and InvStdDev outputs (kept dims), computed apart.
+    bool mean = node->output_size() > 1 && !node->output(1).empty();
+    bool inv = node->output_size() > 2 && !node->output(2).empty();
+    if (mean || inv) {
+      auto t = cast<RankedTensorType>(x.getType());
+      SmallVector<int64_t> shape(t.getShape());
+      for (int64_t a : axes)
+        shape[a] = 1;
+      auto st = RankedTensorType::get(shape, t.getElementType());
+      auto axesAttr = b.getDenseI64ArrayAttr(axes);
+      Value m = ReduceMeanOp::create(b, loc, st, x, axesAttr, b.getUnitAttr());
+      if (mean)
+        define(1, m);
+      if (inv) {
+        Value d = SubOp::create(b, loc, t, x, m);
+        Value var = ReduceMeanOp::create(b, loc, st, MulOp::create(b, loc, t, d, d), axesAttr,
+                                         b.getUnitAttr());
+        define(2, RsqrtOp::create(b, loc, st,
+                                  AddOp::create(b, loc, st, var, splat(t.getElementType(), eps))));
+      }
+    }
+    return true;
+  }
+  if (op.starts_with("Reduce"))
+    return reduce(op);
+  if (op == "Transpose") {
+    Value x = input(0);
+    auto t = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> perm;
+    if (std::optional<SmallVector<int64_t>> p = intsAttr("perm"))
+      perm = *p;
+    else
+      for (int64_t i = t.getRank() - 1; i >= 0; --i)
+        perm.push_back(i);
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(t.getDimSize(p));
+    define(0, TransposeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), x,
+                                  b.getDenseI64ArrayAttr(perm)));
+    return true;
+  }
+  if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
+    std::optional<RankedTensorType> out = outputType(0);
+    if (!out || !out->hasStaticShape())
+      out = reshapedType();
+    if (!out) {
+      needOut();
+      return false;
+    }
+    define(0, reshape(input(0), out->getShape()));
+    return true;
+  }
+  if (op == "Expand") {
+    Value x = input(0);
+    std::optional<RankedTensorType> out = outputType(0);
+    // Shape inference may not see through the shape's computation; the
+    // folded shape gives the result.
+    if (!out || !out->hasStaticShape()) {
+      auto t = cast<RankedTensorType>(x.getType());
+      std::optional<SmallVector<int64_t>> shape = ints(1);
+      std::optional<SmallVector<int64_t>> result;
+      if (shape && t.hasStaticShape())
+        result = broadcastShapes(t.getShape(), *shape);
+      if (result)
+        out = RankedTensorType::get(*result, t.getElementType());
+    }
+    if (!out) {
+      needOut();
+      return false;
+    }
+    define(0, x.getType() == *out ? x : Value(BroadcastToOp::create(b, loc, *out, x)));
+    return true;
+  }
+  if (op == "Concat") {
+    std::optional<RankedTensorType> out = needOut();
+    if (!out)
+      return false;
+    SmallVector<Value> ins;
+    for (int i = 0; i < node->input_size(); ++i)
+      ins.push_back(input(i));
+    define(0, ConcatOp::create(b, loc, *out, ins, normAxis(intAttr("axis", 0), out->getRank())));
+    return true;
+  }
+  if (op == "Slice" || op == "Split") {
+    Value x = input(0);
+    auto t = cast<RankedTensorType>(x.getType());
+    int64_t rank = t.getRank();
+    auto slice = [&](int out, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                     ArrayRef<int64_t> strides) {
+      define(out, SliceOp::create(b, loc, RankedTensorType::get(sizes, t.getElementType()), x,
+                                  b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
+                                  b.getDenseI64ArrayAttr(strides)));
+    };
+    SmallVector<int64_t> offsets(rank, 0), sizes(t.getShape()), strides(rank, 1);
+    if (op == "Split") {
+      int64_t axis = normAxis(intAttr("axis", 0), rank);
+      SmallVector<int64_t> split;
+      if (opset >= 13 && givenUnknown(1)) {
+        error() << "the split sizes must be a constant";
+        return false;
+      }
+      if (std::optional<SmallVector<int64_t>> s = opset >= 13 ? ints(1) : intsAttr("split"))
+        split = *s;
+      else {
+        int64_t n = node->output_size(), d = t.getDimSize(axis);
+        for (int64_t i = 0; i < n; ++i)
+          split.push_back(d / n + (i < d % n ? 1 : 0));
+      }
+      int64_t at = 0;
+      for (size_t i = 0; i < split.size() && static_cast<int>(i) < node->output_size(); ++i) {
+        offsets[axis] = at;
+        sizes[axis] = split[i];
+        slice(static_cast<int>(i), offsets, sizes, strides);
+        at += split[i];
+      }
+      return true;
+    }
+    std::optional<SmallVector<int64_t>> starts = ints(1), ends = ints(2);
+    if (!starts || !ends || givenUnknown(3) || givenUnknown(4)) {
+      error() << "starts, ends, axes and steps must be constants";
+      return false;
+    }
+    SmallVector<int64_t> axes, steps(starts->size(), 1);
+    if (std::optional<SmallVector<int64_t>> a = ints(3))
+      axes = *a;
+    else
+      for (size_t i = 0; i < starts->size(); ++i)
+        axes.push_back(static_cast<int64_t>(i));
+    if (std::optional<SmallVector<int64_t>> s = ints(4))
+      steps = *s;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      int64_t axis = normAxis(axes[i], rank), d = t.getDimSize(axis);
+      int64_t step = steps[i];
+      if (step <= 0) {
+        error() << "negative or zero steps are not supported (axis " << axis << ", step " << step
+                << "); reverse with a Gather of constant indices";
+        return false;
+      }
+      int64_t s = (*starts)[i], e = (*ends)[i];
+      s = std::clamp<int64_t>(s < 0 ? s + d : s, 0, d);
+      e = std::clamp<int64_t>(e < 0 ? e + d : e, 0, d);
+      offsets[axis] = s;
+      sizes[axis] = e > s ? (e - s + step - 1) / step : 0;
+      strides[axis] = step;
+    }
+    slice(0, offsets, sizes, strides);
+    return true;
+  }
+  if (op == "Gather") {
+    std::optional<RankedTensorType> out = needOut();
+    if (!out)
+      return false;
+    Value x = input(0), idx = input(1);
+    auto tx = cast<RankedTensorType>(x.getType());
+    int64_t axis = normAxis(intAttr("axis", 0), tx.getRank());
+    // Negative indices count from the end: idx < 0 ? idx + dim : idx, unless
+    // the indices are known not to be negative.
+    const Known *k = knownInput(1);
+    if (!tx.isDynamicDim(axis) &&
+        (!k || llvm::any_of(k->values, [](int64_t v) { return v < 0; }))) {
+      auto ti = cast<RankedTensorType>(idx.getType());
+      Type ie = ti.getElementType();
+      Value neg = CompareOp::create(b, loc, RankedTensorType::get(ti.getShape(), b.getI1Type()),
+                                    ComparePredicate::lt, idx, splat(ie, 0));
+      Value wrapped =
+          AddOp::create(b, loc, ti, idx, splat(ie, static_cast<double>(tx.getDimSize(axis))));
+      idx = SelectOp::create(b, loc, ti, neg, wrapped, idx);
+    }
+    define(0, GatherOp::create(b, loc, *out, x, idx, axis));
+    return true;
+  }
+  if (op == "Conv")
+    return patchEmbedding();
+  if (op == "Trilu") {
+    // x where the (static) triangle holds, else 0: the mask is a constant.
+    Value x = input(0);
+    auto t = cast<RankedTensorType>(x.getType());
+    int64_t k = 0;
+    if (node->input_size() > 1 && !node->input(1).empty()) {
+      const Known *kk = knownInput(1);
+      if (!kk) {
+        error() << "the diagonal offset k must be a constant";
+        return false;
+      }
+      k = kk->values[0];
+    }
+    if (t.getRank() < 2 || !t.hasStaticShape()) {
+      error() << "needs a static input of rank 2 or more";
+      return false;
+    }
+    int64_t rows = t.getDimSize(t.getRank() - 2), cols = t.getDimSize(t.getRank() - 1);
+    bool upper = intAttr("upper", 1) != 0;
+    SmallVector<bool> keep;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        keep.push_back(upper ? j - i >= k : j - i <= k);
+    Value mask = ConstantOp::create(
+        b, loc, DenseElementsAttr::get(RankedTensorType::get({rows, cols}, b.getI1Type()), keep));
+    define(0, SelectOp::create(b, loc, t, mask, x, splat(t.getElementType(), 0)));
+    return true;
+  }
+  if (op == "ConstantOfShape") {
+    std::optional<SmallVector<int64_t>> shape = ints(0);
+    if (!shape) {
+      error() << "the shape must be a constant";
+      return false;
+    }
+    auto type = RankedTensorType::get(*shape, b.getF32Type());
+    DenseElementsAttr value = DenseElementsAttr::get(type, 0.0f);
+    if (const auto *a = attr("value")) {
+      std::optional<DenseElementsAttr> v = tensorAttr(a->t());
+      if (!v)
+        return false;
+      type = RankedTensorType::get(*shape, v->getElementType());
+      value = DenseElementsAttr::get(type, *v->value_begin<Attribute>());
+    }
+    define(0, ConstantOp::create(b, loc, value));
+    if (std::optional<Known> k = knownOf(value))
+      known[node->output(0)] = *k;
+    return true;
+  }
+  if (op == "Range") {
+    const Known *s = knownInput(0), *l = knownInput(1), *d = knownInput(2);
+    std::optional<RankedTensorType> out = outputType(0);
+    if (!s || !l || !d || (out && isa<FloatType>(out->getElementType()))) {
+      error() << "start, limit and delta must be integer constants";
+      return false;
+    }
+    Known k;
+    for (int64_t v = s->values[0]; d->values[0] > 0 ? v < l->values[0] : v > l->values[0];
+         v += d->values[0])
+      k.values.push_back(v);
+    k.shape = {static_cast<int64_t>(k.values.size())};
+    defineKnown(0, std::move(k), out ? out->getElementType() : b.getI64Type());
+    return true;
+  }
+  return false;
+}

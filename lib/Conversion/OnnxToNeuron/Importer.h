@@ -1,0 +1,167 @@
+//===- Importer.h - The ONNX importer's state, shared by its parts -*- C++ -*-===//
+//
+// Private to lib/Conversion/OnnxToNeuron: one import (Importer) is split by
+// idea over ImportOnnx.cpp (types, tensors, the graph walk), FoldShapes.cpp
+// (integer values known at import, and result shapes shape inference did
+// not give) and ConvertNodes.cpp (each node as neuron ops).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURONC_LIB_CONVERSION_ONNXTONEURON_IMPORTER_H
+#define NEURONC_LIB_CONVERSION_ONNXTONEURON_IMPORTER_H
+
+#include "neuronc/Dialect/Neuron/NeuronOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+#include <string>
+
+namespace neuronc::onnximport {
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+/// The integer contents of a small tensor the importer knows while
+/// importing: an initializer, a Constant, a Shape, or one computed from them.
+struct Known {
+  SmallVector<int64_t> shape;
+  SmallVector<int64_t> values;
+  bool isFloat = false; ///< the tensor's element type is a float (values truncated)
+};
+
+/// heuristic: integer tensors up to this many elements are folded while
+/// importing (shape arithmetic is at most a few dims).
+constexpr int64_t kFoldLimit = 4096;
+
+/// One import: the model, the function being built, and the values so far.
+class Importer {
+public:
+  Importer(MLIRContext *context, llvm::StringRef path) : ctx(context), b(context), path(path) {
+    file = llvm::sys::path::filename(path).str();
+  }
+
+  OwningOpRef<ModuleOp> run(onnx::ModelProto &model);
+
+private:
+  MLIRContext *ctx;
+  OpBuilder b;
+  std::string path, file;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<Known> known;
+  /// Types from shape inference (graph inputs, value_info, outputs).
+  llvm::StringMap<const onnx::TypeProto *> inferred;
+  Location loc = UnknownLoc::get(ctx);
+  const onnx::NodeProto *node = nullptr;
+  bool failed = false;
+
+  InFlightDiagnostic error() {
+    failed = true;
+    return emitError(loc) << "ONNX node '" << node->name() << "' (" << node->op_type() << ", opset "
+                          << opset << "): ";
+  }
+
+  // Types.
+  std::optional<Type> elementType(int32_t dataType);
+  std::optional<RankedTensorType> tensorType(const onnx::TypeProto &t,
+                                             SmallVectorImpl<std::string> *dimNames = nullptr);
+  std::optional<RankedTensorType> outputType(int i);
+
+  // Values.
+  Value input(int i) {
+    if (i >= node->input_size() || node->input(i).empty())
+      return {};
+    return values.lookup(node->input(i));
+  }
+  const Known *knownInput(int i) {
+    if (i >= node->input_size() || node->input(i).empty())
+      return nullptr;
+    auto it = known.find(node->input(i));
+    return it == known.end() ? nullptr : &it->second;
+  }
+  std::optional<SmallVector<int64_t>> ints(int i) {
+    if (const Known *k = knownInput(i))
+      return k->values;
+    return std::nullopt;
+  }
+  /// Whether optional input `i` is given but its value is not known.
+  bool givenUnknown(int i) {
+    return i < node->input_size() && !node->input(i).empty() && !knownInput(i);
+  }
+  void define(int i, Value v) { values[node->output(i)] = v; }
+  Value constant(const Known &k, Type elem);
+  void defineKnown(int i, Known k, Type elem) {
+    define(i, constant(k, elem));
+    known[node->output(i)] = std::move(k);
+  }
+  std::optional<DenseElementsAttr> tensorAttr(const onnx::TensorProto &t);
+
+  // Attributes.
+  const onnx::AttributeProto *attr(llvm::StringRef name) {
+    for (const auto &a : node->attribute())
+      if (a.name() == name)
+        return &a;
+    return nullptr;
+  }
+  int64_t intAttr(llvm::StringRef name, int64_t dflt) {
+    const auto *a = attr(name);
+    return a ? a->i() : dflt;
+  }
+  float floatAttr(llvm::StringRef name, float dflt) {
+    const auto *a = attr(name);
+    return a ? a->f() : dflt;
+  }
+  std::optional<SmallVector<int64_t>> intsAttr(llvm::StringRef name) {
+    const auto *a = attr(name);
+    if (!a)
+      return std::nullopt;
+    return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+
+  // Helpers building ops.
+  Value splat(Type elem, double v) {
+    return ConstantOp::create(
+        b, loc, DenseElementsAttr::get(RankedTensorType::get({}, elem), floatOrInt(elem, v)));
+  }
+  Attribute floatOrInt(Type elem, double v) {
+    if (isa<FloatType>(elem))
+      return FloatAttr::get(elem, v);
+    return IntegerAttr::get(elem, static_cast<int64_t>(v));
+  }
+  Value reshape(Value v, ArrayRef<int64_t> shape) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getShape() == shape)
+      return v;
+    return ReshapeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v);
+  }
+  RankedTensorType broadcastType(Value x, Value y, Type elem);
+  int64_t normAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
+
+  bool importNode(const onnx::NodeProto &n, int index);
+  bool fold(); ///< folds a node on known integer inputs; true when it did
+  bool lowerNode();
+  bool reduce(llvm::StringRef op);
+  bool patchEmbedding();
+  std::optional<RankedTensorType> reshapedType();
+  std::optional<RankedTensorType> computedType();
+  bool binary(llvm::StringRef op);
+};
+
+/// The integers of a dense attribute (floats truncated), if small.
+std::optional<Known> knownOf(DenseElementsAttr attr);
+/// numpy broadcasting of two known shapes, or nullopt when incompatible.
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> c);
+/// The number of elements of `shape`.
+int64_t product(ArrayRef<int64_t> shape);
+
+} // namespace neuronc::onnximport
+
+#endif // NEURONC_LIB_CONVERSION_ONNXTONEURON_IMPORTER_H
