@@ -46,7 +46,7 @@ func.func @memref(%a: memref<4xf32>, %b: memref<4xf32>) {
   }
   return
 }
-func.func @g(%x: tensor<4xf32>, %e: tensor<4xf32>, %q: tensor<4xi8>, %ei: tensor<4xi32>, %d: tensor<?xf32>, %m: tensor<4x4xf32>, %e2: tensor<4x1xf32>, %b3: tensor<2x4x4xf32>, %e3: tensor<2x4x4xf32>, %v: tensor<4xf32>, %n: tensor<4xi32>, %eb: tensor<4xi1>, %s: f32) -> (tensor<4xi32>, tensor<?xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xf32>) {
+func.func @g(%x: tensor<4xf32>, %e: tensor<4xf32>, %q: tensor<4xi8>, %ei: tensor<4xi32>, %d: tensor<?xf32>, %m: tensor<4x4xf32>, %e2: tensor<4x1xf32>, %b3: tensor<2x4x4xf32>, %e3: tensor<2x4x4xf32>, %v: tensor<4xf32>, %n: tensor<4xi32>, %eb: tensor<4xi1>, %s: f32) -> (tensor<4xi32>, tensor<?xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xf32>) {
   // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.generic': an operand has an element type the device does not have
   %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%q : tensor<4xi8>) outs(%ei : tensor<4xi32>) {
   ^bb0(%in: i8, %out: i32):
@@ -73,12 +73,12 @@ func.func @g(%x: tensor<4xf32>, %e: tensor<4xf32>, %q: tensor<4xi8>, %ei: tensor
     linalg.yield %r : f32
   } -> tensor<4x4xf32>
   // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.generic': it multiplies and accumulates but indexing maps are not those of a (batched) matmul
-  %5 = linalg.generic {indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (k)>, affine_map<(m, k) -> (m)>], iterator_types = ["parallel", "reduction"]} ins(%m, %v : tensor<4x4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %5 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%m, %v : tensor<4x4xf32>, tensor<4xf32>) outs(%m : tensor<4x4xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %p = arith.mulf %a, %b : f32
     %r = arith.addf %c, %p : f32
     linalg.yield %r : f32
-  } -> tensor<4xf32>
+  } -> tensor<4x4xf32>
   // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.generic': it multiplies and accumulates but batch dims are not leading and in order
   %6 = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (m, b, k)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%e444, %e444 : tensor<4x4x4xf32>, tensor<4x4x4xf32>) outs(%e444 : tensor<4x4x4xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
@@ -100,18 +100,18 @@ func.func @g(%x: tensor<4xf32>, %e: tensor<4xf32>, %q: tensor<4xi8>, %ei: tensor
     %r = arith.addf %c, %p : f32
     linalg.yield %r : f32
   } -> tensor<4x4xf32>
-  // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.generic': it reduces with a body of 1 input(s) computing 'arith.mulf'; a reduction body must be a single add, max or min of one input and the output: compute the rest in a separate elementwise op
+  // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.generic': it reduces with a body of 1 input(s) computing 'arith.mulf'; a reduction body must end in a single add, max or min of the output and a value computed from the inputs, which is the output's only use
   %9 = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%m : tensor<4x4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.mulf %in, %out : f32
     linalg.yield %r : f32
   } -> tensor<4xf32>
-  // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:9: error: neuronc cannot import 'linalg.generic': its reduction input is not indexed by a permutation of all loop dims
-  %10 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%v : tensor<4xf32>) outs(%e : tensor<4xf32>) {
-  ^bb0(%in: f32, %out: f32):
+  // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:11: error: neuronc cannot import 'linalg.generic': it has 2 outputs and reduces (several outputs are imported only when each is computed from the inputs alone)
+  %10:2 = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%m : tensor<4x4xf32>) outs(%e, %e : tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32, %out2: f32):
     %r = arith.addf %in, %out : f32
-    linalg.yield %r : f32
-  } -> tensor<4xf32>
+    linalg.yield %r, %out2 : f32, f32
+  } -> (tensor<4xf32>, tensor<4xf32>)
   // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:9: error: neuronc cannot import 'linalg.generic': its body reads the output value (an accumulation)
   %11 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%in: f32, %out: f32):
@@ -153,16 +153,16 @@ func.func @g(%x: tensor<4xf32>, %e: tensor<4xf32>, %q: tensor<4xi8>, %ei: tensor
     %r = arith.addf %a, %s : f32
     linalg.yield %r : f32
   } -> tensor<4xf32>
-  return %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17 : tensor<4xi32>, tensor<?xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xf32>
+  return %1, %2, %3, %4, %5, %6, %7, %8, %9, %10#0, %11, %12, %13, %14, %15, %16, %17 : tensor<4xi32>, tensor<?xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xf32>
 }
-// Two outputs.
-func.func @two_outputs(%x: tensor<4xf32>, %e: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:10: error: neuronc cannot import 'linalg.generic': it has 2 outputs (only one is supported)
-  %0:2 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e, %e : tensor<4xf32>, tensor<4xf32>) {
+// Two outputs indexed differently.
+func.func @two_outputs(%x: tensor<4x4xf32>, %e: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:10: error: neuronc cannot import 'linalg.generic': it has 2 outputs written through different indexing maps (several outputs are imported only when all are indexed alike)
+  %0:2 = linalg.generic {indexing_maps = [#id2, #id2, affine_map<(d0, d1) -> (d1, d0)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x4xf32>) outs(%e, %e : tensor<4x4xf32>, tensor<4x4xf32>) {
   ^bb0(%in: f32, %o1: f32, %o2: f32):
     %n = arith.negf %in : f32
     linalg.yield %in, %n : f32, f32
-  } -> (tensor<4xf32>, tensor<4xf32>)
-  return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>
+  } -> (tensor<4x4xf32>, tensor<4x4xf32>)
+  return %0#0, %0#1 : tensor<4x4xf32>, tensor<4x4xf32>
 }
 // CHECK-NOT: error:

@@ -13,6 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinalgImport.h"
+
+#include "neuronc/Conversion/ComposedBodyOps.h"
 #include "neuronc/Conversion/ImportUtils.h"
 
 #include "neuronc/Conversion/Passes.h"
@@ -22,6 +25,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -34,132 +38,9 @@ namespace mlir::neuron {
 using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::neuron::import;
+using namespace mlir::neuron::linalg_import;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Init values
-//===----------------------------------------------------------------------===//
-
-/// The splat value an output init holds (`linalg.fill` of a constant or a
-/// splat constant), if any.
-std::optional<double> initSplat(Value init) {
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return getSplatValue(fill.getInputs().front());
-  return getSplatValue(init);
-}
-
-/// `acc + value`, skipping the add when the init is a splat zero.
-Value accumulateInto(OpBuilder &b, Location loc, Value value, Value init) {
-  if (initSplat(init) == 0.0)
-    return value;
-  return AddOp::create(b, loc, init.getType(), value, init);
-}
-
-//===----------------------------------------------------------------------===//
-// Contractions (matmul, batch_matmul, and generics computing the same)
-//===----------------------------------------------------------------------===//
-
-/// How a LinalgOp's indexing maps describe a (batched) matmul.
-struct ContractionPlan {
-  bool transposeLhs = false, transposeRhs = false;
-};
-
-/// Recognizes `C[b..., m, n] += A[b..., m|k, k|m] * B[b..., k|n, n|k]` from
-/// the indexing maps alone.
-FailureOr<ContractionPlan> analyzeContraction(linalg::LinalgOp op, std::string &why) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) {
-    why = "a contraction needs two inputs and one output";
-    return failure();
-  }
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  auto iters = op.getIteratorTypesArray();
-  int64_t k = -1;
-  for (auto [i, it] : llvm::enumerate(iters)) {
-    if (it == utils::IteratorType::reduction) {
-      if (k >= 0) {
-        why = "more than one reduction dim";
-        return failure();
-      }
-      k = static_cast<int64_t>(i);
-    }
-  }
-  auto dimsOf = [](AffineMap m) -> std::optional<SmallVector<int64_t>> {
-    SmallVector<int64_t> dims;
-    for (AffineExpr e : m.getResults()) {
-      auto d = dyn_cast<AffineDimExpr>(e);
-      if (!d)
-        return std::nullopt;
-      dims.push_back(d.getPosition());
-    }
-    return dims;
-  };
-  auto a = dimsOf(maps[0]), bm = dimsOf(maps[1]), c = dimsOf(maps[2]);
-  if (k < 0 || !a || !bm || !c || c->size() < 2 || a->size() != c->size() ||
-      bm->size() != c->size()) {
-    why = "indexing maps are not those of a (batched) matmul";
-    return failure();
-  }
-  size_t r = c->size();
-  int64_t m = (*c)[r - 2], n = (*c)[r - 1];
-  for (size_t i = 0; i + 2 < r; ++i)
-    if ((*a)[i] != (*c)[i] || (*bm)[i] != (*c)[i]) {
-      why = "batch dims are not leading and in order";
-      return failure();
-    }
-  ContractionPlan plan;
-  if ((*a)[r - 2] == m && (*a)[r - 1] == k)
-    plan.transposeLhs = false;
-  else if ((*a)[r - 2] == k && (*a)[r - 1] == m)
-    plan.transposeLhs = true;
-  else {
-    why = "lhs indexing map is not [m, k] or [k, m]";
-    return failure();
-  }
-  if ((*bm)[r - 2] == k && (*bm)[r - 1] == n)
-    plan.transposeRhs = false;
-  else if ((*bm)[r - 2] == n && (*bm)[r - 1] == k)
-    plan.transposeRhs = true;
-  else {
-    why = "rhs indexing map is not [k, n] or [n, k]";
-    return failure();
-  }
-  return plan;
-}
-
-/// Emits `init + matmul(a, b)` for a recognized contraction.
-Value emitContraction(PatternRewriter &rewriter, linalg::LinalgOp op,
-                      const ContractionPlan &plan) {
-  Location loc = op.getLoc();
-  Value init = op.getDpsInits().front();
-  Value mm = MatmulOp::create(rewriter, loc, init.getType(), op.getDpsInputs()[0],
-                              op.getDpsInputs()[1],
-                              plan.transposeLhs ? rewriter.getUnitAttr() : nullptr,
-                              plan.transposeRhs ? rewriter.getUnitAttr() : nullptr);
-  return accumulateInto(rewriter, loc, mm, init);
-}
-
-/// linalg.matmul / batch_matmul (any transposing indexing maps).
-template <typename OpTy>
-struct ContractionPattern : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() || !hasSupportedTypes(op))
-      return rewriter.notifyMatchFailure(op, "needs tensors of a supported type");
-    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
-    Type ea = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
-    Type eb = getElementTypeOrSelf(op.getDpsInputs()[1].getType());
-    Type ec = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-    if (ea != eb || ea != ec)
-      return rewriter.notifyMatchFailure(op, "mixed element types");
-    std::string why;
-    FailureOr<ContractionPlan> plan = analyzeContraction(linalgOp, why);
-    if (failed(plan))
-      return rewriter.notifyMatchFailure(op, why);
-    rewriter.replaceOp(op, emitContraction(rewriter, linalgOp, *plan));
-    return success();
-  }
-};
 
 //===----------------------------------------------------------------------===//
 // Named ops
@@ -171,8 +52,7 @@ struct FillPattern : OpRewritePattern<linalg::FillOp> {
   LogicalResult matchAndRewrite(linalg::FillOp op, PatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(op.getResultTypes().front());
     std::optional<double> value = getSplatValue(op.getInputs().front());
-    if (!type || !type.hasStaticShape() || !value ||
-        !isSupportedElementType(type.getElementType()))
+    if (!type || !type.hasStaticShape() || !value || !isSupportedElementType(type.getElementType()))
       return rewriter.notifyMatchFailure(op, "needs a constant fill of a static tensor");
     // Users that read the init (matmul accumulators) look through the fill
     // first; only replace once nothing but converted ops remain.
@@ -184,8 +64,7 @@ struct FillPattern : OpRewritePattern<linalg::FillOp> {
 /// `linalg.transpose permutation` → `neuron.transpose perm`.
 struct TransposePattern : OpRewritePattern<linalg::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::TransposeOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(linalg::TransposeOp op, PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics() || !hasSupportedTypes(op))
       return rewriter.notifyMatchFailure(op, "needs tensors of a supported type");
     rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getResultTypes().front(), op.getInput(),
@@ -214,44 +93,65 @@ struct SoftmaxPattern : OpRewritePattern<linalg::SoftmaxOp> {
 /// The reduction kinds a generic body can be raised to.
 enum class Combiner { None, Sum, Max, Min };
 
-/// `%r = combiner %in, %out; linalg.yield %r` → the combiner.
-Combiner reductionCombiner(linalg::LinalgOp op) {
-  Block &body = *op.getBlock();
-  if (body.getOperations().size() != 2 || op.getNumDpsInputs() != 1)
-    return Combiner::None;
-  Operation &combine = body.front();
-  BlockArgument in = body.getArgument(0), out = body.getArgument(1);
-  if (combine.getNumOperands() != 2 ||
-      !((combine.getOperand(0) == in && combine.getOperand(1) == out) ||
-        (combine.getOperand(0) == out && combine.getOperand(1) == in)))
-    return Combiner::None;
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (yield.getNumOperands() != 1 || yield.getOperand(0) != combine.getResult(0))
-    return Combiner::None;
-  if (isa<arith::AddFOp, arith::AddIOp>(combine))
+/// The combiner kind of a scalar op, if it is one.
+Combiner combinerOf(Operation *op) {
+  if (isa<arith::AddFOp, arith::AddIOp>(op))
     return Combiner::Sum;
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(combine))
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(op))
     return Combiner::Max;
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(combine))
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(op))
     return Combiner::Min;
   return Combiner::None;
 }
 
-/// True when the body is `out + a * b` (a matmul written as a generic).
+/// `%r = combiner %x, %out; linalg.yield %r`: the op combining the output
+/// with the value `%x` the body computes from the inputs, or null.
+Operation *reductionCombineOp(linalg::LinalgOp op) {
+  Block &body = *op.getBlock();
+  BlockArgument out = body.getArgument(op.getNumDpsInputs());
+  if (!out.hasOneUse())
+    return nullptr;
+  Operation *combine = *out.getUsers().begin();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
+      yield.getNumOperands() != 1 || yield.getOperand(0) != combine->getResult(0) ||
+      combinerOf(combine) == Combiner::None)
+    return nullptr;
+  return combine;
+}
+
+/// `v`, or the block argument `v` converts with a signed extension.
+Value throughExtension(Value v) {
+  if (Operation *def = v.getDefiningOp();
+      isa_and_present<arith::ExtSIOp, arith::ExtFOp, arith::SIToFPOp>(def))
+    return def->getOperand(0);
+  return v;
+}
+
+/// True when the body is `out + a * b`, each of `a` and `b` possibly
+/// sign-extended or converted to the output type first (a matmul written as
+/// a generic).
 bool isMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = *op.getBlock();
-  if (body.getOperations().size() != 3 || op.getNumDpsInputs() != 2)
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return false;
-  Operation &mul = body.front();
-  Operation &add = *std::next(body.begin());
-  if (!isa<arith::MulFOp, arith::MulIOp>(mul) || !isa<arith::AddFOp, arith::AddIOp>(add))
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *add = yield.getNumOperands() == 1 ? yield.getOperand(0).getDefiningOp() : nullptr;
+  if (!isa_and_present<arith::AddFOp, arith::AddIOp>(add))
     return false;
   BlockArgument a = body.getArgument(0), b = body.getArgument(1), out = body.getArgument(2);
-  bool mulOk = (mul.getOperand(0) == a && mul.getOperand(1) == b) ||
-               (mul.getOperand(0) == b && mul.getOperand(1) == a);
-  bool addOk = (add.getOperand(0) == out && add.getOperand(1) == mul.getResult(0)) ||
-               (add.getOperand(1) == out && add.getOperand(0) == mul.getResult(0));
-  return mulOk && addOk;
+  Value product = add->getOperand(0) == out ? add->getOperand(1) : add->getOperand(0);
+  if (add->getOperand(0) != out && add->getOperand(1) != out)
+    return false;
+  Operation *mul = product.getDefiningOp();
+  if (!isa_and_present<arith::MulFOp, arith::MulIOp>(mul))
+    return false;
+  Value x = throughExtension(mul->getOperand(0)), y = throughExtension(mul->getOperand(1));
+  if (!((x == a && y == b) || (x == b && y == a)))
+    return false;
+  // Nothing else in the body (the extensions, the product and the add).
+  size_t ops = 2 + (x != mul->getOperand(0)) + (y != mul->getOperand(1));
+  return body.getOperations().size() == ops + 1;
 }
 
 /// In `GenericPlan::outDims`, an output dim the output map pins to 0.
@@ -264,7 +164,23 @@ struct GenericPlan {
   SmallVector<int64_t> outDims; // loop dims in output-dim order
   Combiner combiner = Combiner::None;
   ContractionPlan contraction;
+  /// Reduction: the op combining the output with the reduced value, and
+  /// whether that value is computed by the body (then it is computed
+  /// elementwise over the whole loop domain first) rather than read from
+  /// the one input, indexed by a permutation of the loop dims.
+  Operation *combineOp = nullptr;
+  bool reducesComputedValue = false;
 };
+
+/// The plan of the elementwise computation over the whole loop domain of a
+/// reduction: every loop dim is an output dim, in loop order.
+GenericPlan loopDomainPlan(const GenericPlan &plan) {
+  GenericPlan domain;
+  domain.loopRanges = plan.loopRanges;
+  for (int64_t d = 0; d < static_cast<int64_t>(plan.loopRanges.size()); ++d)
+    domain.outDims.push_back(d);
+  return domain;
+}
 
 /// True for the linalg ops raised from their body: `linalg.generic` and the
 /// named elementwise ops (`linalg.exp`, `linalg.add`, ...), whose implicit
@@ -280,92 +196,19 @@ bool isRaisedFromBody(Operation *op) {
              linalg::BroadcastOp>(op);
 }
 
-/// Decides whether and how a generic (or a named elementwise op) can be
-/// raised; on failure `why` says what stops it. Never changes the IR.
-FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
-  GenericPlan plan;
-  if (!op.hasPureTensorSemantics()) {
-    why = "it works on memrefs, not tensors";
-    return failure();
-  }
-  if (op.getNumDpsInits() != 1) {
-    why = "it has " + std::to_string(op.getNumDpsInits()) + " outputs (only one is supported)";
-    return failure();
-  }
-  if (!hasSupportedTypes(op)) {
-    why = "an operand has an element type the device does not have";
-    return failure();
-  }
-  plan.loopRanges = op.getStaticLoopRanges();
-  if (llvm::any_of(plan.loopRanges, ShapedType::isDynamic)) {
-    why = "its loop ranges are dynamic";
-    return failure();
-  }
+/// True for the named contraction ops of ConvertContraction.cpp.
+bool isNamedContraction(Operation *op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::MatvecOp, linalg::BatchMatvecOp,
+             linalg::VecmatOp, linalg::BatchVecmatOp, linalg::DotOp>(op);
+}
+
+/// Checks what an elementwise computation over `plan`'s output space needs:
+/// inputs indexed by projected permutations (or 0) and body ops with neuron
+/// equivalents. Ops that read an output block argument (a reduction's
+/// combiner) are not part of it.
+LogicalResult checkElementwiseBody(linalg::LinalgOp op, std::string &why) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  AffineMap outMap = maps.back();
-  // A constant 0 in the output map is a kept unit dim (a keepdims reduction
-  // writing `1x12x1`).
-  if (!outMap.isProjectedPermutation(/*allowZeroInResults=*/true)) {
-    why = "its output indexing map is not a projected permutation";
-    return failure();
-  }
-  for (AffineExpr e : outMap.getResults()) {
-    auto d = dyn_cast<AffineDimExpr>(e);
-    plan.outDims.push_back(d ? static_cast<int64_t>(d.getPosition()) : kUnitOutDim);
-  }
-
-  auto iters = op.getIteratorTypesArray();
-  Block &body = *op.getBlock();
-  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
-  bool usesOut = !outArg.use_empty();
-  // A reduction dim of extent 1 reduces nothing.
-  bool realReduction = false;
-  for (auto [i, it] : llvm::enumerate(iters))
-    if (it == utils::IteratorType::reduction && plan.loopRanges[i] != 1)
-      realReduction = true;
-
-  if (realReduction && usesOut) {
-    if (isMultiplyAccumulate(op)) {
-      std::string contractionWhy;
-      FailureOr<ContractionPlan> c =
-          analyzeContraction(cast<linalg::LinalgOp>(op.getOperation()), contractionWhy);
-      if (failed(c)) {
-        why = "it multiplies and accumulates but " + contractionWhy;
-        return failure();
-      }
-      plan.kind = GenericPlan::Kind::Contraction;
-      plan.contraction = *c;
-      return plan;
-    }
-    plan.combiner = reductionCombiner(op);
-    if (plan.combiner == Combiner::None) {
-      std::string ops;
-      for (Operation &inner : body.without_terminator())
-        ops += (ops.empty() ? "'" : ", '") + inner.getName().getStringRef().str() + "'";
-      why = "it reduces with a body of " + std::to_string(op.getNumDpsInputs()) +
-            " input(s) computing " + (ops.empty() ? std::string("nothing") : ops) +
-            "; a reduction body must be a single add, max or min of one input and the "
-            "output: compute the rest in a separate elementwise op";
-      return failure();
-    }
-    if (!maps.front().isPermutation()) {
-      why = "its reduction input is not indexed by a permutation of all loop dims";
-      return failure();
-    }
-    plan.kind = GenericPlan::Kind::Reduction;
-    return plan;
-  }
-  if (usesOut) {
-    why = "its body reads the output value (an accumulation)";
-    return failure();
-  }
-  // Elementwise: every loop dim that varies must be an output dim.
-  for (auto [i, range] : llvm::enumerate(plan.loopRanges))
-    if (range != 1 && !llvm::is_contained(plan.outDims, static_cast<int64_t>(i))) {
-      why = "loop dim d" + std::to_string(i) + " is not an output dim";
-      return failure();
-    }
-  for (AffineMap m : ArrayRef<AffineMap>(maps).drop_back()) {
+  for (AffineMap m : ArrayRef<AffineMap>(maps).take_front(op.getNumDpsInputs())) {
     llvm::SmallDenseSet<unsigned> seen;
     for (AffineExpr e : m.getResults()) {
       if (auto c = dyn_cast<AffineConstantExpr>(e)) {
@@ -382,12 +225,38 @@ FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
       }
     }
   }
+  Block &body = *op.getBlock();
   for (Operation &inner : body.without_terminator()) {
+    if (llvm::any_of(inner.getOperands(), [&](Value v) {
+          auto arg = dyn_cast<BlockArgument>(v);
+          return arg && arg.getOwner() == &body &&
+                 arg.getArgNumber() >= static_cast<unsigned>(op.getNumDpsInputs());
+        }))
+      continue; // the combiner
     // Positions (iota tables, masks) are constant tensors once shapes are
     // static; index values are computed as i32.
     if (isa<linalg::IndexOp, arith::IndexCastOp, arith::IndexCastUIOp>(inner))
       continue;
-    if (!isRaisableBodyOp(&inner)) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      auto table = cast<RankedTensorType>(extract.getTensor().getType());
+      if (!table.hasStaticShape() || !isSupportedElementType(table.getElementType()) ||
+          extract.getTensor().getParentRegion() == body.getParent()) {
+        why = "its body reads with 'tensor.extract' from a tensor of dynamic shape, of an "
+              "element type the device does not have, or computed in the body";
+        return failure();
+      }
+      for (Value i : extract.getIndices())
+        if (i.getParentRegion() != body.getParent() && !matchPattern(i, m_Constant())) {
+          why = "its body uses a value defined outside that is not a constant";
+          return failure();
+        }
+      continue; // a gather from the table
+    }
+    if (isa<math::Exp2Op, arith::UIToFPOp>(inner) && !isComposedBodyOp(&inner)) {
+      why = whyComposedBodyOpFails(&inner);
+      return failure();
+    }
+    if (!isRaisableBodyOp(&inner) && !isComposedBodyOp(&inner)) {
       why = "its body uses '" + inner.getName().getStringRef().str() +
             "', which has no neuron equivalent";
       return failure();
@@ -418,6 +287,118 @@ FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
       }
     }
   }
+  return success();
+}
+
+/// Decides whether and how a generic (or a named elementwise op) can be
+/// raised; on failure `why` says what stops it. Never changes the IR.
+FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
+  GenericPlan plan;
+  if (!op.hasPureTensorSemantics()) {
+    why = "it works on memrefs, not tensors";
+    return failure();
+  }
+  int64_t numInits = op.getNumDpsInits();
+  if (!hasSupportedTypes(op)) {
+    why = "an operand has an element type the device does not have";
+    return failure();
+  }
+  plan.loopRanges = op.getStaticLoopRanges();
+  if (llvm::any_of(plan.loopRanges, ShapedType::isDynamic)) {
+    why = "its loop ranges are dynamic";
+    return failure();
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap outMap = maps[op.getNumDpsInputs()];
+  // A constant 0 in the output map is a kept unit dim (a keepdims reduction
+  // writing `1x12x1`).
+  if (!outMap.isProjectedPermutation(/*allowZeroInResults=*/true)) {
+    why = "its output indexing map is not a projected permutation";
+    return failure();
+  }
+  for (AffineMap m : ArrayRef<AffineMap>(maps).drop_front(op.getNumDpsInputs() + 1))
+    if (m != outMap) {
+      why = "it has " + std::to_string(numInits) +
+            " outputs written through different indexing maps (several outputs are imported "
+            "only when all are indexed alike)";
+      return failure();
+    }
+  for (AffineExpr e : outMap.getResults()) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    plan.outDims.push_back(d ? static_cast<int64_t>(d.getPosition()) : kUnitOutDim);
+  }
+
+  auto iters = op.getIteratorTypesArray();
+  Block &body = *op.getBlock();
+  bool usesOut = llvm::any_of(body.getArguments().drop_front(op.getNumDpsInputs()),
+                              [](BlockArgument arg) { return !arg.use_empty(); });
+  // A reduction dim of extent 1 reduces nothing.
+  bool realReduction = false;
+  for (auto [i, it] : llvm::enumerate(iters))
+    if (it == utils::IteratorType::reduction && plan.loopRanges[i] != 1)
+      realReduction = true;
+
+  if (realReduction && usesOut) {
+    if (numInits != 1) {
+      why = "it has " + std::to_string(numInits) +
+            " outputs and reduces (several outputs are imported only when each is computed "
+            "from the inputs alone)";
+      return failure();
+    }
+    if (isMultiplyAccumulate(op)) {
+      std::string contractionWhy;
+      FailureOr<ContractionPlan> c =
+          analyzeContraction(cast<linalg::LinalgOp>(op.getOperation()), contractionWhy);
+      if (failed(c)) {
+        why = "it multiplies and accumulates but " + contractionWhy;
+        return failure();
+      }
+      if (std::string typesWhy = whyContractionTypesFail(op); !typesWhy.empty()) {
+        why = typesWhy;
+        return failure();
+      }
+      plan.kind = GenericPlan::Kind::Contraction;
+      plan.contraction = *c;
+      return plan;
+    }
+    plan.combineOp = reductionCombineOp(op);
+    if (!plan.combineOp) {
+      std::string ops;
+      for (Operation &inner : body.without_terminator())
+        ops += (ops.empty() ? "'" : ", '") + inner.getName().getStringRef().str() + "'";
+      why = "it reduces with a body of " + std::to_string(op.getNumDpsInputs()) +
+            " input(s) computing " + (ops.empty() ? std::string("nothing") : ops) +
+            "; a reduction body must end in a single add, max or min of the output and a "
+            "value computed from the inputs, which is the output's only use";
+      return failure();
+    }
+    plan.combiner = combinerOf(plan.combineOp);
+    plan.kind = GenericPlan::Kind::Reduction;
+    Value reduced = plan.combineOp->getOperand(0) == body.getArgument(op.getNumDpsInputs())
+                        ? plan.combineOp->getOperand(1)
+                        : plan.combineOp->getOperand(0);
+    // The reduced value read straight from the one input, indexed by all
+    // loop dims: reduce the input itself.
+    if (op.getNumDpsInputs() == 1 && reduced == body.getArgument(0) &&
+        maps.front().isPermutation() && body.getOperations().size() == 2)
+      return plan;
+    plan.reducesComputedValue = true;
+    if (failed(checkElementwiseBody(op, why)))
+      return failure();
+    return plan;
+  }
+  if (usesOut) {
+    why = "its body reads the output value (an accumulation)";
+    return failure();
+  }
+  // Elementwise: every loop dim that varies must be an output dim.
+  for (auto [i, range] : llvm::enumerate(plan.loopRanges))
+    if (range != 1 && !llvm::is_contained(plan.outDims, static_cast<int64_t>(i))) {
+      why = "loop dim d" + std::to_string(i) + " is not an output dim";
+      return failure();
+    }
+  if (failed(checkElementwiseBody(op, why)))
+    return failure();
   return plan;
 }
 
@@ -441,14 +422,11 @@ Value viewInOutputSpace(OpBuilder &b, Location loc, Value v, AffineMap map,
   }
   Value view = reshapeTo(b, loc, v, keptShape);
   // Order the kept dims as they appear among the output dims.
-  auto position = [&](int64_t dim) {
-    return llvm::find(plan.outDims, dim) - plan.outDims.begin();
-  };
+  auto position = [&](int64_t dim) { return llvm::find(plan.outDims, dim) - plan.outDims.begin(); };
   SmallVector<int64_t> perm(keptDims.size());
   std::iota(perm.begin(), perm.end(), 0);
-  llvm::stable_sort(perm, [&](int64_t x, int64_t y) {
-    return position(keptDims[x]) < position(keptDims[y]);
-  });
+  llvm::stable_sort(
+      perm, [&](int64_t x, int64_t y) { return position(keptDims[x]) < position(keptDims[y]); });
   if (!llvm::is_sorted(perm)) {
     SmallVector<int64_t> shape;
     for (int64_t p : perm)
@@ -502,7 +480,60 @@ Value castIndex(OpBuilder &b, Location loc, Value in, Type to) {
   return CastOp::create(b, loc, type.clone(to), in);
 }
 
-Value emitElementwise(PatternRewriter &rewriter, linalg::LinalgOp op, const GenericPlan &plan) {
+/// True when the scalar body value `v` is a position or computed from
+/// positions and non-negative constants by index additions and products,
+/// so it is >= 0 (and, once cast to i32, below 2^31: loop ranges are).
+bool isKnownNonNegative(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<linalg::IndexOp>(def))
+    return true;
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    auto i = dyn_cast<IntegerAttr>(c.getValue());
+    return i && !i.getValue().isNegative();
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+    return isKnownNonNegative(def->getOperand(0));
+  if (isa<arith::AddIOp, arith::MulIOp>(def) && isa<IndexType>(v.getType()))
+    return llvm::all_of(def->getOperands(), isKnownNonNegative);
+  return false;
+}
+
+/// `tensor.extract %table[%i, %j]` in a body, the indices computed per
+/// element (i32 tensors in the output space) → `neuron.gather` from the
+/// flattened table at `i * stride_i + j * stride_j`.
+Value emitGather(OpBuilder &b, Location loc, tensor::ExtractOp extract,
+                 llvm::function_ref<Value(Value)> lookup) {
+  auto table = cast<RankedTensorType>(extract.getTensor().getType());
+  Type i32 = b.getI32Type();
+  Value linear;
+  int64_t stride = 1;
+  for (int64_t d = table.getRank() - 1; d >= 0; --d) {
+    Value index = castIndex(b, loc, lookup(extract.getIndices()[d]), i32);
+    auto indexType = cast<RankedTensorType>(index.getType());
+    if (stride != 1)
+      index = MulOp::create(b, loc, indexType, index,
+                            createSplat(b, loc, RankedTensorType::get({}, i32), stride));
+    linear =
+        !linear
+            ? index
+            : AddOp::create(b, loc, broadcastType(linear, index, i32), linear, index).getResult();
+    stride *= table.getDimSize(d);
+  }
+  if (!linear)
+    linear = createSplat(b, loc, RankedTensorType::get({}, i32), 0);
+  Value flat = reshapeTo(b, loc, extract.getTensor(), {table.getNumElements()});
+  auto linearType = cast<RankedTensorType>(linear.getType());
+  return GatherOp::create(b, loc, linearType.clone(table.getElementType()), flat, linear,
+                          b.getI64IntegerAttr(0));
+}
+
+/// Emits the body's scalar ops, except the ones reading an output (the
+/// combiner of a reduction), as neuron ops on the inputs viewed in `plan`'s
+/// output space, and returns `wanted` computed, each broadcast to `shape`.
+SmallVector<Value> emitBody(PatternRewriter &rewriter, linalg::LinalgOp op, const GenericPlan &plan,
+                            ValueRange wanted, ArrayRef<int64_t> shape) {
   Location loc = op.getLoc();
   Block &body = *op.getBlock();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -516,7 +547,14 @@ Value emitElementwise(PatternRewriter &rewriter, linalg::LinalgOp op, const Gene
     values.map(v, c);
     return c;
   };
+  auto isOutput = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body &&
+           arg.getArgNumber() >= static_cast<unsigned>(op.getNumDpsInputs());
+  };
   for (Operation &inner : body.without_terminator()) {
+    if (llvm::any_of(inner.getOperands(), isOutput))
+      continue;
     if (auto c = dyn_cast<arith::ConstantOp>(inner)) {
       values.map(c.getResult(), scalarConstant(rewriter, loc, c.getResult()));
       continue;
@@ -531,32 +569,63 @@ Value emitElementwise(PatternRewriter &rewriter, linalg::LinalgOp op, const Gene
                                                inner.getResult(0).getType()));
       continue;
     }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      values.map(extract.getResult(), emitGather(rewriter, loc, extract, lookup));
+      continue;
+    }
     SmallVector<Value> in = llvm::map_to_vector(inner.getOperands(), lookup);
-    values.map(inner.getResult(0), emitBodyOp(rewriter, &inner, in));
+    Value result =
+        isComposedBodyOp(&inner)
+            ? emitComposedBodyOp(rewriter, &inner, in, isKnownNonNegative(inner.getOperand(0)))
+            : emitBodyOp(rewriter, &inner, in);
+    values.map(inner.getResult(0), result);
   }
-  Value result = lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
+  SmallVector<Value> results;
+  for (Value v : wanted) {
+    Value result = lookup(v);
+    auto type = cast<RankedTensorType>(result.getType());
+    if (type.getShape() != shape)
+      result = BroadcastToOp::create(rewriter, loc, type.clone(shape), result);
+    results.push_back(result);
+  }
+  return results;
+}
+
+/// The results of an elementwise generic (one per output).
+SmallVector<Value> emitElementwise(PatternRewriter &rewriter, linalg::LinalgOp op,
+                                   const GenericPlan &plan) {
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
   auto outType = cast<RankedTensorType>(op->getResultTypes().front());
-  auto resultType = cast<RankedTensorType>(result.getType());
-  if (resultType.getShape() != outType.getShape())
-    result = BroadcastToOp::create(rewriter, loc, outType, result);
-  return result;
+  return emitBody(rewriter, op, plan, yield.getOperands(), outType.getShape());
 }
 
 Value emitReduction(PatternRewriter &rewriter, linalg::LinalgOp op, const GenericPlan &plan) {
   Location loc = op.getLoc();
-  Value input = op.getDpsInputs().front();
+  Value input;
+  AffineMap inMap;
+  if (plan.reducesComputedValue) {
+    // The reduced value over the whole loop domain, dims in loop order.
+    Block &body = *op.getBlock();
+    Value out = body.getArgument(op.getNumDpsInputs());
+    Value reduced = plan.combineOp->getOperand(0) == out ? plan.combineOp->getOperand(1)
+                                                         : plan.combineOp->getOperand(0);
+    input = emitBody(rewriter, op, loopDomainPlan(plan), reduced, plan.loopRanges).front();
+    inMap = AffineMap::getMultiDimIdentityMap(plan.loopRanges.size(), op.getContext());
+  } else {
+    input = op.getDpsInputs().front();
+    inMap = op.getIndexingMapsArray().front();
+  }
   auto inType = cast<RankedTensorType>(input.getType());
-  AffineMap inMap = op.getIndexingMapsArray().front();
   // Transpose the input into loop-dim order: result dim j is loop dim j.
   SmallVector<int64_t> perm(inMap.getNumResults());
   for (auto [i, e] : llvm::enumerate(inMap.getResults()))
     perm[cast<AffineDimExpr>(e).getPosition()] = static_cast<int64_t>(i);
   if (!llvm::is_sorted(perm))
-    input = TransposeOp::create(
-        rewriter, loc,
-        RankedTensorType::get(neuronc::transposedShape(inType.getShape(), perm),
-                              inType.getElementType()),
-        input, rewriter.getDenseI64ArrayAttr(perm));
+    input =
+        TransposeOp::create(rewriter, loc,
+                            RankedTensorType::get(neuronc::transposedShape(inType.getShape(), perm),
+                                                  inType.getElementType()),
+                            input, rewriter.getDenseI64ArrayAttr(perm));
   SmallVector<int64_t> axes;
   for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray()))
     if (it == utils::IteratorType::reduction)
@@ -614,7 +683,8 @@ Value emitReduction(PatternRewriter &rewriter, linalg::LinalgOp op, const Generi
 
 /// Raises a `linalg.generic` or a named elementwise op (`linalg.negf`,
 /// `linalg.add`, ...) that `analyzeGeneric` accepts:
-/// `linalg.exp ins(%x) outs(%e)` → `neuron.exp %x`.
+/// `linalg.exp ins(%x) outs(%e)` → `neuron.exp %x`. A generic with several
+/// outputs computed from the inputs alone becomes one value per output.
 struct GenericPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
   LogicalResult matchAndRewrite(linalg::LinalgOp op, PatternRewriter &rewriter) const override {
@@ -624,19 +694,19 @@ struct GenericPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
     FailureOr<GenericPlan> plan = analyzeGeneric(op, why);
     if (failed(plan))
       return rewriter.notifyMatchFailure(op, why);
-    Value result;
+    SmallVector<Value> results;
     switch (plan->kind) {
     case GenericPlan::Kind::Elementwise:
-      result = emitElementwise(rewriter, op, *plan);
+      results = emitElementwise(rewriter, op, *plan);
       break;
     case GenericPlan::Kind::Reduction:
-      result = emitReduction(rewriter, op, *plan);
+      results.push_back(emitReduction(rewriter, op, *plan));
       break;
     case GenericPlan::Kind::Contraction:
-      result = emitContraction(rewriter, op, plan->contraction);
+      results.push_back(emitContraction(rewriter, op, plan->contraction));
       break;
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -648,8 +718,8 @@ struct ConvertLinalgPass : mlir::neuron::impl::NeuronConvertLinalgPassBase<Conve
     // Contractions and generics read their init operands (a linalg.fill)
     // before fills are replaced: give them a higher benefit.
     RewritePatternSet patterns(ctx);
-    patterns.add<ContractionPattern<linalg::MatmulOp>, ContractionPattern<linalg::BatchMatmulOp>,
-                 GenericPattern>(ctx, /*benefit=*/2);
+    populateContractionPatterns(patterns, /*benefit=*/2);
+    patterns.add<GenericPattern>(ctx, /*benefit=*/2);
     patterns.add<FillPattern, TransposePattern, SoftmaxPattern>(ctx);
     // No folding here: the input dialects' folders do not all agree with
     // their own lowering (tosa.cast of i1 folds true to -1.0); neuron's
@@ -662,11 +732,22 @@ struct ConvertLinalgPass : mlir::neuron::impl::NeuronConvertLinalgPassBase<Conve
 } // namespace
 
 std::string mlir::neuron::whyGenericIsNotRaisable(Operation *op) {
-  auto generic = dyn_cast<linalg::LinalgOp>(op);
-  if (!generic || !isRaisedFromBody(op))
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
     return {};
   std::string why;
-  if (failed(analyzeGeneric(generic, why)))
+  if (isNamedContraction(op)) {
+    if (!linalgOp.hasPureTensorSemantics())
+      return "it works on memrefs, not tensors";
+    if (std::string typesWhy = whyContractionTypesFail(linalgOp); !typesWhy.empty())
+      return typesWhy;
+    if (failed(analyzeContraction(linalgOp, why)))
+      return why;
+    return {};
+  }
+  if (!isRaisedFromBody(op))
+    return {};
+  if (failed(analyzeGeneric(linalgOp, why)))
     return why;
   return {};
 }

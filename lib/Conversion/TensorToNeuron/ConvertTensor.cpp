@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "neuronc/Conversion/ComposedBodyOps.h"
 #include "neuronc/Conversion/ImportUtils.h"
 
 #include "neuronc/Conversion/Passes.h"
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -293,6 +295,169 @@ struct InsertSlicePattern : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// True when `op` writes a static, strided or multi-dim slice into a
+/// destination of static shape that is not a tensor.empty being assembled.
+bool isMaskedInsert(tensor::InsertSliceOp op) {
+  auto dest = op.getDestType();
+  if (!dest.hasStaticShape() || !isSupportedElementType(dest.getElementType()) ||
+      ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(op.getStaticSizes()) ||
+      ShapedType::isDynamicShape(op.getStaticStrides()) || !chainIntoEmpty(op).empty())
+    return false;
+  for (int64_t d = 0; d < dest.getRank(); ++d) {
+    int64_t offset = op.getStaticOffsets()[d], size = op.getStaticSizes()[d],
+            stride = op.getStaticStrides()[d];
+    if (offset < 0 || stride < 1 || size < 1 || offset + (size - 1) * stride >= dest.getDimSize(d))
+      return false;
+  }
+  return true;
+}
+
+/// `tensor.insert_slice %src into %dest[offsets] [sizes] [strides]` that is
+/// not a band along one dim (strided, or differing in several dims) →
+/// `select(mask, spread, dest)`: `spread` is `src` with each element
+/// repeated `stride` times along each dim (reshape, broadcast_to, reshape,
+/// slice) and padded with zeros to `dest`'s shape at `offsets` (concat);
+/// `mask` is true exactly where the slice writes, built from one small i1
+/// constant per dim that is not written whole.
+///   %r = tensor.insert_slice %s into %d[1, 2] [3, 3] [2, 3]
+///     → neuron.select %mask, concat(0, spread(%s), 0), %d
+struct MaskedInsertSlicePattern : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isMaskedInsert(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes, offsets, sizes and strides");
+    std::string why;
+    if (op.hasUnitStride() && succeeded(sliceAxis(op, why)))
+      return rewriter.notifyMatchFailure(op, "a band along one dim (see InsertSlicePattern)");
+    Location loc = op.getLoc();
+    auto dest = op.getDestType();
+    Type elem = dest.getElementType();
+    int64_t rank = dest.getRank();
+    ArrayRef<int64_t> offsets = op.getStaticOffsets(), sizes = op.getStaticSizes(),
+                      strides = op.getStaticStrides();
+    // Spread: element i of dim d lands at i * stride.
+    SmallVector<int64_t> split, repeated, merged, extent;
+    for (int64_t d = 0; d < rank; ++d) {
+      split.append({sizes[d], 1});
+      repeated.append({sizes[d], strides[d]});
+      merged.push_back(sizes[d] * strides[d]);
+      extent.push_back(sizes[d] == 0 ? 0 : (sizes[d] - 1) * strides[d] + 1);
+    }
+    Value spread = reshapeTo(rewriter, loc, op.getSource(), split);
+    if (split != repeated)
+      spread = BroadcastToOp::create(rewriter, loc, RankedTensorType::get(repeated, elem), spread);
+    spread = reshapeTo(rewriter, loc, spread, merged);
+    if (merged != extent)
+      spread = SliceOp::create(rewriter, loc, RankedTensorType::get(extent, elem), spread,
+                               rewriter.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 0)),
+                               rewriter.getDenseI64ArrayAttr(extent),
+                               rewriter.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)));
+    // Pad with zeros to the destination's shape, one dim at a time.
+    SmallVector<int64_t> shape = extent;
+    for (int64_t d = 0; d < rank; ++d) {
+      SmallVector<Value> parts;
+      auto zeros = [&](int64_t n) {
+        SmallVector<int64_t> zshape = shape;
+        zshape[d] = n;
+        parts.push_back(createSplat(rewriter, loc, RankedTensorType::get(zshape, elem), 0));
+      };
+      int64_t after = dest.getDimSize(d) - offsets[d] - extent[d];
+      if (offsets[d] > 0)
+        zeros(offsets[d]);
+      parts.push_back(spread);
+      if (after > 0)
+        zeros(after);
+      shape[d] = dest.getDimSize(d);
+      if (parts.size() > 1)
+        spread = ConcatOp::create(rewriter, loc, RankedTensorType::get(shape, elem), parts,
+                                  rewriter.getI64IntegerAttr(d));
+    }
+    // The mask: along each dim, true at offset + i * stride for i < size.
+    Value mask;
+    auto boolType = [&](ArrayRef<int64_t> s) {
+      return RankedTensorType::get(s, rewriter.getI1Type());
+    };
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t n = dest.getDimSize(d);
+      if (offsets[d] == 0 && strides[d] == 1 && sizes[d] == n)
+        continue; // written whole along this dim
+      SmallVector<bool> bits(n, false);
+      for (int64_t i = 0; i < sizes[d]; ++i)
+        bits[offsets[d] + i * strides[d]] = true;
+      SmallVector<int64_t> mshape(rank, 1);
+      mshape[d] = n;
+      Value dimMask = ConstantOp::create(rewriter, loc, boolType(mshape),
+                                         DenseElementsAttr::get(boolType(mshape), ArrayRef(bits)));
+      if (!mask) {
+        mask = dimMask;
+        continue;
+      }
+      // mask && dimMask
+      RankedTensorType both = broadcastType(mask, dimMask, rewriter.getI1Type());
+      mask = SelectOp::create(rewriter, loc, both, mask, dimMask,
+                              createSplat(rewriter, loc, boolType({}), 0));
+    }
+    if (!mask) {
+      rewriter.replaceOp(op, spread);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<SelectOp>(op, dest, mask, spread, op.getDest());
+    return success();
+  }
+};
+
+/// `tensor.insert %c into %dest[%i, %j]` of a constant scalar at constant
+/// indices → `select(mask, %c, %dest)`, the mask true at that one element
+/// (one small i1 constant per dim).
+struct InsertScalarPattern : OpRewritePattern<tensor::InsertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertOp op, PatternRewriter &rewriter) const override {
+    auto dest = op.getDest().getType();
+    Attribute scalarAttr;
+    if (!dest.hasStaticShape() || !isSupportedElementType(dest.getElementType()) ||
+        !matchPattern(op.getScalar(), m_Constant(&scalarAttr)))
+      return rewriter.notifyMatchFailure(op, "needs a static destination and a constant scalar");
+    SmallVector<int64_t> indices;
+    for (Value i : op.getIndices()) {
+      std::optional<int64_t> c = getConstantIntValue(i);
+      if (!c || *c < 0 || *c >= dest.getDimSize(indices.size()))
+        return rewriter.notifyMatchFailure(op, "needs constant indices in bounds");
+      indices.push_back(*c);
+    }
+    Location loc = op.getLoc();
+    auto scalarType = RankedTensorType::get({}, dest.getElementType());
+    Value scalar = ConstantOp::create(rewriter, loc, scalarType,
+                                      DenseElementsAttr::get(scalarType, scalarAttr));
+    auto boolType = [&](ArrayRef<int64_t> s) {
+      return RankedTensorType::get(s, rewriter.getI1Type());
+    };
+    Value mask;
+    for (int64_t d = 0; d < dest.getRank(); ++d) {
+      if (dest.getDimSize(d) == 1)
+        continue;
+      SmallVector<bool> bits(dest.getDimSize(d), false);
+      bits[indices[d]] = true;
+      SmallVector<int64_t> mshape(dest.getRank(), 1);
+      mshape[d] = dest.getDimSize(d);
+      Value dimMask = ConstantOp::create(rewriter, loc, boolType(mshape),
+                                         DenseElementsAttr::get(boolType(mshape), ArrayRef(bits)));
+      mask = !mask ? dimMask
+                   : SelectOp::create(rewriter, loc,
+                                      broadcastType(mask, dimMask, rewriter.getI1Type()), mask,
+                                      dimMask, createSplat(rewriter, loc, boolType({}), 0))
+                         .getResult();
+    }
+    if (!mask) { // a single element
+      rewriter.replaceOpWithNewOp<BroadcastToOp>(op, dest, scalar);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<SelectOp>(op, dest, mask, scalar, op.getDest());
+    return success();
+  }
+};
+
 /// `tensor.concat dim(d)` → `neuron.concat axis = d`.
 struct ConcatPattern : OpRewritePattern<tensor::ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -311,12 +476,17 @@ struct ElementwiseOnTensors : RewritePattern {
   explicit ElementwiseOnTensors(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    if (!isRaisableBodyOp(op) || isa<arith::ConstantOp>(op) || op->getNumResults() != 1 ||
-        !isa<RankedTensorType>(op->getResult(0).getType()) || !hasSupportedTypes(op))
+    bool composed = isComposedBodyOp(op);
+    if ((!isRaisableBodyOp(op) && !composed) || isa<arith::ConstantOp>(op) ||
+        op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType()) ||
+        !hasSupportedTypes(op))
       return rewriter.notifyMatchFailure(op, "not an elementwise arith/math op on tensors");
     if (auto fpowi = dyn_cast<math::FPowIOp>(op); fpowi && !getSplatValue(fpowi.getRhs()))
       return rewriter.notifyMatchFailure(op, "math.fpowi needs a constant exponent");
-    rewriter.replaceOp(op, emitBodyOp(rewriter, op, llvm::to_vector(op->getOperands())));
+    SmallVector<Value> in = llvm::to_vector(op->getOperands());
+    // A whole tensor's values are not known to be >= 0 (see ComposedBodyOps).
+    rewriter.replaceOp(op, composed ? emitComposedBodyOp(rewriter, op, in, /*nonNegative=*/false)
+                                    : emitBodyOp(rewriter, op, in));
     return success();
   }
 };
@@ -329,7 +499,8 @@ struct ConvertTensorPass : mlir::neuron::impl::NeuronConvertTensorPassBase<Conve
     patterns.add<ToReshape<tensor::ExpandShapeOp>, ToReshape<tensor::CollapseShapeOp>,
                  ToReshape<tensor::ReshapeOp>, ToReshape<tensor::CastOp>, ConstantPattern,
                  SplatPattern, ExtractSlicePattern, AssemblePiecesPattern, InsertSlicePattern,
-                 ConcatPattern, ElementwiseOnTensors>(ctx);
+                 MaskedInsertSlicePattern, InsertScalarPattern, ConcatPattern,
+                 ElementwiseOnTensors>(ctx);
     // No folding here: the input dialects' folders do not all agree with
     // their own lowering (tosa.cast of i1 folds true to -1.0); neuron's
     // canonicalizer folds afterwards, with the interpreter's semantics.
@@ -346,8 +517,11 @@ std::string mlir::neuron::whyInsertSliceIsNotRaisable(Operation *op) {
     return {};
   std::string why;
   if (chainIntoEmpty(insert).empty()) {
-    (void)sliceAxis(insert, why);
-    return why;
+    if (isMaskedInsert(insert))
+      return {};
+    if (!isSupportedElementType(insert.getDestType().getElementType()))
+      return "its element type is not one the device has";
+    return "it needs static shapes, offsets, sizes and strides";
   }
   while (tensor::InsertSliceOp next = nextInChain(insert))
     insert = next;
