@@ -43,11 +43,11 @@ def Neuron_Dialect : Dialect {
 
 /// Element types the dialect accepts. f64/i64 are accepted at the input so
 /// that type legalization can warn about them and convert them.
-def Neuron_ElementType : AnyTypeOf<[F32, BF16, F16, F64, I1, I32, I64]>;
+def Neuron_ElementType : AnyTypeOf<[F32, BF16, F16, F64, I1, I<2>, I<4>, I8, I16, I32, I64]>;
 def Neuron_FloatElementType : AnyTypeOf<[F32, BF16, F16, F64]>;
-def Neuron_Tensor : RankedTensorOf<[F32, BF16, F16, F64, I1, I32, I64]>;
+def Neuron_Tensor : RankedTensorOf<[F32, BF16, F16, F64, I1, I<2>, I<4>, I8, I16, I32, I64]>;
 def Neuron_FloatTensor : RankedTensorOf<[F32, BF16, F16, F64]>;
-def Neuron_IntTensor : RankedTensorOf<[I32, I64]>;
+def Neuron_IntTensor : RankedTensorOf<[I<2>, I<4>, I8, I16, I32, I64]>;
 
 def Neuron_CmpEQ : I32EnumAttrCase<"eq", 0>;
 def Neuron_CmpLT : I32EnumAttrCase<"lt", 1>;
@@ -183,6 +183,27 @@ def Neuron_PowOp : Neuron_BinaryOp<"pow", 1, 2> {
   let summary = "elementwise power (float only) with broadcasting";
 }
 
+def Neuron_BitwiseAndOp : Neuron_BinaryOp<"bitwise_and", 1, 0, [Commutative]> {
+  let summary = "elementwise bitwise and of integers (i1: logical and), with broadcasting";
+}
+def Neuron_BitwiseOrOp : Neuron_BinaryOp<"bitwise_or", 1, 0, [Commutative]> {
+  let summary = "elementwise bitwise or of integers (i1: logical or), with broadcasting";
+}
+def Neuron_BitwiseXorOp : Neuron_BinaryOp<"bitwise_xor", 1, 0, [Commutative]> {
+  let summary = "elementwise bitwise exclusive or of integers, with broadcasting";
+}
+def Neuron_ShiftLeftOp : Neuron_BinaryOp<"shift_left"> {
+  let summary = "elementwise `lhs << rhs` of i32 (shift amounts outside [0, 31] give 0)";
+}
+def Neuron_ShiftRightOp : Neuron_BinaryOp<"shift_right"> {
+  let summary = "elementwise arithmetic `lhs >> rhs` of i32, sign filling (amounts above 31 "
+                "shift by 31)";
+}
+def Neuron_ShiftRightLogicalOp : Neuron_BinaryOp<"shift_right_logical"> {
+  let summary = "elementwise logical `lhs >> rhs` of i32, zero filling (amounts outside "
+                "[0, 31] give 0)";
+}
+
 def Neuron_CompareOp : Neuron_Op<"compare">, Neuron_ElementwiseCost<1, 0> {
   let summary = "elementwise comparison producing i1, with broadcasting";
   let description = [{
@@ -245,6 +266,13 @@ def Neuron_SiluOp : Neuron_UnaryOp<"silu", Neuron_FloatTensor, 3, 1> {
 def Neuron_ReluOp : Neuron_UnaryOp<"relu", Neuron_Tensor> { let summary = "max(x, 0)"; }
 def Neuron_RoundOp : Neuron_UnaryOp<"round", Neuron_FloatTensor> {
   let summary = "rounds to the nearest integer, ties to even (TOSA's float-to-int rounding)";
+}
+
+def Neuron_FloorOp : Neuron_UnaryOp<"floor", Neuron_FloatTensor> {
+  let summary = "the largest integer not above x";
+}
+def Neuron_CeilOp : Neuron_UnaryOp<"ceil", Neuron_FloatTensor> {
+  let summary = "the smallest integer not below x";
 }
 
 def Neuron_GeluOp : Neuron_Op<"gelu", [SameOperandsAndResultType]>,

@@ -9,6 +9,7 @@
 #include "neuronc/Host/Kernels.h"
 
 #include "neuronc/Support/Activations.h"
+#include "neuronc/Support/IntegerOps.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -297,6 +298,7 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &lhs, const Tensor &rhs) {
     case BinaryKind::Max: run([](float a, float b) { return std::isnan(a) || a > b ? a : b; }); break;
     case BinaryKind::Min: run([](float a, float b) { return std::isnan(a) || a < b ? a : b; }); break;
     case BinaryKind::Pow: run([](float a, float b) { return std::pow(a, b); }); break;
+    default: return fail("bitwise and shift ops are defined on integer tensors only");
     }
     out.roundToType();
     return out;
@@ -325,6 +327,18 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &lhs, const Tensor &rhs) {
   case BinaryKind::Max: run([](int32_t a, int32_t b) { return std::max(a, b); }); break;
   case BinaryKind::Min: run([](int32_t a, int32_t b) { return std::min(a, b); }); break;
   case BinaryKind::Pow: return fail("pow is defined on floating-point tensors only");
+  case BinaryKind::BitAnd: run([](int32_t a, int32_t b) { return a & b; }); break;
+  case BinaryKind::BitOr: run([](int32_t a, int32_t b) { return a | b; }); break;
+  case BinaryKind::BitXor: run([](int32_t a, int32_t b) { return a ^ b; }); break;
+  case BinaryKind::Shl:
+    run([](int32_t a, int32_t b) { return shiftLeft(a, b); });
+    break;
+  case BinaryKind::ShrS:
+    run([](int32_t a, int32_t b) { return shiftRightArithmetic(a, b); });
+    break;
+  case BinaryKind::ShrU:
+    run([](int32_t a, int32_t b) { return shiftRightLogical(a, b); });
+    break;
   }
   out.roundToType();
   return out;
@@ -434,6 +448,8 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
   case UnaryKind::Silu: mapFloat(x, out, [](float v) { return v * sigmoidf(v); }); break;
   case UnaryKind::Relu: mapFloat(x, out, [](float v) { return v > 0.0f ? v : 0.0f; }); break;
   case UnaryKind::Round: mapFloat(x, out, [](float v) { return std::nearbyint(v); }); break;
+  case UnaryKind::Floor: mapFloat(x, out, [](float v) { return std::floor(v); }); break;
+  case UnaryKind::Ceil: mapFloat(x, out, [](float v) { return std::ceil(v); }); break;
   }
   out.roundToType();
   return out;

@@ -78,7 +78,15 @@ llvm::Expected<Tensor> decodeNpy(StringRef bytes, DType *fileDType) {
                        ? descr.drop_front()
                        : descr;
   DType file;
-  if (kind == "f4")
+  // Narrow integers (int8/int16/uint8/uint16) read into i32 tensors: the
+  // device computes them in 32 bits (neuron-legalize-types).
+  unsigned narrowBytes = 0;
+  bool narrowSigned = true;
+  if (kind == "i1" || kind == "i2" || kind == "u1" || kind == "u2") {
+    file = DType::I32;
+    narrowBytes = kind[1] - '0';
+    narrowSigned = kind[0] == 'i';
+  } else if (kind == "f4")
     file = DType::F32;
   else if (kind == "f2")
     file = DType::F16;
@@ -92,7 +100,8 @@ llvm::Expected<Tensor> decodeNpy(StringRef bytes, DType *fileDType) {
     file = DType::I1;
   else
     return fail("unsupported .npy dtype '" + descr +
-                "'; use float32, float16, float64, int32, int64 or bool");
+                "'; use float32, float16, float64, int8, int16, int32, int64, uint8, uint16 or "
+                "bool");
 
   // fortran_order
   auto order = dictValue(header, "fortran_order");
@@ -126,7 +135,7 @@ llvm::Expected<Tensor> decodeNpy(StringRef bytes, DType *fileDType) {
   }
 
   int64_t n = numElements(shape);
-  int64_t itemBytes = dtypeBytes(file);
+  int64_t itemBytes = narrowBytes ? narrowBytes : dtypeBytes(file);
   // Divide instead of multiplying: a forged shape must not overflow into a
   // size that passes, and nothing is allocated before this check.
   if (n > static_cast<int64_t>(data.size()) / itemBytes)
@@ -167,7 +176,16 @@ llvm::Expected<Tensor> decodeNpy(StringRef bytes, DType *fileDType) {
   }
   case DType::I32: {
     Tensor t = Tensor::empty(DType::I32, shape);
-    for (int64_t k = 0; k < n; ++k)
+    if (narrowBytes == 1)
+      for (int64_t k = 0; k < n; ++k)
+        t.i()[k] = narrowSigned ? int32_t(int8_t(p[k])) : int32_t(uint8_t(p[k]));
+    else if (narrowBytes == 2)
+      for (int64_t k = 0; k < n; ++k) {
+        uint16_t u = endian::read16le(p + 2 * k);
+        t.i()[k] = narrowSigned ? int32_t(int16_t(u)) : int32_t(u);
+      }
+    else
+      for (int64_t k = 0; k < n; ++k)
       t.i()[k] = static_cast<int32_t>(endian::read32le(p + 4 * k));
     return t;
   }

@@ -238,10 +238,12 @@ void neuronc::accumulateCost(const HardwareModel &hw, const isa::Instruction &in
     t.transposeFlops += 2 * static_cast<int64_t>(inst.operands[1].partCount) *
                         inst.operands[1].partCount * inst.operands[1].numElements();
   if (inst.opcode == isa::Opcode::Activation) {
-    // Function evaluations (copy, square, abs, relu and round are arithmetic).
+    // Function evaluations (copy, square, abs, relu and the roundings are
+    // arithmetic).
     auto f = static_cast<isa::ActFunc>(inst.func);
     if (f != isa::ActFunc::copy && f != isa::ActFunc::square && f != isa::ActFunc::abs &&
-        f != isa::ActFunc::relu && f != isa::ActFunc::round)
+        f != isa::ActFunc::relu && f != isa::ActFunc::round && f != isa::ActFunc::floor &&
+        f != isa::ActFunc::ceil)
       t.transcendentals += inst.operands[1].totalElements();
   }
 }

@@ -11,6 +11,9 @@
 #include "Execute.h"
 
 #include "neuronc/Support/Activations.h"
+#include "neuronc/Support/IntegerOps.h"
+
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,8 +44,21 @@ inline float alu(AluOp op, float a, float b) {
   case AluOp::is_le: return a <= b ? 1.0f : 0.0f;
   case AluOp::is_gt: return a > b ? 1.0f : 0.0f;
   case AluOp::is_ge: return a >= b ? 1.0f : 0.0f;
+  default: break;
   }
-  return a;
+  // Bitwise ops and shifts see an f32 operand's bits (the lowering only
+  // emits them on integer tiles).
+  int32_t ia = llvm::bit_cast<int32_t>(a), ib = llvm::bit_cast<int32_t>(b), r = ia;
+  switch (op) {
+  case AluOp::bitwise_and: r = ia & ib; break;
+  case AluOp::bitwise_or: r = ia | ib; break;
+  case AluOp::bitwise_xor: r = ia ^ ib; break;
+  case AluOp::shift_left: r = shiftLeft(ia, ib); break;
+  case AluOp::shift_right_arithmetic: r = shiftRightArithmetic(ia, ib); break;
+  case AluOp::shift_right_logical: r = shiftRightLogical(ia, ib); break;
+  default: break;
+  }
+  return llvm::bit_cast<float>(r);
 }
 
 /// Integer ALU with the reference kernels' wrap-around arithmetic; false on
@@ -67,6 +83,12 @@ inline bool alu(AluOp op, int32_t a, int32_t b, int32_t &out) {
   case AluOp::is_le: out = a <= b; return true;
   case AluOp::is_gt: out = a > b; return true;
   case AluOp::is_ge: out = a >= b; return true;
+  case AluOp::bitwise_and: out = a & b; return true;
+  case AluOp::bitwise_or: out = a | b; return true;
+  case AluOp::bitwise_xor: out = a ^ b; return true;
+  case AluOp::shift_left: out = shiftLeft(a, b); return true;
+  case AluOp::shift_right_arithmetic: out = shiftRightArithmetic(a, b); return true;
+  case AluOp::shift_right_logical: out = shiftRightLogical(a, b); return true;
   }
   return true;
 }
@@ -89,6 +111,8 @@ inline float activate(isa::ActFunc f, float x) {
   case isa::ActFunc::abs: return std::fabs(x);
   case isa::ActFunc::relu: return x > 0.0f ? x : 0.0f;
   case isa::ActFunc::round: return std::nearbyint(x);
+  case isa::ActFunc::floor: return std::floor(x);
+  case isa::ActFunc::ceil: return std::ceil(x);
   }
   return x;
 }

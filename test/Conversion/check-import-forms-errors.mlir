@@ -46,13 +46,13 @@ func.func @memref(%a: memref<4xf32>, %b: memref<4xf32>) {
   }
   return
 }
-func.func @g(%x: tensor<4xf32>, %e: tensor<4xf32>, %q: tensor<4xi8>, %ei: tensor<4xi32>, %d: tensor<?xf32>, %m: tensor<4x4xf32>, %e2: tensor<4x1xf32>, %b3: tensor<2x4x4xf32>, %e3: tensor<2x4x4xf32>, %v: tensor<4xf32>, %n: tensor<4xi32>, %eb: tensor<4xi1>, %s: f32) -> (tensor<4xi32>, tensor<?xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xf32>) {
+func.func @g(%x: tensor<4xf32>, %e: tensor<4xf32>, %q: tensor<4xf8E4M3FN>, %ei: tensor<4xi32>, %d: tensor<?xf32>, %m: tensor<4x4xf32>, %e2: tensor<4x1xf32>, %b3: tensor<2x4x4xf32>, %e3: tensor<2x4x4xf32>, %v: tensor<4xf32>, %n: tensor<4xi32>, %eb: tensor<4xi1>, %s: f32) -> (tensor<4xf32>, tensor<?xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xf32>) {
   // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.generic': an operand has an element type the device does not have
-  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%q : tensor<4xi8>) outs(%ei : tensor<4xi32>) {
-  ^bb0(%in: i8, %out: i32):
-    %w = arith.extsi %in : i8 to i32
-    linalg.yield %w : i32
-  } -> tensor<4xi32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%q : tensor<4xf8E4M3FN>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f8E4M3FN, %out: f32):
+    %w = arith.extf %in : f8E4M3FN to f32
+    linalg.yield %w : f32
+  } -> tensor<4xf32>
   // CHECK: check-import-forms-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.generic': its loop ranges are dynamic
   %2 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%d : tensor<?xf32>) outs(%d : tensor<?xf32>) {
   ^bb0(%in: f32, %out: f32):
@@ -153,7 +153,7 @@ func.func @g(%x: tensor<4xf32>, %e: tensor<4xf32>, %q: tensor<4xi8>, %ei: tensor
     %r = arith.addf %a, %s : f32
     linalg.yield %r : f32
   } -> tensor<4xf32>
-  return %1, %2, %3, %4, %5, %6, %7, %8, %9, %10#0, %11, %12, %13, %14, %15, %16, %17 : tensor<4xi32>, tensor<?xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xf32>
+  return %1, %2, %3, %4, %5, %6, %7, %8, %9, %10#0, %11, %12, %13, %14, %15, %16, %17 : tensor<4xf32>, tensor<?xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xf32>
 }
 // Two outputs indexed differently.
 func.func @two_outputs(%x: tensor<4x4xf32>, %e: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {

@@ -4,11 +4,11 @@
 // RUN: not neuronc %s --emit=neuron -o %t.out 2>&1 | FileCheck %s
 // RUN: not test -e %t.out
 
-func.func @floor(%x: tensor<8xf32>) -> tensor<8xf32> {
-  %e = tensor.empty() : tensor<8xf32>
-  // CHECK: import-pieces-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.floor': its body uses 'math.floor', which has no neuron equivalent
-  %0 = linalg.floor ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  return %0 : tensor<8xf32>
+func.func @div_unsigned(%x: tensor<8xi32>) -> tensor<8xi32> {
+  %e = tensor.empty() : tensor<8xi32>
+  // CHECK: import-pieces-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'linalg.div_unsigned': its body uses 'arith.divui', which has no neuron equivalent
+  %0 = linalg.div_unsigned ins(%x, %x : tensor<8xi32>, tensor<8xi32>) outs(%e : tensor<8xi32>) -> tensor<8xi32>
+  return %0 : tensor<8xi32>
 }
 
 func.func @gap(%a: tensor<1x4xf32>) -> tensor<4x4xf32> {

@@ -69,12 +69,36 @@ TEST(Npy, RejectsWhatItCannotRead) {
             "big-endian .npy data ('>f4') is not supported; save it little-endian, e.g. "
             "arr.astype(arr.dtype.newbyteorder('<'))");
   EXPECT_EQ(errorOf(decodeNpy(npyBytes(
-                "{'descr': '<u2', 'fortran_order': False, 'shape': (4,), }", four))),
-            "unsupported .npy dtype '<u2'; use float32, float16, float64, int32, int64 or bool");
+                "{'descr': '<u4', 'fortran_order': False, 'shape': (4,), }", four))),
+            "unsupported .npy dtype '<u4'; use float32, float16, float64, int8, int16, int32, "
+            "int64, uint8, uint16 or bool");
   EXPECT_EQ(errorOf(decodeNpy(npyBytes(
                 "{'descr': '<f4', 'fortran_order': False, 'shape': (8,), }", four))),
             "the .npy file holds 16 data bytes but shape (8) of <f4 needs 32");
   EXPECT_EQ(errorOf(decodeNpy("hello")), "not a .npy file (missing the \\x93NUMPY magic)");
+}
+
+/// int8/int16/uint8/uint16 widen to i32 with their sign (or without).
+TEST(Npy, WidensNarrowIntegers) {
+  const char i8[] = {'\x80', '\xff', '\x7f', '\x01'};
+  const char u16[] = {'\xff', '\xff', '\x00', '\x80'};
+  auto check = [](llvm::Expected<Tensor> t, std::vector<int32_t> want) {
+    ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+    ASSERT_EQ(t->dtype(), DType::I32);
+    EXPECT_EQ(std::vector<int32_t>(t->i(), t->i() + t->numel()), want);
+  };
+  check(decodeNpy(npyBytes("{'descr': '|i1', 'fortran_order': False, 'shape': (4,), }",
+                           std::string(i8, 4))),
+        {-128, -1, 127, 1});
+  check(decodeNpy(npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (4,), }",
+                           std::string(i8, 4))),
+        {128, 255, 127, 1});
+  check(decodeNpy(npyBytes("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }",
+                           std::string(u16, 4))),
+        {65535, 32768});
+  check(decodeNpy(npyBytes("{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }",
+                           std::string(u16, 4))),
+        {-1, -32768});
 }
 
 TEST(Npy, RoundTripsEveryDeviceType) {

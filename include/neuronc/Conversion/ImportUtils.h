@@ -35,6 +35,10 @@ RankedTensorType broadcastType(Value a, Value b, Type elem);
 /// (the body ops of an elementwise linalg.generic, or the same ops on tensors).
 bool isRaisableBodyOp(Operation *op);
 
+/// `x`, whose integer element type was `from`, read as unsigned and converted
+/// to element type `to` (arith.extui, arith.uitofp).
+Value emitZeroExtended(OpBuilder &b, Location loc, Value x, Type from, Type to);
+
 /// Emits the neuron op computing `op` (one of isRaisableBodyOp, but not
 /// arith.constant) on tensor operands `in`, which broadcast against each other.
 Value emitBodyOp(OpBuilder &b, Operation *op, ArrayRef<Value> in);

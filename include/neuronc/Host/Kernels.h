@@ -19,11 +19,13 @@
 
 namespace neuronc::ref {
 
-enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow };
+/// Shl/ShrS/ShrU shift i32 lhs by rhs: amounts outside [0, 31] give 0 (ShrS:
+/// the sign); Bit* are bitwise on integers (i1 included).
+enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow, BitAnd, BitOr, BitXor, Shl, ShrS, ShrU };
 enum class CompareKind { EQ, LT, LE, GT, GE };
 enum class UnaryKind {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Reciprocal, Square, Tanh, Sigmoid, Erf,
-  GeluErf, GeluTanh, Silu, Relu, Round
+  GeluErf, GeluTanh, Silu, Relu, Round, Floor, Ceil
 };
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 

@@ -16,7 +16,8 @@ namespace neuronc {
 
 /// Decodes the bytes of a .npy file. Accepted dtypes: <f4, <f2, <i4, |b1 as
 /// they are; <f8 is converted to f32 and <i8 to i32 (values must fit), and
-/// `fileDType` then says F64/I64 so that the caller can warn. Big-endian data,
+/// `fileDType` then says F64/I64 so that the caller can warn; |i1, <i2, |u1
+/// and <u2 (numpy's int8, int16, uint8, uint16) widen to i32. Big-endian data,
 /// fortran_order=True and other dtypes are errors that say so.
 llvm::Expected<Tensor> decodeNpy(llvm::StringRef bytes, DType *fileDType = nullptr);
 

@@ -124,7 +124,8 @@ std::string specificReason(Operation *op) {
       return "it produces the unranked type " + typeName(t) + "; give the tensor a rank";
     if (!isSupportedElementType(tensor.getElementType()))
       return "element type " + typeName(tensor.getElementType()) +
-             " is not one the device has (f32, bf16, f16, i32, i1; f64 and i64 are converted)";
+             " is not one the device has (f32, bf16, f16, i32, i1; f64, i64, i2, i4, i8 and i16 are "
+             "converted)";
   }
   if (auto mul = dyn_cast<tosa::MulOp>(op)) {
     std::optional<double> shift = getSplatValue(mul.getShift());

@@ -15,8 +15,11 @@ using namespace mlir::neuron;
 using namespace mlir::neuron::import;
 
 bool mlir::neuron::import::isSupportedElementType(Type t) {
-  return t.isF32() || t.isBF16() || t.isF16() || t.isF64() || t.isInteger(1) ||
-         t.isInteger(32) || t.isInteger(64);
+  // Narrow integers (i2, i4, i8, i16) import as they are; neuron-legalize-types
+  // computes them in i32 with their wrap-around kept.
+  return t.isF32() || t.isBF16() || t.isF16() || t.isF64() || t.isSignlessInteger(1) ||
+         t.isSignlessInteger(2) || t.isSignlessInteger(4) || t.isSignlessInteger(8) ||
+         t.isSignlessInteger(16) || t.isSignlessInteger(32) || t.isSignlessInteger(64);
 }
 
 bool mlir::neuron::import::hasSupportedTypes(Operation *op) {
@@ -77,7 +80,9 @@ bool mlir::neuron::import::isRaisableBodyOp(Operation *op) {
              arith::CmpFOp, arith::CmpIOp, arith::SelectOp, arith::ExtFOp, arith::TruncFOp,
              arith::SIToFPOp, arith::FPToSIOp, arith::ExtSIOp, arith::TruncIOp, arith::ConstantOp,
              math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp, math::TanhOp, math::ErfOp,
-             math::AbsFOp, math::AbsIOp, math::PowFOp, math::FPowIOp>(op);
+             math::AbsFOp, math::AbsIOp, math::PowFOp, math::FPowIOp, math::FloorOp,
+             math::CeilOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ShLIOp,
+             arith::ShRSIOp, arith::ShRUIOp, arith::ExtUIOp, arith::UIToFPOp>(op);
 }
 
 /// A tensor of the broadcast shape of `operands` with element type `elem`.
@@ -89,6 +94,37 @@ static RankedTensorType resultTypeOf(ArrayRef<Value> operands, Type elem) {
     shape = next;
   }
   return RankedTensorType::get(shape, elem);
+}
+
+/// `x` (of integer element type `from`) read as unsigned and converted to
+/// `to`: i1 is 0 or 1 already; a narrower integer is masked to its width in
+/// i32 (an i32 source reads as unsigned through i64 when `to` is wider or a
+/// float: x + 2^32 where x < 0).
+Value mlir::neuron::import::emitZeroExtended(OpBuilder &b, Location loc, Value x, Type from,
+                                             Type to) {
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned width = getElementTypeOrSelf(from).getIntOrFloatBitWidth();
+  auto as = [&](Type elem) { return RankedTensorType::get(type.getShape(), elem); };
+  if (width == 1)
+    return CastOp::create(b, loc, as(to), x);
+  auto scalarOf = [&](Type elem) { return RankedTensorType::get({}, elem); };
+  if (width < 32) {
+    Type i32 = b.getI32Type();
+    Value wide = CastOp::create(b, loc, as(i32), x);
+    Value mask = createSplat(b, loc, scalarOf(i32), double((uint64_t(1) << width) - 1));
+    Value z = BitwiseAndOp::create(b, loc, as(i32), wide, mask);
+    return to == i32 ? z : CastOp::create(b, loc, as(to), z).getResult();
+  }
+  // i32 (or wider) read as unsigned: convert, then add 2^32 where negative.
+  Value converted = CastOp::create(b, loc, as(to), x);
+  if (width > 32 || (isa<IntegerType>(to) && to.getIntOrFloatBitWidth() <= 32))
+    return converted;
+  Value zero = createSplat(b, loc, scalarOf(type.getElementType()), 0);
+  Value negative =
+      CompareOp::create(b, loc, as(b.getI1Type()), ComparePredicate::lt, x, zero);
+  Value shifted = AddOp::create(b, loc, as(to), converted,
+                                createSplat(b, loc, scalarOf(to), 4294967296.0));
+  return SelectOp::create(b, loc, as(to), negative, shifted, converted);
 }
 
 /// Emits the neuron op for one scalar body op over tensor operands.
@@ -132,6 +168,17 @@ Value mlir::neuron::import::emitBodyOp(OpBuilder &b, Operation *op, ArrayRef<Val
       .Case<math::RsqrtOp>([&](auto) { return unary(RsqrtOp()); })
       .Case<math::TanhOp>([&](auto) { return unary(TanhOp()); })
       .Case<math::ErfOp>([&](auto) { return unary(ErfOp()); })
+      .Case<math::FloorOp>([&](auto) { return unary(FloorOp()); })
+      .Case<math::CeilOp>([&](auto) { return unary(CeilOp()); })
+      .Case<arith::AndIOp>([&](auto) { return binary(BitwiseAndOp()); })
+      .Case<arith::OrIOp>([&](auto) { return binary(BitwiseOrOp()); })
+      .Case<arith::XOrIOp>([&](auto) { return binary(BitwiseXorOp()); })
+      .Case<arith::ShLIOp>([&](auto) { return binary(ShiftLeftOp()); })
+      .Case<arith::ShRSIOp>([&](auto) { return binary(ShiftRightOp()); })
+      .Case<arith::ShRUIOp>([&](auto) { return binary(ShiftRightLogicalOp()); })
+      .Case<arith::ExtUIOp, arith::UIToFPOp>([&](Operation *o) -> Value {
+        return emitZeroExtended(b, loc, in[0], o->getOperand(0).getType(), elem);
+      })
       .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp, arith::ExtSIOp,
             arith::TruncIOp>([&](auto) { return unary(CastOp()); })
       .Case<arith::SelectOp>([&](auto) -> Value {

@@ -98,9 +98,9 @@ void mlir::neuron::lowering::copyBuffer(FunctionLowering &fl, Operation *source,
 namespace {
 
 bool isRowOp(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp, SelectOp, NegOp, AbsOp,
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,
              ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
-             GeluOp, SiluOp, ReluOp, RoundOp, CastOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
+             GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
              ReduceMinOp, ReduceProdOp, RmsNormOp, LayerNormOp, SoftmaxOp, BroadcastToOp>(op);
 }
 

@@ -38,7 +38,7 @@ enum class NodeKind { Input, Psum, Imm, Unary, Binary, Select, Cast, Reduce, Sta
 /// Unary functions the nodes compute.
 enum class UKind {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Reciprocal, Square, Tanh, Sigmoid, Erf, Gelu,
-  GeluTanh, Silu, Relu, Round, Copy
+  GeluTanh, Silu, Relu, Round, Floor, Ceil, Copy
 };
 
 struct Node {
@@ -118,6 +118,12 @@ inline std::optional<AluOp> aluOf(Operation *op) {
   if (isa<MaxOp>(op)) return AluOp::max;
   if (isa<MinOp>(op)) return AluOp::min;
   if (isa<PowOp>(op)) return AluOp::pow;
+  if (isa<BitwiseAndOp>(op)) return AluOp::bitwise_and;
+  if (isa<BitwiseOrOp>(op)) return AluOp::bitwise_or;
+  if (isa<BitwiseXorOp>(op)) return AluOp::bitwise_xor;
+  if (isa<ShiftLeftOp>(op)) return AluOp::shift_left;
+  if (isa<ShiftRightOp>(op)) return AluOp::shift_right_arithmetic;
+  if (isa<ShiftRightLogicalOp>(op)) return AluOp::shift_right_logical;
   if (auto c = dyn_cast<CompareOp>(op)) {
     switch (c.getPredicate()) {
     case ComparePredicate::eq: return AluOp::is_equal;
@@ -147,6 +153,8 @@ inline std::optional<UKind> unaryOf(Operation *op) {
   if (isa<SiluOp>(op)) return UKind::Silu;
   if (isa<ReluOp>(op)) return UKind::Relu;
   if (isa<RoundOp>(op)) return UKind::Round;
+  if (isa<FloorOp>(op)) return UKind::Floor;
+  if (isa<CeilOp>(op)) return UKind::Ceil;
   return std::nullopt;
 }
 
@@ -168,6 +176,8 @@ inline std::optional<ActFunc> actFuncOf(UKind k) {
   case UKind::Abs: return ActFunc::abs;
   case UKind::Relu: return ActFunc::relu;
   case UKind::Round: return ActFunc::round;
+  case UKind::Floor: return ActFunc::floor;
+  case UKind::Ceil: return ActFunc::ceil;
   case UKind::Copy:
   case UKind::Neg: return ActFunc::copy;
   }
@@ -176,7 +186,8 @@ inline std::optional<ActFunc> actFuncOf(UKind k) {
 
 inline bool isCommutative(AluOp op) {
   return op == AluOp::add || op == AluOp::multiply || op == AluOp::max || op == AluOp::min ||
-         op == AluOp::is_equal;
+         op == AluOp::is_equal || op == AluOp::bitwise_and || op == AluOp::bitwise_or ||
+         op == AluOp::bitwise_xor;
 }
 
 /// Identity of a reduction, to start an accumulator.

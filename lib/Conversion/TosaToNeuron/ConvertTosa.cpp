@@ -271,6 +271,52 @@ struct GatherPattern : OpRewritePattern<tosa::GatherOp> {
   }
 };
 
+/// `tosa.arithmetic_right_shift %a, %b {round}`: `a >> b`, and with `round`
+/// plus the last bit shifted out, `(a >> (b - 1)) & 1`, where b > 0.
+struct ArithmeticRightShiftPattern : OpRewritePattern<tosa::ArithmeticRightShiftOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::ArithmeticRightShiftOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasSupportedTypes(op))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value a = op.getInput1(), b = op.getInput2();
+    Value shifted = ShiftRightOp::create(rewriter, loc, type, a, b);
+    if (!op.getRound()) {
+      rewriter.replaceOp(op, shifted);
+      return success();
+    }
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    Value one = createSplat(rewriter, loc, scalar, 1);
+    Value zero = createSplat(rewriter, loc, scalar, 0);
+    RankedTensorType bType = cast<RankedTensorType>(b.getType());
+    Value bMinus1 = SubOp::create(rewriter, loc, bType, b, one);
+    Value last = BitwiseAndOp::create(rewriter, loc, type,
+                                      ShiftRightOp::create(rewriter, loc, type, a, bMinus1), one);
+    Value positive = CompareOp::create(
+        rewriter, loc, RankedTensorType::get(bType.getShape(), rewriter.getI1Type()),
+        ComparePredicate::gt, b, zero);
+    Value bit = SelectOp::create(rewriter, loc, type, positive, last, zero);
+    rewriter.replaceOpWithNewOp<AddOp>(op, type, shifted, bit);
+    return success();
+  }
+};
+
+/// `tosa.bitwise_not %x` → `x ^ -1`; `tosa.logical_not %m` → `m ^ true`.
+template <typename SrcOp> struct NotPattern : OpRewritePattern<SrcOp> {
+  using OpRewritePattern<SrcOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(SrcOp op, PatternRewriter &rewriter) const override {
+    if (!hasSupportedTypes(op))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    auto type = cast<RankedTensorType>(op.getType());
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    Value ones = createSplat(rewriter, op.getLoc(), scalar, -1);
+    rewriter.replaceOpWithNewOp<BitwiseXorOp>(op, type, op->getOperand(0), ones);
+    return success();
+  }
+};
+
 /// `tosa.identity %x` → `%x`.
 struct IdentityPattern : OpRewritePattern<tosa::IdentityOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -289,14 +335,24 @@ struct ConvertTosaPass : mlir::neuron::impl::NeuronConvertTosaPassBase<ConvertTo
     RewritePatternSet patterns(ctx);
     patterns.add<ConstPattern, MulPattern, NegatePattern, ClampPattern, CastPattern,
                  MatmulPattern, TransposePattern, ReshapePattern, SlicePattern, ConcatPattern,
-                 GatherPattern, IdentityPattern>(ctx);
+                 GatherPattern, IdentityPattern, ArithmeticRightShiftPattern,
+                 NotPattern<tosa::BitwiseNotOp>, NotPattern<tosa::LogicalNotOp>>(ctx);
     patterns.add<OneToOne<tosa::AddOp, AddOp>, OneToOne<tosa::SubOp, SubOp>,
                  OneToOne<tosa::MaximumOp, MaxOp>, OneToOne<tosa::MinimumOp, MinOp>,
                  OneToOne<tosa::PowOp, PowOp>, OneToOne<tosa::AbsOp, AbsOp>,
                  OneToOne<tosa::ExpOp, ExpOp>, OneToOne<tosa::LogOp, LogOp>,
                  OneToOne<tosa::RsqrtOp, RsqrtOp>, OneToOne<tosa::ReciprocalOp, ReciprocalOp>,
                  OneToOne<tosa::TanhOp, TanhOp>, OneToOne<tosa::SigmoidOp, SigmoidOp>,
-                 OneToOne<tosa::ErfOp, ErfOp>, OneToOne<tosa::SelectOp, SelectOp>>(ctx);
+                 OneToOne<tosa::ErfOp, ErfOp>, OneToOne<tosa::SelectOp, SelectOp>,
+                 OneToOne<tosa::FloorOp, FloorOp>, OneToOne<tosa::CeilOp, CeilOp>,
+                 OneToOne<tosa::BitwiseAndOp, BitwiseAndOp>,
+                 OneToOne<tosa::BitwiseOrOp, BitwiseOrOp>,
+                 OneToOne<tosa::BitwiseXorOp, BitwiseXorOp>,
+                 OneToOne<tosa::LogicalAndOp, BitwiseAndOp>,
+                 OneToOne<tosa::LogicalOrOp, BitwiseOrOp>,
+                 OneToOne<tosa::LogicalXorOp, BitwiseXorOp>,
+                 OneToOne<tosa::LogicalLeftShiftOp, ShiftLeftOp>,
+                 OneToOne<tosa::LogicalRightShiftOp, ShiftRightLogicalOp>>(ctx);
     patterns.add<ComparePattern<tosa::GreaterOp, ComparePredicate::gt>,
                  ComparePattern<tosa::GreaterEqualOp, ComparePredicate::ge>,
                  ComparePattern<tosa::EqualOp, ComparePredicate::eq>>(ctx);

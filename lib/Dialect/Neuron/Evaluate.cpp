@@ -60,6 +60,12 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
       .Case([&](MaxOp) { return binaryOp(ref::BinaryKind::Max); })
       .Case([&](MinOp) { return binaryOp(ref::BinaryKind::Min); })
       .Case([&](PowOp) { return binaryOp(ref::BinaryKind::Pow); })
+      .Case([&](BitwiseAndOp) { return binaryOp(ref::BinaryKind::BitAnd); })
+      .Case([&](BitwiseOrOp) { return binaryOp(ref::BinaryKind::BitOr); })
+      .Case([&](BitwiseXorOp) { return binaryOp(ref::BinaryKind::BitXor); })
+      .Case([&](ShiftLeftOp) { return binaryOp(ref::BinaryKind::Shl); })
+      .Case([&](ShiftRightOp) { return binaryOp(ref::BinaryKind::ShrS); })
+      .Case([&](ShiftRightLogicalOp) { return binaryOp(ref::BinaryKind::ShrU); })
       .Case([&](CompareOp c) {
         return ref::compare(compareKind(c.getPredicate()), in[0], in[1]);
       })
@@ -78,6 +84,8 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
       .Case([&](SiluOp) { return unaryOp(ref::UnaryKind::Silu); })
       .Case([&](ReluOp) { return unaryOp(ref::UnaryKind::Relu); })
       .Case([&](RoundOp) { return unaryOp(ref::UnaryKind::Round); })
+      .Case([&](FloorOp) { return unaryOp(ref::UnaryKind::Floor); })
+      .Case([&](CeilOp) { return unaryOp(ref::UnaryKind::Ceil); })
       .Case([&](GeluOp g) {
         return unaryOp(g.getApproximate() == GeluApproximation::tanh ? ref::UnaryKind::GeluTanh
                                                                      : ref::UnaryKind::GeluErf);

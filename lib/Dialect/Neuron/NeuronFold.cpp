@@ -130,7 +130,9 @@ struct FoldRankExpandingReshape : RewritePattern {
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
 
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    if (!isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp, SelectOp>(op))
+    if (!isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp,
+             BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp>(
+            op))
       return rewriter.notifyMatchFailure(op, "not a broadcasting elementwise op");
     auto resultShape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
     for (OpOperand &operand : op->getOpOperands()) {
@@ -217,6 +219,16 @@ OpFoldResult PowOp::fold(FoldAdaptor a) {
   return foldConstants(*this, a.getOperands());
 }
 
+#define NEURON_BINARY_FOLD(OP)                                                               \
+  OpFoldResult OP::fold(FoldAdaptor a) { return foldConstants(*this, a.getOperands()); }
+NEURON_BINARY_FOLD(BitwiseAndOp)
+NEURON_BINARY_FOLD(BitwiseOrOp)
+NEURON_BINARY_FOLD(BitwiseXorOp)
+NEURON_BINARY_FOLD(ShiftLeftOp)
+NEURON_BINARY_FOLD(ShiftRightOp)
+NEURON_BINARY_FOLD(ShiftRightLogicalOp)
+#undef NEURON_BINARY_FOLD
+
 OpFoldResult CompareOp::fold(FoldAdaptor a) { return foldConstants(*this, a.getOperands()); }
 
 /// A splat condition picks one branch outright.
@@ -247,6 +259,8 @@ NEURON_UNARY_FOLD(ErfOp)
 NEURON_UNARY_FOLD(SiluOp)
 NEURON_UNARY_FOLD(ReluOp)
 NEURON_UNARY_FOLD(RoundOp)
+NEURON_UNARY_FOLD(FloorOp)
+NEURON_UNARY_FOLD(CeilOp)
 NEURON_UNARY_FOLD(GeluOp)
 #undef NEURON_UNARY_FOLD
 

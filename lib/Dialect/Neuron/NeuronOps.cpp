@@ -89,6 +89,11 @@ LogicalResult mlir::neuron::detail::verifyBroadcastBinary(Operation *op, bool re
            << resultElem << " differs from the operand element type " << elem;
   if (isa<PowOp>(op) && !isa<FloatType>(elem))
     return op->emitOpError("is defined on floating-point tensors only, got ") << elem;
+  if (isa<BitwiseAndOp, BitwiseOrOp, BitwiseXorOp>(op) && !isa<IntegerType>(elem))
+    return op->emitOpError("is defined on integer tensors only, got ") << elem;
+  if (isa<ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp>(op) &&
+      (!isa<IntegerType>(elem) || elem.isInteger(1)))
+    return op->emitOpError("is defined on i32 (and i64) tensors only, got ") << elem;
   neuronc::Shape shape;
   if (!neuronc::broadcastShapes(tensorType(lhs).getShape(), tensorType(rhs).getShape(), shape))
     return op->emitOpError("operand shapes ")

@@ -14,6 +14,7 @@
 
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Transforms/Passes.h"
+#include "neuronc/Support/IntegerOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -149,6 +150,18 @@ Fill evalElementwise(Operation *op, ArrayRef<Fill> in) {
             .Case([&](SiluOp) { return a / (1 + std::exp(-a)); })
             .Case([&](ReluOp) { return std::max(a, 0.0); })
             .Case([&](RoundOp) { return std::nearbyint(a); })
+            .Case([&](FloorOp) { return std::floor(a); })
+            .Case([&](CeilOp) { return std::ceil(a); })
+            .Case([&](BitwiseAndOp) { return double(int32_t(a) & int32_t(b)); })
+            .Case([&](BitwiseOrOp) { return double(int32_t(a) | int32_t(b)); })
+            .Case([&](BitwiseXorOp) { return double(int32_t(a) ^ int32_t(b)); })
+            .Case([&](ShiftLeftOp) { return double(neuronc::shiftLeft(int32_t(a), int32_t(b))); })
+            .Case([&](ShiftRightOp) {
+              return double(neuronc::shiftRightArithmetic(int32_t(a), int32_t(b)));
+            })
+            .Case([&](ShiftRightLogicalOp) {
+              return double(neuronc::shiftRightLogical(int32_t(a), int32_t(b)));
+            })
             .Case([&](CastOp) { return a; })
             .Case([&](SelectOp) -> std::optional<double> {
               return a != 0 ? b : in[2].value;
@@ -226,7 +239,8 @@ Fill evalElementwise(Operation *op, ArrayRef<Fill> in) {
       })
       .Case<CompareOp>([&](auto) { return Fill::finite(); })
       .Case<NegOp, AbsOp, SquareOp, ReluOp, TanhOp, SigmoidOp, ErfOp, SiluOp, GeluOp, RoundOp,
-            CastOp>([&](auto) { return finiteIfAll(); })
+            FloorOp, CeilOp, CastOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp,
+            ShiftRightOp, ShiftRightLogicalOp>([&](auto) { return finiteIfAll(); })
       .Default([](Operation *) { return Fill::unknown(); });
 }
 
@@ -606,9 +620,9 @@ LogicalResult Specializer::visit(Operation *op) {
         return k.emitError("is a fused kernel; shape bucketing runs before fusion (bucket the "
                            "unfused program)");
       })
-      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp, SelectOp, NegOp, AbsOp,
+      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,
             ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
-            SiluOp, ReluOp, RoundOp, GeluOp, CastOp, BroadcastToOp>([&](Operation *o) {
+            SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp, CastOp, BroadcastToOp>([&](Operation *o) {
         Value res = o->getResult(0);
         PadInfo &out = info(res);
         for (unsigned d = 0; d < out.symbol.size(); ++d) {

@@ -33,9 +33,9 @@ namespace {
 
 /// Ops that compute elementwise (or only relabel) and so fuse freely.
 bool isElementwise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp, SelectOp, NegOp, AbsOp,
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,
              ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
-             GeluOp, SiluOp, ReluOp, RoundOp, CastOp, BroadcastToOp, ReshapeOp>(op);
+             GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp, BroadcastToOp, ReshapeOp>(op);
 }
 bool isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);

@@ -1,8 +1,10 @@
 //===- LegalizeTypes.cpp - neuron-legalize-types ----------------------------===//
 //
-// f64 → f32 and i64 → i32 everywhere in neuron functions (the device has
-// neither), with one warning per function saying what was converted; and the
-// optional auto-cast of matmuls or all float compute to bf16/f16.
+// f64 → f32, i64 → i32 and the narrow integers (i2, i4, i8, i16) → i32
+// everywhere in neuron functions (the device has none of them), with one
+// warning per function saying what was converted; and the optional auto-cast
+// of matmuls or all float compute to bf16/f16. Narrow integers keep their
+// semantics: every result that could leave its type's range wraps to it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,7 +54,7 @@ FailureOr<ElementsAttr> convertConstant(ConstantOp op, RankedTensorType to) {
           << "; the device computes integers in 32 bits";
       return failure();
     }
-    values.push_back(v.trunc(width));
+    values.push_back(v.sextOrTrunc(width));
   }
   return cast<ElementsAttr>(DenseElementsAttr::get(to, values));
 }
@@ -98,6 +100,82 @@ LogicalResult retype(func::FuncOp fn, const TypeMap &map, bool args,
   return failure(walk.wasInterrupted());
 }
 
+/// The narrow integer widths the device computes in i32 (i1 stays: it is a
+/// mask type of its own).
+bool isNarrowInteger(Type t) {
+  auto i = dyn_cast<IntegerType>(t);
+  return i && i.getWidth() > 1 && i.getWidth() < 32;
+}
+
+/// Width of `v`'s element type when it is a narrow integer, else 0.
+unsigned narrowWidth(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && isNarrowInteger(t.getElementType()) ? t.getElementType().getIntOrFloatBitWidth()
+                                                  : 0;
+}
+
+/// Whether an op with a narrow integer result can leave the type's range
+/// from in-range operands (bitwise ops, max/min, select and the arithmetic
+/// right shift cannot; the logical right shift can by exposing the high bit).
+bool mayOverflow(Operation *op) {
+  return !isa<MaxOp, MinOp, SelectOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftRightOp,
+              ReluOp, ConstantOp, ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp,
+              GatherOp, ReduceMaxOp, ReduceMinOp>(op);
+}
+
+/// What retyping narrow integers to i32 must add to keep their semantics:
+/// results that may overflow, and the zero-extended inputs of logical right
+/// shifts, each with the narrow width.
+struct NarrowFixups {
+  SmallVector<std::pair<Value, unsigned>> wrap;
+  SmallVector<std::pair<OpOperand *, unsigned>> zeroExtend;
+};
+
+NarrowFixups findNarrowFixups(func::FuncOp fn) {
+  NarrowFixups f;
+  fn.walk([&](Operation *op) {
+    if (op->getNumResults() == 1 && !isa<func::FuncOp>(op))
+      if (unsigned w = narrowWidth(op->getResult(0)); w && mayOverflow(op))
+        f.wrap.push_back({op->getResult(0), w});
+    if (auto shr = dyn_cast<ShiftRightLogicalOp>(op))
+      if (unsigned w = narrowWidth(shr.getLhs()))
+        f.zeroExtend.push_back({&shr.getLhsMutable(), w});
+  });
+  return f;
+}
+
+/// `v` (i32 now) wrapped to a signed `width`-bit value: (v << k) >> k with
+/// k = 32 - width, an arithmetic shift.
+Value wrapTo(OpBuilder &b, Location loc, Value v, unsigned width) {
+  auto type = cast<RankedTensorType>(v.getType());
+  auto scalar = RankedTensorType::get({}, type.getElementType());
+  Value k = ConstantOp::create(
+      b, loc, scalar, DenseElementsAttr::get(scalar, b.getI32IntegerAttr(32 - width)));
+  Value up = ShiftLeftOp::create(b, loc, type, v, k);
+  return ShiftRightOp::create(b, loc, type, up, k);
+}
+
+/// Applies `f` after the retyping to i32.
+void applyNarrowFixups(const NarrowFixups &f) {
+  for (auto [v, width] : f.wrap) {
+    OpBuilder b(v.getContext());
+    b.setInsertionPointAfterValue(v);
+    Value wrapped = wrapTo(b, v.getLoc(), v, width);
+    v.replaceAllUsesExcept(wrapped, wrapped.getDefiningOp()->getOperand(0).getDefiningOp());
+  }
+  for (auto [operand, width] : f.zeroExtend) {
+    OpBuilder b(operand->getOwner());
+    Location loc = operand->getOwner()->getLoc();
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    Value mask = ConstantOp::create(
+        b, loc, scalar,
+        DenseElementsAttr::get(scalar, b.getI32IntegerAttr(static_cast<int32_t>(
+                                           (uint64_t(1) << width) - 1))));
+    operand->set(BitwiseAndOp::create(b, loc, type, operand->get(), mask));
+  }
+}
+
 /// Makes the function type agree with its (retyped) arguments and returns.
 void updateSignature(func::FuncOp fn) {
   SmallVector<Type> results;
@@ -134,8 +212,20 @@ struct LegalizeTypesPass : mlir::neuron::impl::NeuronLegalizeTypesPassBase<Legal
         continue;
       llvm::SmallDenseMap<Type, int64_t, 4> counts;
       TypeMap device = {{b.getF64Type(), b.getF32Type()}, {b.getI64Type(), b.getI32Type()}};
+      fn.walk([&](Operation *op) {
+        auto add = [&](Type t) {
+          if (auto tensor = dyn_cast<RankedTensorType>(t);
+              tensor && isNarrowInteger(tensor.getElementType()))
+            device[tensor.getElementType()] = b.getI32Type();
+        };
+        llvm::for_each(op->getResultTypes(), add);
+        if (auto f = dyn_cast<func::FuncOp>(op))
+          llvm::for_each(f.getArgumentTypes(), add);
+      });
+      NarrowFixups fixups = findNarrowFixups(fn);
       if (failed(retype(fn, device, /*args=*/true, counts)))
         return signalPassFailure();
+      applyNarrowFixups(fixups);
       updateSignature(fn);
       warnAboutConversions(fn, counts);
       if (autoCast == "matmult")
@@ -156,6 +246,18 @@ struct LegalizeTypesPass : mlir::neuron::impl::NeuronLegalizeTypesPassBase<Legal
     if (int64_t n = counts.lookup(b.getI64Type()))
       parts.push_back(std::to_string(n) + (n == 1 ? " value of type i64 was" : " values of type i64 were") +
                       " converted to i32: the device computes integers in 32 bits");
+    llvm::SmallVector<std::pair<unsigned, int64_t>> narrow;
+    for (auto [type, n] : counts)
+      if (isNarrowInteger(type))
+        narrow.push_back({type.getIntOrFloatBitWidth(), n});
+    llvm::sort(narrow);
+    for (auto [width, n] : narrow)
+      parts.push_back(std::to_string(n) +
+                      (n == 1 ? " value of type i" : " values of type i") + std::to_string(width) +
+                      (n == 1 ? " was" : " were") +
+                      " converted to i32: the device computes integers in 32 bits (results "
+                      "wrap to " +
+                      std::to_string(width) + " bits as before)");
     if (!parts.empty())
       fn.emitWarning() << llvm::join(parts, "; ");
   }

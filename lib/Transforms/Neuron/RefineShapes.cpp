@@ -79,10 +79,10 @@ std::optional<SmallVector<int64_t>> inferShape(Operation *op) {
             d = total / known;
         return out;
       })
-      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp, SelectOp>(
+      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp>(
           [&](Operation *) { return broadcastAll(); })
       .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp,
-            SigmoidOp, ErfOp, SiluOp, ReluOp, RoundOp, GeluOp, CastOp, SoftmaxOp, RmsNormOp,
+            SigmoidOp, ErfOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp, CastOp, SoftmaxOp, RmsNormOp,
             LayerNormOp>([&](Operation *) { return in.front(); })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
           [&](Operation *r) -> std::optional<SmallVector<int64_t>> {

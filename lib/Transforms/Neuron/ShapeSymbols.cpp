@@ -119,14 +119,14 @@ LogicalResult ShapeSymbols::visit(Operation *op) {
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp>([](auto) { return success(); })
-      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp, SelectOp,
+      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp,
             BroadcastToOp>([&](Operation *o) {
         for (Value v : o->getOperands())
           tieBroadcast(*this, v, o->getResult(0), tieFn);
         return success();
       })
       .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp,
-            SigmoidOp, ErfOp, SiluOp, ReluOp, RoundOp, GeluOp, CastOp, SoftmaxOp>(
+            SigmoidOp, ErfOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp, CastOp, SoftmaxOp>(
           [&](Operation *o) {
             same(o->getOperand(0), o->getResult(0));
             return success();

@@ -49,9 +49,9 @@ func.func @exp_on_integers(%a: tensor<4xi32>) {
 
 // -----
 
-func.func @unsupported_element_type(%a: tensor<4xi8>) {
+func.func @unsupported_element_type(%a: tensor<4xi128>) {
   // expected-error @+1 {{'neuron.neg' op operand #0 must be ranked tensor of}}
-  %0 = neuron.neg %a : tensor<4xi8>
+  %0 = neuron.neg %a : tensor<4xi128>
   return
 }
 
@@ -258,7 +258,7 @@ func.func @gather_result(%t: tensor<100x16xf32>, %i: tensor<7xi32>) {
 // -----
 
 func.func @gather_float_indices(%t: tensor<100x16xf32>, %i: tensor<7xf32>) {
-  // expected-error @+1 {{'neuron.gather' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  // expected-error @+1 {{'neuron.gather' op operand #1 must be ranked tensor of 2-bit signless integer or 4-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
   %0 = neuron.gather %t[%i] axis = 0 : tensor<100x16xf32>, tensor<7xf32> -> tensor<7x16xf32>
   return
 }
@@ -315,7 +315,7 @@ func.func @softmax_axis(%x: tensor<4x64xf32>) {
 
 func.func @constant_type() {
   // expected-error @+1 {{'neuron.constant' op result #0 must be ranked tensor of}}
-  %0 = neuron.constant dense<1> : tensor<4xi8>
+  %0 = neuron.constant dense<1> : tensor<4xi128>
   return
 }
 

@@ -9,7 +9,7 @@
 // Arguments: only ranked tensors of a device element type.
 // RUN: not neuron-run %t/scalar.mlir --random-inputs --output %t/out.npy 2>&1 | FileCheck %s --check-prefix=NOTENSOR
 // NOTENSOR: neuron-run: error: argument #1: only ranked tensors can be executed, got a non-tensor
-// RUN: not neuron-run %t/i8.mlir --random-inputs --output %t/out.npy 2>&1 | FileCheck %s --check-prefix=ELTYPE
+// RUN: not neuron-run %t/f8.mlir --random-inputs --output %t/out.npy 2>&1 | FileCheck %s --check-prefix=ELTYPE
 // ELTYPE: neuron-run: error: argument #0: element type is not one the device has (f32, bf16, f16, i32, i1)
 
 // A constant whose values are not inline (dense_resource).
@@ -78,9 +78,9 @@ func.func @make() -> (tensor<3xf32>, tensor<4xf32>, tensor<5xf32>, tensor<2x3xf3
 func.func @f(%a: tensor<3xf32>, %s: f32) -> tensor<3xf32> {
   return %a : tensor<3xf32>
 }
-//--- i8.mlir
-func.func @f(%a: tensor<3xi8>) -> tensor<3xi8> {
-  return %a : tensor<3xi8>
+//--- f8.mlir
+func.func @f(%a: tensor<3xf8E4M3FN>) -> tensor<3xf8E4M3FN> {
+  return %a : tensor<3xf8E4M3FN>
 }
 //--- resource.mlir
 func.func @f() -> tensor<2xf32> {

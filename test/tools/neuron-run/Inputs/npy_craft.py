@@ -42,7 +42,7 @@ files = {
     "shapelist": npy(ok(shape="[3]"), f32x3),
     "dimword": npy(ok(shape="(3, x)"), f32x3),
     "dimneg": npy(ok(shape="(-3,)"), f32x3),
-    "uint16": npy(ok(descr="'<u2'"), struct.pack("<3H", 1, 2, 3)),
+    "uint32": npy(ok(descr="'<u4'"), struct.pack("<3I", 1, 2, 3)),
     "short": npy(ok(shape="(4,)"), f32x3),
     # well-formed: i32 operands for a division by zero
     "ones_i32": npy(ok(descr="'<i4'", shape="(4, 8)"), struct.pack("<32i", *[1] * 32)),
