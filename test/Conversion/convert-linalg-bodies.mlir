@@ -140,6 +140,42 @@ func.func @gather_like(%table: tensor<2x4xi64>, %rows: tensor<4xi64>) -> tensor<
 
 // -----
 
+// An argmax (iree_linalg_argmax): the max, and the first position holding
+// it as a min-reduction of positions; the initial index stays where the max
+// does not beat the initial value.
+#ida = affine_map<(d0, d1) -> (d0, d1)>
+#rowa = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @argmax
+// CHECK: %[[POS:.*]] = neuron.constant dense<{{\[\[}}0, 1, 2, 3, 4]]> : tensor<1x5xi32>
+// CHECK: %[[M:.*]] = neuron.reduce_max %arg0 axes = [1] : tensor<2x5xf32> -> tensor<2xf32>
+// CHECK: %[[MK:.*]] = neuron.reshape %[[M]] : tensor<2xf32> -> tensor<2x1xf32>
+// CHECK: %[[EQ:.*]] = neuron.compare eq, %arg0, %[[MK]]
+// CHECK: %[[C:.*]] = neuron.select %[[EQ]], %[[POS]], %{{.*}} : tensor<2x5xi1>, tensor<1x5xi32>, tensor<i32> -> tensor<2x5xi32>
+// CHECK: %[[FIRST:.*]] = neuron.reduce_min %[[C]] axes = [1] : tensor<2x5xi32> -> tensor<2xi32>
+// CHECK: %[[BEATS:.*]] = neuron.compare gt, %[[M]], %{{.*}}
+// CHECK: %[[I:.*]] = neuron.select %[[BEATS]], %[[FIRST]], %{{.*}}
+// CHECK: return %[[M]], %[[I]]
+func.func @argmax(%x: tensor<2x5xf32>) -> (tensor<2xf32>, tensor<2xi32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i32
+  %ev = tensor.empty() : tensor<2xf32>
+  %ei = tensor.empty() : tensor<2xi32>
+  %v0 = linalg.fill ins(%ninf : f32) outs(%ev : tensor<2xf32>) -> tensor<2xf32>
+  %i0 = linalg.fill ins(%c0 : i32) outs(%ei : tensor<2xi32>) -> tensor<2xi32>
+  %0:2 = linalg.generic {indexing_maps = [#ida, #rowa, #rowa], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x5xf32>) outs(%v0, %i0 : tensor<2xf32>, tensor<2xi32>) {
+  ^bb0(%in: f32, %val: f32, %idx: i32):
+    %i = linalg.index 1 : index
+    %ic = arith.index_cast %i : index to i32
+    %m = arith.maximumf %in, %val : f32
+    %c = arith.cmpf ogt, %in, %val : f32
+    %s = arith.select %c, %ic, %idx : i32
+    linalg.yield %m, %s : f32, i32
+  } -> (tensor<2xf32>, tensor<2xi32>)
+  return %0#0, %0#1 : tensor<2xf32>, tensor<2xi32>
+}
+
+// -----
+
 // The values the forms above compute, on constants.
 // VALUES: output #0: tensor<f32>
 // VALUES-NEXT: first: [14]
@@ -147,10 +183,12 @@ func.func @gather_like(%table: tensor<2x4xi64>, %rows: tensor<4xi64>) -> tensor<
 // VALUES-NEXT: first: [0, 4.29497e+09, 5, 2.14748e+09]
 // VALUES: output #2: tensor<3x4xi32>
 // VALUES-NEXT: first: [13, 28, 45, 64, 85, 108, ...]
+// VALUES: output #3: tensor<2xi32>
+// VALUES-NEXT: first: [1, 0]
 #vv = affine_map<(d0) -> (d0)>
 #sv = affine_map<(d0) -> ()>
 #idv = affine_map<(d0, d1) -> (d0, d1)>
-func.func @values() -> (tensor<f32>, tensor<4xf32>, tensor<3x4xi32>) {
+func.func @values() -> (tensor<f32>, tensor<4xf32>, tensor<3x4xi32>, tensor<2xi32>) {
   %x = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
   %c = arith.constant dense<1.0> : tensor<f32>
   %zero = arith.constant 0.0 : f32
@@ -174,5 +212,21 @@ func.func @values() -> (tensor<f32>, tensor<4xf32>, tensor<3x4xi32>) {
     %p = arith.muli %a, %b : i32
     linalg.yield %s, %p : i32, i32
   } -> (tensor<3x4xi32>, tensor<3x4xi32>)
-  return %0, %1, %2#1 : tensor<f32>, tensor<4xf32>, tensor<3x4xi32>
+  %ax = arith.constant dense<[[1.0, 5.0, 5.0, 2.0, 0.0], [3.0, 1.0, 3.0, 0.0, 2.0]]> : tensor<2x5xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %zi = arith.constant 0 : i32
+  %ev = tensor.empty() : tensor<2xf32>
+  %ei = tensor.empty() : tensor<2xi32>
+  %v0 = linalg.fill ins(%ninf : f32) outs(%ev : tensor<2xf32>) -> tensor<2xf32>
+  %i0 = linalg.fill ins(%zi : i32) outs(%ei : tensor<2xi32>) -> tensor<2xi32>
+  %3:2 = linalg.generic {indexing_maps = [#idv, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ax : tensor<2x5xf32>) outs(%v0, %i0 : tensor<2xf32>, tensor<2xi32>) {
+  ^bb0(%in: f32, %val: f32, %idx: i32):
+    %i = linalg.index 1 : index
+    %ic = arith.index_cast %i : index to i32
+    %m = arith.maximumf %in, %val : f32
+    %cmp = arith.cmpf ogt, %in, %val : f32
+    %sel = arith.select %cmp, %ic, %idx : i32
+    linalg.yield %m, %sel : f32, i32
+  } -> (tensor<2xf32>, tensor<2xi32>)
+  return %0, %1, %2#1, %3#1 : tensor<f32>, tensor<4xf32>, tensor<3x4xi32>, tensor<2xi32>
 }

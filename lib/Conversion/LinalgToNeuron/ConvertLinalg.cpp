@@ -159,7 +159,7 @@ constexpr int64_t kUnitOutDim = -1;
 
 /// What `analyzeGeneric` found.
 struct GenericPlan {
-  enum class Kind { Elementwise, Reduction, Contraction } kind = Kind::Elementwise;
+  enum class Kind { Elementwise, Reduction, Contraction, ArgReduction } kind = Kind::Elementwise;
   SmallVector<int64_t> loopRanges;
   SmallVector<int64_t> outDims; // loop dims in output-dim order
   Combiner combiner = Combiner::None;
@@ -170,6 +170,10 @@ struct GenericPlan {
   /// the one input, indexed by a permutation of the loop dims.
   Operation *combineOp = nullptr;
   bool reducesComputedValue = false;
+  /// ArgReduction: the select that keeps the running index, and the
+  /// reduced loop dim.
+  Operation *argSelect = nullptr;
+  int64_t argDim = -1;
 };
 
 /// The plan of the elementwise computation over the whole loop domain of a
@@ -290,6 +294,72 @@ LogicalResult checkElementwiseBody(linalg::LinalgOp op, std::string &why) {
   return success();
 }
 
+/// An argmax/argmin: two outputs, one reduced loop dim `r`, and the body
+///   %m = maximumf %x, %val            (or minimumf, maxsi, ...)
+///   %c = cmpf ogt, %x, %val           (strictly better: the first wins)
+///   %i = select %c, index_cast(linalg.index r), %idx
+///   linalg.yield %m, %i
+/// with `%x` computed from the inputs. Fills `plan` or says why not.
+LogicalResult analyzeArgReduction(linalg::LinalgOp op, GenericPlan &plan, std::string &why) {
+  why = "it has 2 outputs and reduces, but not as an argmax or argmin (several outputs are "
+        "imported only when each is computed from the inputs alone)";
+  Block &body = *op.getBlock();
+  int64_t numInputs = op.getNumDpsInputs();
+  auto iters = op.getIteratorTypesArray();
+  if (op.getNumDpsInits() != 2 || llvm::count(iters, utils::IteratorType::reduction) != 1)
+    return failure();
+  int64_t r = llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  BlockArgument val = body.getArgument(numInputs), idx = body.getArgument(numInputs + 1);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *combine = yield.getOperand(0).getDefiningOp();
+  auto select = yield.getOperand(1).getDefiningOp<arith::SelectOp>();
+  if (!combine || !select || combinerOf(combine) == Combiner::None ||
+      combinerOf(combine) == Combiner::Sum || combine->getNumOperands() != 2 ||
+      select.getFalseValue() != idx || !idx.hasOneUse())
+    return failure();
+  bool isMax = combinerOf(combine) == Combiner::Max;
+  Value x = combine->getOperand(0) == val ? combine->getOperand(1) : combine->getOperand(0);
+  if (x == val || (combine->getOperand(0) != val && combine->getOperand(1) != val))
+    return failure();
+  // The compare: x strictly better than the running value.
+  Operation *cmp = select.getCondition().getDefiningOp();
+  auto better = [&](Value a, Value b, bool greater) {
+    if (auto f = dyn_cast_or_null<arith::CmpFOp>(cmp))
+      return f.getLhs() == a && f.getRhs() == b &&
+             f.getPredicate() == (greater ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT);
+    if (auto i = dyn_cast_or_null<arith::CmpIOp>(cmp))
+      return i.getLhs() == a && i.getRhs() == b &&
+             i.getPredicate() == (greater ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt);
+    return false;
+  };
+  if (!better(x, val, isMax) && !better(val, x, !isMax))
+    return failure();
+  if (llvm::any_of(val.getUsers(), [&](Operation *u) { return u != combine && u != cmp; }))
+    return failure();
+  // The index: linalg.index r, possibly cast.
+  Value position = select.getTrueValue();
+  while (Operation *def = position.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+      break;
+    position = def->getOperand(0);
+  }
+  auto index = position.getDefiningOp<linalg::IndexOp>();
+  if (!index || static_cast<int64_t>(index.getDim()) != r)
+    return failure();
+  if (op.getIndexingMapsArray()[numInputs] != op.getIndexingMapsArray()[numInputs + 1]) {
+    why = "its two outputs (an argmax or argmin) are indexed differently";
+    return failure();
+  }
+  if (failed(checkElementwiseBody(op, why)))
+    return failure();
+  plan.kind = GenericPlan::Kind::ArgReduction;
+  plan.combiner = combinerOf(combine);
+  plan.combineOp = combine;
+  plan.argSelect = select;
+  plan.argDim = r;
+  return success();
+}
+
 /// Decides whether and how a generic (or a named elementwise op) can be
 /// raised; on failure `why` says what stops it. Never changes the IR.
 FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
@@ -339,10 +409,13 @@ FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
       realReduction = true;
 
   if (realReduction && usesOut) {
+    if (numInits == 2 && succeeded(analyzeArgReduction(op, plan, why)))
+      return plan;
     if (numInits != 1) {
-      why = "it has " + std::to_string(numInits) +
-            " outputs and reduces (several outputs are imported only when each is computed "
-            "from the inputs alone)";
+      if (numInits != 2)
+        why = "it has " + std::to_string(numInits) +
+              " outputs and reduces (several outputs are imported only when each is computed "
+              "from the inputs alone)";
       return failure();
     }
     if (isMultiplyAccumulate(op)) {
@@ -599,6 +672,76 @@ SmallVector<Value> emitElementwise(PatternRewriter &rewriter, linalg::LinalgOp o
   return emitBody(rewriter, op, plan, yield.getOperands(), outType.getShape());
 }
 
+/// A reduction's result, its parallel dims in increasing loop order, put in
+/// the output's dim order and shape (`outDims`, with the unit dims the
+/// output map pins to 0).
+Value toOutputLayout(OpBuilder &b, Location loc, const GenericPlan &plan, ArrayRef<int64_t> axes,
+                     Value reduced, ArrayRef<int64_t> outShape) {
+  SmallVector<int64_t> parallel;
+  for (int64_t d = 0; d < static_cast<int64_t>(plan.loopRanges.size()); ++d)
+    if (!llvm::is_contained(axes, d))
+      parallel.push_back(d);
+  SmallVector<int64_t> outPerm;
+  for (int64_t d : plan.outDims)
+    if (d != kUnitOutDim)
+      outPerm.push_back(llvm::find(parallel, d) - parallel.begin());
+  auto type = cast<RankedTensorType>(reduced.getType());
+  if (!llvm::is_sorted(outPerm))
+    reduced =
+        TransposeOp::create(b, loc, type.clone(neuronc::transposedShape(type.getShape(), outPerm)),
+                            reduced, b.getDenseI64ArrayAttr(outPerm));
+  return reshapeTo(b, loc, reduced, outShape);
+}
+
+/// An argmax (argmin) over loop dim r: the extreme value M of the computed
+/// value x, the first position where x equals M (a min-reduction of the
+/// positions, n where x differs), and the outputs' initial values kept
+/// where M does not beat them.
+SmallVector<Value> emitArgReduction(PatternRewriter &rewriter, linalg::LinalgOp op,
+                                    const GenericPlan &plan) {
+  Location loc = op.getLoc();
+  Block &body = *op.getBlock();
+  Value val = body.getArgument(op.getNumDpsInputs());
+  Value x = plan.combineOp->getOperand(0) == val ? plan.combineOp->getOperand(1)
+                                                 : plan.combineOp->getOperand(0);
+  GenericPlan domain = loopDomainPlan(plan);
+  Value xs = emitBody(rewriter, op, domain, x, plan.loopRanges).front();
+  auto xType = cast<RankedTensorType>(xs.getType());
+  bool isMax = plan.combiner == Combiner::Max;
+  SmallVector<int64_t> axes = {plan.argDim};
+  auto axesAttr = rewriter.getDenseI64ArrayAttr(axes);
+  SmallVector<int64_t> reducedShape =
+      neuronc::reducedShape(plan.loopRanges, axes, /*keepdims=*/false);
+  SmallVector<int64_t> keptShape = neuronc::reducedShape(plan.loopRanges, axes, /*keepdims=*/true);
+  auto mType = xType.clone(reducedShape);
+  Value m = isMax ? ReduceMaxOp::create(rewriter, loc, mType, xs, axesAttr, nullptr).getResult()
+                  : ReduceMinOp::create(rewriter, loc, mType, xs, axesAttr, nullptr).getResult();
+  Type i1 = rewriter.getI1Type(), i32 = rewriter.getI32Type();
+  Value isExtreme = CompareOp::create(rewriter, loc, xType.clone(i1), ComparePredicate::eq, xs,
+                                      reshapeTo(rewriter, loc, m, keptShape));
+  int64_t n = plan.loopRanges[plan.argDim];
+  Value positions = indexTable(rewriter, loc, plan.argDim, domain);
+  Value candidates =
+      SelectOp::create(rewriter, loc, xType.clone(i32), isExtreme, positions,
+                       createSplat(rewriter, loc, RankedTensorType::get({}, i32), n));
+  Value first = ReduceMinOp::create(rewriter, loc, mType.clone(i32), candidates, axesAttr, nullptr);
+  Value initVal = op.getDpsInits()[0], initIdx = op.getDpsInits()[1];
+  auto valType = cast<RankedTensorType>(initVal.getType());
+  auto idxType = cast<RankedTensorType>(initIdx.getType());
+  m = toOutputLayout(rewriter, loc, plan, axes, m, valType.getShape());
+  first = toOutputLayout(rewriter, loc, plan, axes, first, idxType.getShape());
+  if (idxType.getElementType() != i32)
+    first = CastOp::create(rewriter, loc, idxType, first);
+  Value beats = CompareOp::create(rewriter, loc, valType.clone(i1),
+                                  isMax ? ComparePredicate::gt : ComparePredicate::lt, m, initVal);
+  Value index = SelectOp::create(rewriter, loc, idxType, beats, first, initIdx);
+  std::optional<double> start = initSplat(initVal);
+  if (!start || !std::isinf(*start) || (*start < 0) != isMax)
+    m = isMax ? MaxOp::create(rewriter, loc, valType, m, initVal).getResult()
+              : MinOp::create(rewriter, loc, valType, m, initVal).getResult();
+  return {m, index};
+}
+
 Value emitReduction(PatternRewriter &rewriter, linalg::LinalgOp op, const GenericPlan &plan) {
   Location loc = op.getLoc();
   Value input;
@@ -645,27 +788,9 @@ Value emitReduction(PatternRewriter &rewriter, linalg::LinalgOp op, const Generi
     reduced = ReduceMinOp::create(rewriter, loc, reducedType, input, axesAttr, nullptr);
     break;
   }
-  // The remaining (parallel) dims are in increasing loop order; the output
-  // lists them in `outDims` order.
-  SmallVector<int64_t> parallel;
-  for (int64_t d = 0; d < static_cast<int64_t>(plan.loopRanges.size()); ++d)
-    if (!llvm::is_contained(axes, d))
-      parallel.push_back(d);
-  SmallVector<int64_t> outPerm;
-  for (int64_t d : plan.outDims)
-    if (d != kUnitOutDim)
-      outPerm.push_back(llvm::find(parallel, d) - parallel.begin());
   Value init = op.getDpsInits().front();
   auto outType = cast<RankedTensorType>(init.getType());
-  if (!llvm::is_sorted(outPerm))
-    reduced = TransposeOp::create(
-        rewriter, loc,
-        RankedTensorType::get(
-            neuronc::transposedShape(cast<RankedTensorType>(reduced.getType()).getShape(), outPerm),
-            outType.getElementType()),
-        reduced, rewriter.getDenseI64ArrayAttr(outPerm));
-  // The unit dims the output map pins to 0 (keepdims).
-  reduced = reshapeTo(rewriter, loc, reduced, outType.getShape());
+  reduced = toOutputLayout(rewriter, loc, plan, axes, reduced, outType.getShape());
   std::optional<double> start = initSplat(init);
   switch (plan.combiner) {
   case Combiner::Sum:
@@ -705,6 +830,9 @@ struct GenericPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
     case GenericPlan::Kind::Contraction:
       results.push_back(emitContraction(rewriter, op, plan->contraction));
       break;
+    case GenericPlan::Kind::ArgReduction:
+      results = emitArgReduction(rewriter, op, *plan);
+      break;
     }
     rewriter.replaceOp(op, results);
     return success();
@@ -715,6 +843,7 @@ struct ConvertLinalgPass : mlir::neuron::impl::NeuronConvertLinalgPassBase<Conve
   using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    foldConstantShapes(getOperation());
     // Contractions and generics read their init operands (a linalg.fill)
     // before fills are replaced: give them a higher benefit.
     RewritePatternSet patterns(ctx);

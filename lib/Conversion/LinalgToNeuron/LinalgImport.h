@@ -9,6 +9,7 @@
 #ifndef NEURONC_LIB_CONVERSION_LINALGTONEURON_LINALGIMPORT_H
 #define NEURONC_LIB_CONVERSION_LINALGTONEURON_LINALGIMPORT_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -46,6 +47,11 @@ Value emitContraction(PatternRewriter &rewriter, linalg::LinalgOp op, const Cont
 /// Why the operand element types of a contraction cannot be imported (an
 /// unsigned extension, mixed int and float), or empty.
 std::string whyContractionTypesFail(linalg::LinalgOp op);
+
+/// Folds the scalar code and shape ops of a function with dynamic tensor
+/// types whose sizes are constants, so its slices and generics become
+/// static (FoldConstantShapes.cpp). Does nothing to a static function.
+void foldConstantShapes(func::FuncOp fn);
 
 /// The named contraction patterns: matmul, batch_matmul, matvec,
 /// batch_matvec, vecmat, batch_vecmat, dot.
