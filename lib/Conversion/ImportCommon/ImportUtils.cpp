@@ -82,7 +82,7 @@ bool mlir::neuron::import::isRaisableBodyOp(Operation *op) {
              math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp, math::TanhOp, math::ErfOp,
              math::AbsFOp, math::AbsIOp, math::PowFOp, math::FPowIOp, math::FloorOp,
              math::CeilOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ShLIOp,
-             arith::ShRSIOp, arith::ShRUIOp, arith::ExtUIOp, arith::UIToFPOp>(op);
+             arith::ShRSIOp, arith::ShRUIOp, arith::ExtUIOp, arith::UIToFPOp, arith::FPToUIOp>(op);
 }
 
 /// A tensor of the broadcast shape of `operands` with element type `elem`.
@@ -179,8 +179,10 @@ Value mlir::neuron::import::emitBodyOp(OpBuilder &b, Operation *op, ArrayRef<Val
       .Case<arith::ExtUIOp, arith::UIToFPOp>([&](Operation *o) -> Value {
         return emitZeroExtended(b, loc, in[0], o->getOperand(0).getType(), elem);
       })
-      .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp, arith::ExtSIOp,
-            arith::TruncIOp>([&](auto) { return unary(CastOp()); })
+      // fptoui is defined where the value fits the unsigned range, and there
+      // it truncates as fptosi does (the bits of a narrow result are the same).
+      .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp, arith::FPToUIOp,
+            arith::ExtSIOp, arith::TruncIOp>([&](auto) { return unary(CastOp()); })
       .Case<arith::SelectOp>([&](auto) -> Value {
         RankedTensorType t = resultTypeOf(in, elem);
         return SelectOp::create(b, loc, t, in[0], in[1], in[2]);

@@ -217,6 +217,49 @@ struct SlicePattern : OpRewritePattern<tosa::SliceOp> {
   }
 };
 
+/// `tosa.pad %x, %padding, %pad_const` with constant padding and pad value:
+/// per padded dim, `neuron.concat` of a splat block, the tensor so far and
+/// another splat block (a negative padding slices instead).
+struct PadPattern : OpRewritePattern<tosa::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::PadOp op, PatternRewriter &rewriter) const override {
+    if (!isSupportedElementType(op.getType().getElementType()))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    auto padding = getConstantInts(op.getPadding());
+    std::optional<double> value = getSplatValue(op.getPadConst());
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!padding || !value || !type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs constant padding, pad value and shapes");
+    if (llvm::any_of(*padding, [](int64_t p) { return p < 0; }))
+      return rewriter.notifyMatchFailure(op, "negative padding");
+    Location loc = op.getLoc();
+    Value x = op.getInput1();
+    Type elem = type.getElementType();
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t lo = (*padding)[2 * d], hi = (*padding)[2 * d + 1];
+      if (lo == 0 && hi == 0)
+        continue;
+      SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
+      SmallVector<Value> parts;
+      auto block = [&](int64_t n) {
+        SmallVector<int64_t> s = shape;
+        s[d] = n;
+        parts.push_back(createSplat(rewriter, loc, RankedTensorType::get(s, elem), *value));
+      };
+      if (lo)
+        block(lo);
+      parts.push_back(x);
+      if (hi)
+        block(hi);
+      shape[d] += lo + hi;
+      x = ConcatOp::create(rewriter, loc, RankedTensorType::get(shape, elem), parts,
+                           rewriter.getI64IntegerAttr(d));
+    }
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
 /// `tosa.concat {axis}` → `neuron.concat axis`.
 struct ConcatPattern : OpRewritePattern<tosa::ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -335,7 +378,7 @@ struct ConvertTosaPass : mlir::neuron::impl::NeuronConvertTosaPassBase<ConvertTo
     RewritePatternSet patterns(ctx);
     patterns.add<ConstPattern, MulPattern, NegatePattern, ClampPattern, CastPattern,
                  MatmulPattern, TransposePattern, ReshapePattern, SlicePattern, ConcatPattern,
-                 GatherPattern, IdentityPattern, ArithmeticRightShiftPattern,
+                 GatherPattern, IdentityPattern, ArithmeticRightShiftPattern, PadPattern,
                  NotPattern<tosa::BitwiseNotOp>, NotPattern<tosa::LogicalNotOp>>(ctx);
     patterns.add<OneToOne<tosa::AddOp, AddOp>, OneToOne<tosa::SubOp, SubOp>,
                  OneToOne<tosa::MaximumOp, MaxOp>, OneToOne<tosa::MinimumOp, MinOp>,

@@ -173,6 +173,7 @@ CASES = [
 ]
 
 F32_REL_TOL = 1e-4   # f32: max abs error <= F32_REL_TOL * max(1, max |ref|)
+F16_REL_TOL = 2e-2   # f16 results: the same, with f16's precision
 SENTINEL = 1e30      # f32 |ref| >= this: a mask value, compared relative to itself
 IREE_ATOL = 1e-4     # check.expect_almost_eq_const: atol 1e-4, rtol 0
 TIMEOUT = 1800       # seconds per tool run: a hang fails instead of stalling CI
@@ -238,8 +239,9 @@ class OursError(Exception):
 # ---------------------------------------------------------------------------
 
 TENSOR_RE = re.compile(r"tensor<((?:\d+x)*)([a-z]\w*)>")
-FLOAT_TYPES = {"f32"}
-INT_TYPES = {"i1", "i32", "i64"}
+FLOAT_TYPES = {"f32", "f16"}
+INT_TYPES = {"i1", "i8", "i16", "i32", "i64"}
+BITS = {"f32": 32, "f16": 16, "i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
 
 
 class TType:
@@ -409,7 +411,7 @@ def parse_dense(literal, ttype):
     words = literal.replace("[", " ").replace("]", " ").replace(",", " ").split()
     words = [{"true": "1", "false": "0"}.get(w, w) for w in words]
     if ttype.is_float:
-        vals = np.array([float(w) for w in words], dtype=np.float64).astype(np.float32)
+        vals = np.array([float(w) for w in words], dtype=np.float64).astype(NP_DTYPE[ttype.elem])
     else:
         vals = np.array([int(w, 0) for w in words], dtype=np.int64)
     if vals.size == 1:
@@ -445,14 +447,16 @@ def make_variant(text, cases):
 # ---------------------------------------------------------------------------
 
 CHUNK = 1 << 24  # elements per checksum step: bounds the temporaries for big inputs
-NP_DTYPE = {"f32": np.float32, "i1": np.bool_, "i32": np.int32, "i64": np.int64}
+NP_DTYPE = {"f32": np.float32, "f16": np.float16, "i1": np.bool_, "i8": np.int8,
+            "i16": np.int16, "i32": np.int32, "i64": np.int64}
 
 
 def input_formula(a, ttype, int_range, i):
     """Argument `a` at the row-major linear indices `i` (int64 array)."""
     if ttype.is_float:
         k = (i * 7919 + 13 * a) % 2001
-        return k.astype(np.float32) / np.float32(1000) - np.float32(1)
+        x = k.astype(np.float32) / np.float32(1000) - np.float32(1)
+        return x.astype(NP_DTYPE[ttype.elem])  # f16: rounded to nearest even, as arith.truncf
     k = (i * 7919 + 13 * a) % int_range.get(a, 1000)
     return k.astype(NP_DTYPE[ttype.elem])
 
@@ -481,9 +485,11 @@ def checksum(x):
 
 
 def as_u64_bits(x):
-    """What the checksum sums: the f32 bit pattern or the integer value."""
+    """What the checksum sums: the float bit pattern or the integer value."""
     if x.dtype == np.float32:
         return x.view(np.uint32).astype(np.uint64)
+    if x.dtype == np.float16:
+        return x.view(np.uint16).astype(np.uint64)
     return x.astype(np.int64).view(np.uint64)
 
 
@@ -542,6 +548,8 @@ def emit_input(e, a, ttype, int_range):
         x = e.op("arith.sitofp %s : i64 to f32" % k, "x", ind)
         x = e.op("arith.divf %s, %s : f32" % (x, e.const("1000.0", "f32", ind)), "x", ind)
         x = e.op("arith.subf %s, %s : f32" % (x, e.const("1.0", "f32", ind)), "x", ind)
+        if ttype.elem != "f32":
+            x = e.op("arith.truncf %s : f32 to %s" % (x, ttype.elem), "x", ind)
     elif ttype.elem == "i64":
         x = k
     else:
@@ -571,12 +579,15 @@ def emit_checksum(e, value, ttype):
     lin = e.linear_index(idx, ttype.shape, ind)
     w = e.op("arith.addi %s, %s : i64" % (lin, e.const(1, "i64", ind)), "w", ind)
     if ttype.is_float:
-        bits = e.op("arith.bitcast %s : f32 to i32" % x, "b", ind)
-        bits = e.op("arith.extui %s : i32 to i64" % bits, "b", ind)
+        ity = "i%d" % BITS[ttype.elem]
+        bits = e.op("arith.bitcast %s : %s to %s" % (x, ttype.elem, ity), "b", ind)
+        bits = e.op("arith.extui %s : %s to i64" % (bits, ity), "b", ind)
     elif ttype.elem == "i64":
         bits = x
-    else:
+    elif ttype.elem == "i1":
         bits = e.op("arith.extui %s : %s to i64" % (x, ttype.elem), "b", ind)
+    else:  # numpy's astype(int64): sign-extended
+        bits = e.op("arith.extsi %s : %s to i64" % (x, ttype.elem), "b", ind)
     p = e.op("arith.muli %s, %s : i64" % (bits, w), "p", ind)
     s = e.op("arith.addi %s, %s : i64" % (acc, p), "s", ind)
     e.emit("linalg.yield %s : i64" % s, ind)
@@ -587,11 +598,20 @@ def emit_checksum(e, value, ttype):
 
 def emit_print(e, value, ttype):
     """Prints a result exactly: f32 bits as i32, i1 as i32, others as they are."""
-    if ttype.is_float:
+    if ttype.elem == "f32":
         value = e.op("arith.bitcast %s : %s to %s" % (value, ttype, ttype.mlir("i32")), "o")
+        elem = "i32"
+    elif ttype.is_float:  # f16: its bits, zero-extended
+        ity = "i%d" % BITS[ttype.elem]
+        value = e.op("arith.bitcast %s : %s to %s" % (value, ttype, ttype.mlir(ity)), "o")
+        value = e.op("arith.extui %s : %s to %s" % (value, ttype.mlir(ity), ttype.mlir("i32")),
+                     "o")
         elem = "i32"
     elif ttype.elem == "i1":
         value = e.op("arith.extui %s : %s to %s" % (value, ttype, ttype.mlir("i32")), "o")
+        elem = "i32"
+    elif ttype.elem in ("i8", "i16"):
+        value = e.op("arith.extsi %s : %s to %s" % (value, ttype, ttype.mlir("i32")), "o")
         elem = "i32"
     else:
         elem = ttype.elem
@@ -665,11 +685,11 @@ def parse_memrefs(stdout):
 
 
 def decode_result(raw, ttype):
-    if ttype.is_float:
+    if ttype.elem == "f32":
         return raw.astype(np.int32).view(np.float32)
-    if ttype.elem == "i1":
-        return raw.astype(np.bool_)
-    return raw.astype({"i32": np.int32, "i64": np.int64}[ttype.elem])
+    if ttype.elem == "f16":
+        return raw.astype(np.uint16).view(np.float16)
+    return raw.astype(NP_DTYPE[ttype.elem])
 
 
 def run_tool(cmd, what):
@@ -771,8 +791,8 @@ def compare(got, ref, ttype, what):
             return None, "%s: dtype %s for an %s result" % (what, got.dtype, ttype.elem)
         bad = np.count_nonzero(got.astype(np.int64) != ref.astype(np.int64))
         return 0.0, ("%s: %d of %d elements differ" % (what, bad, ref.size) if bad else None)
-    if got.dtype != np.float32:
-        return None, "%s: dtype %s for an f32 result" % (what, got.dtype)
+    if got.dtype != NP_DTYPE[ttype.elem]:
+        return None, "%s: dtype %s for an %s result" % (what, got.dtype, ttype.elem)
     # Masks use -FLT_MAX for "minus infinity". Counted in max |ref|, it would
     # make the tolerance 3e34 and hide any error (buddy_next-mask: 0 vs 2
     # would pass). Values beyond SENTINEL are checked relative to themselves
@@ -781,7 +801,8 @@ def compare(got, ref, ttype, what):
     huge = np.isfinite(r) & (r >= SENTINEL)
     normal = np.isfinite(r) & ~huge
     scale = max(1.0, float(r[normal].max()) if normal.any() else 0.0)
-    return compare_float(got, ref, F32_REL_TOL * scale, what, huge)
+    tol = F32_REL_TOL if ttype.elem == "f32" else F16_REL_TOL
+    return compare_float(got, ref, tol * scale, what, huge)
 
 
 def compare_float(got, ref, tol, what, huge=None):
