@@ -260,6 +260,50 @@ struct PadPattern : OpRewritePattern<tosa::PadOp> {
   }
 };
 
+/// `tosa.table %x, %table` as gathers from the table. i8: `table[x + 128]`.
+/// i16 (513 entries, i32 result): with `u = x + 32768`, the entry
+/// `b = table[u >> 7]`, its successor `n`, `(b << 7) + (n - b) * (u & 127)`.
+struct TablePattern : OpRewritePattern<tosa::TableOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::TableOp op, PatternRewriter &rewriter) const override {
+    auto in = dyn_cast<RankedTensorType>(op.getInput1().getType());
+    auto table = dyn_cast<RankedTensorType>(op.getTable().getType());
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!in || !table || !type || !in.hasStaticShape() || !table.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    unsigned width = in.getElementType().getIntOrFloatBitWidth();
+    if (!in.getElementType().isSignlessInteger() || (width != 8 && width != 16))
+      return rewriter.notifyMatchFailure(op, "input is neither i8 nor i16");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto i32Type = RankedTensorType::get(in.getShape(), i32);
+    auto scalar = RankedTensorType::get({}, i32);
+    auto splat = [&](int64_t v) { return createSplat(rewriter, loc, scalar, double(v)); };
+    auto gather = [&](Value ids, Type elem) {
+      return GatherOp::create(rewriter, loc, RankedTensorType::get(in.getShape(), elem),
+                              op.getTable(), ids, rewriter.getI64IntegerAttr(0))
+          .getResult();
+    };
+    Value x = CastOp::create(rewriter, loc, i32Type, op.getInput1());
+    Value u = AddOp::create(rewriter, loc, i32Type, x, splat(width == 8 ? 128 : 32768));
+    if (width == 8) {
+      rewriter.replaceOp(op, gather(u, table.getElementType()));
+      return success();
+    }
+    Value index = ShiftRightOp::create(rewriter, loc, i32Type, u, splat(7));
+    Value fraction = BitwiseAndOp::create(rewriter, loc, i32Type, u, splat(127));
+    Value base = CastOp::create(rewriter, loc, i32Type, gather(index, table.getElementType()));
+    Value next = CastOp::create(
+        rewriter, loc, i32Type,
+        gather(AddOp::create(rewriter, loc, i32Type, index, splat(1)), table.getElementType()));
+    Value slope = MulOp::create(rewriter, loc, i32Type,
+                                SubOp::create(rewriter, loc, i32Type, next, base), fraction);
+    Value scaled = ShiftLeftOp::create(rewriter, loc, i32Type, base, splat(7));
+    rewriter.replaceOpWithNewOp<AddOp>(op, type, scaled, slope);
+    return success();
+  }
+};
+
 /// `tosa.concat {axis}` → `neuron.concat axis`.
 struct ConcatPattern : OpRewritePattern<tosa::ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -379,6 +423,7 @@ struct ConvertTosaPass : mlir::neuron::impl::NeuronConvertTosaPassBase<ConvertTo
     patterns.add<ConstPattern, MulPattern, NegatePattern, ClampPattern, CastPattern,
                  MatmulPattern, TransposePattern, ReshapePattern, SlicePattern, ConcatPattern,
                  GatherPattern, IdentityPattern, ArithmeticRightShiftPattern, PadPattern,
+                 TablePattern,
                  NotPattern<tosa::BitwiseNotOp>, NotPattern<tosa::LogicalNotOp>>(ctx);
     patterns.add<OneToOne<tosa::AddOp, AddOp>, OneToOne<tosa::SubOp, SubOp>,
                  OneToOne<tosa::MaximumOp, MaxOp>, OneToOne<tosa::MinimumOp, MinOp>,
