@@ -29,7 +29,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-SUPPORTED_DTYPES = {np.float32, np.float16, np.float64, np.int32, np.int64, np.bool_}
+SUPPORTED_DTYPES = {np.float32, np.float16, np.float64, np.int8, np.int16, np.int32, np.int64,
+                    np.bool_}
 
 
 def load_pb(path):

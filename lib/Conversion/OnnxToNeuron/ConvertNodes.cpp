@@ -230,8 +230,21 @@ bool Importer::lowerNode() {
     define(0, SelectOp::create(b, loc, *out, input(0), input(1), input(2)));
     return true;
   }
-  static const llvm::StringSet<> unary = {"Abs",  "Neg",     "Exp", "Log",  "Sqrt",
-                                          "Tanh", "Sigmoid", "Erf", "Relu", "Reciprocal"};
+  if (op == "And" || op == "Or" || op == "Xor") {
+    Value x = input(0), y = input(1);
+    RankedTensorType type = broadcastType(x, y, b.getI1Type());
+    define(0, op == "And"  ? Value(BitwiseAndOp::create(b, loc, type, x, y))
+              : op == "Or" ? Value(BitwiseOrOp::create(b, loc, type, x, y))
+                           : Value(BitwiseXorOp::create(b, loc, type, x, y)));
+    return true;
+  }
+  if (op == "Not") {
+    Value x = input(0);
+    define(0, BitwiseXorOp::create(b, loc, x.getType(), x, splat(b.getI1Type(), 1)));
+    return true;
+  }
+  static const llvm::StringSet<> unary = {"Abs",  "Neg",     "Exp", "Log",  "Sqrt",      "Tanh",
+                                          "Sigmoid", "Erf", "Relu", "Reciprocal", "Floor", "Ceil"};
   if (unary.contains(op)) {
     Value x = input(0);
     Type t = x.getType();
@@ -254,6 +267,10 @@ bool Importer::lowerNode() {
       r = ErfOp::create(b, loc, t, x);
     else if (op == "Relu")
       r = ReluOp::create(b, loc, t, x);
+    else if (op == "Floor")
+      r = FloorOp::create(b, loc, t, x);
+    else if (op == "Ceil")
+      r = CeilOp::create(b, loc, t, x);
     else
       r = ReciprocalOp::create(b, loc, t, x);
     define(0, r);

@@ -36,8 +36,6 @@ const llvm::StringMap<const char *> &alternatives() {
       {"If", "a graph without control flow (export with the branch taken)"},
       {"Scan", "a graph without control flow"},
       {"CumSum", "MatMul with a constant triangular matrix"},
-      {"Floor", "Cast to an integer type and back, for non-negative values"},
-      {"Ceil", "Cast to an integer type and back"},
   };
   return map;
 }
@@ -54,6 +52,10 @@ std::optional<Type> Importer::elementType(int32_t t) {
     return b.getBF16Type();
   case onnx::TensorProto::DOUBLE:
     return b.getF64Type();
+  case onnx::TensorProto::INT8:
+    return b.getIntegerType(8);
+  case onnx::TensorProto::INT16:
+    return b.getIntegerType(16);
   case onnx::TensorProto::INT32:
     return b.getI32Type();
   case onnx::TensorProto::INT64:
@@ -432,7 +434,9 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
 llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
   static const llvm::StringRef ops[] = {"Abs",
                                         "Add",
+                                        "And",
                                         "Cast",
+                                        "Ceil",
                                         "Clip",
                                         "Concat",
                                         "Constant",
@@ -444,6 +448,7 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Exp",
                                         "Expand",
                                         "Flatten",
+                                        "Floor",
                                         "Gather",
                                         "Gemm",
                                         "Greater",
@@ -460,6 +465,8 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Min",
                                         "Mul",
                                         "Neg",
+                                        "Not",
+                                        "Or",
                                         "Pow",
                                         "Range",
                                         "Reciprocal",
@@ -487,7 +494,9 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Transpose",
                                         "Trilu",
                                         "Unsqueeze",
-                                        "Where"};
+                                        "Where",
+                                        "Xor"
+  };
   return ops;
 }
 

@@ -142,12 +142,13 @@ elif name == "dynamic":
     save(g, [x], [x.astype(np.float64) @ w])
 
 elif name == "unsupported":
-    nodes = [helper.make_node("Floor", ["x"], ["f"], name="/floor1/Floor"),
-             helper.make_node("Floor", ["f"], ["f2"], name="/floor2/Floor"),
+    axis = helper.make_tensor("axis", onnx.TensorProto.INT64, [], [0])
+    nodes = [helper.make_node("CumSum", ["x", "axis"], ["f"], name="/cumsum1/CumSum"),
+             helper.make_node("CumSum", ["f", "axis"], ["f2"], name="/cumsum2/CumSum"),
              helper.make_node("Einsum", ["f2", "f2"], ["y"], name="/Einsum", equation="ij,jk->ik")]
     g = helper.make_graph(
         nodes, "unsupported", [helper.make_tensor_value_info("x", F, [8, 8])],
-        [helper.make_tensor_value_info("y", F, [8, 8])], [])
+        [helper.make_tensor_value_info("y", F, [8, 8])], [axis])
     save(g, [], [])
 
 elif name == "conv3x3":
