@@ -7,6 +7,7 @@
 
 #include "Importer.h"
 
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace neuronc::onnximport;
@@ -505,22 +506,54 @@ bool Importer::lowerNode() {
         axes.push_back(static_cast<int64_t>(i));
     if (std::optional<SmallVector<int64_t>> s = ints(4))
       steps = *s;
+    // Negative steps walk the axis backwards: a gather of the positions
+    // (s, s + step, ... > e) after the slice of the positive-step axes.
+    SmallVector<std::pair<int64_t, SmallVector<int32_t>>> backwards;
     for (size_t i = 0; i < axes.size(); ++i) {
       int64_t axis = normAxis(axes[i], rank), d = t.getDimSize(axis);
       int64_t step = steps[i];
-      if (step <= 0) {
-        error() << "negative or zero steps are not supported (axis " << axis << ", step " << step
-                << "); reverse with a Gather of constant indices";
+      if (step == 0) {
+        error() << "a zero step is not allowed (axis " << axis << ")";
         return false;
       }
       int64_t s = (*starts)[i], e = (*ends)[i];
+      if (step < 0) {
+        s = std::clamp<int64_t>(s < 0 ? s + d : s, 0, d - 1);
+        e = std::clamp<int64_t>(e < 0 ? e + d : e, -1, d - 1);
+        SmallVector<int32_t> positions;
+        for (int64_t k = s; k > e; k += step)
+          positions.push_back(static_cast<int32_t>(k));
+        backwards.push_back({axis, positions});
+        continue;
+      }
       s = std::clamp<int64_t>(s < 0 ? s + d : s, 0, d);
       e = std::clamp<int64_t>(e < 0 ? e + d : e, 0, d);
       offsets[axis] = s;
       sizes[axis] = e > s ? (e - s + step - 1) / step : 0;
       strides[axis] = step;
     }
-    slice(0, offsets, sizes, strides);
+    if (backwards.empty()) {
+      slice(0, offsets, sizes, strides);
+      return true;
+    }
+    Value r = x;
+    if (llvm::any_of(offsets, [](int64_t o) { return o != 0; }) ||
+        ArrayRef<int64_t>(sizes) != t.getShape() ||
+        llvm::any_of(strides, [](int64_t st) { return st != 1; }))
+      r = SliceOp::create(b, loc, RankedTensorType::get(sizes, t.getElementType()), x,
+                          b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
+                          b.getDenseI64ArrayAttr(strides));
+    for (auto &[axis, positions] : backwards) {
+      auto idxType =
+          RankedTensorType::get({static_cast<int64_t>(positions.size())}, b.getI32Type());
+      Value idx = ConstantOp::create(b, loc, idxType,
+                                     DenseElementsAttr::get(idxType, ArrayRef(positions)));
+      SmallVector<int64_t> shape(cast<RankedTensorType>(r.getType()).getShape());
+      shape[axis] = static_cast<int64_t>(positions.size());
+      r = GatherOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), r, idx,
+                           b.getI64IntegerAttr(axis));
+    }
+    define(0, r);
     return true;
   }
   if (op == "Gather") {
@@ -599,7 +632,34 @@ bool Importer::lowerNode() {
   if (op == "Range") {
     const Known *s = knownInput(0), *l = knownInput(1), *d = knownInput(2);
     std::optional<RankedTensorType> out = outputType(0);
-    if (!s || !l || !d || (out && isa<FloatType>(out->getElementType()))) {
+    if (out && isa<FloatType>(out->getElementType())) {
+      // Floats: start + i * delta for i < ceil((limit - start) / delta),
+      // from constant scalars.
+      auto scalar = [&](int i) -> std::optional<double> {
+        DenseElementsAttr attr;
+        if (!matchPattern(input(i), m_Constant(&attr)) || attr.getNumElements() != 1)
+          return std::nullopt;
+        return (*attr.getValues<APFloat>().begin()).convertToDouble();
+      };
+      std::optional<double> start = scalar(0), limit = scalar(1), delta = scalar(2);
+      if (!start || !limit || !delta || *delta == 0) {
+        error() << "start, limit and delta must be constants, delta not 0";
+        return false;
+      }
+      auto n = static_cast<int64_t>(std::max(0.0, std::ceil((*limit - *start) / *delta)));
+      auto type = RankedTensorType::get({n}, out->getElementType());
+      SmallVector<APFloat> values;
+      auto &sem = cast<FloatType>(out->getElementType()).getFloatSemantics();
+      for (int64_t i = 0; i < n; ++i) {
+        APFloat v(*start + static_cast<double>(i) * *delta);
+        bool lost;
+        v.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+        values.push_back(v);
+      }
+      define(0, ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, values)));
+      return true;
+    }
+    if (!s || !l || !d) {
       error() << "start, limit and delta must be integer constants";
       return false;
     }
