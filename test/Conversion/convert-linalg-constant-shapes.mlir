@@ -1,5 +1,6 @@
 // RUN: neuron-opt %s --neuron-convert-linalg --neuron-convert-tensor --canonicalize | FileCheck %s
 // RUN: neuron-run %s --entry issue_8825 | FileCheck %s --check-prefix=VALUES
+// RUN: neuron-run %s --entry max_dynamic | FileCheck %s --check-prefix=MAX
 
 // Slice bounds computed from constants and tensor.dim of a static tensor
 // (IREE's issue_8825) fold before the import, so the slice, the
@@ -40,4 +41,28 @@ func.func @issue_8825() -> tensor<2xf32> {
     } -> tensor<?xf32>
   %17 = tensor.cast %16 : tensor<?xf32> to tensor<2xf32>
   return %17 : tensor<2xf32>
+}
+
+// Dims read from a constant cast to `?` (iree_regression_reduction_broadcast_elementwise
+// @max_sub_exp_dynamic): the generic reads the static constant, its output
+// shape folds from tensor.dim.
+// CHECK-LABEL: func.func @max_dynamic
+// CHECK-NOT: ?x
+// CHECK: neuron.reduce_max %{{.*}} axes = [1] : tensor<2x3xf32> -> tensor<2xf32>
+// MAX: first: [3, 6]
+func.func @max_dynamic() -> tensor<2xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %x = arith.constant dense<[[1.0, 3.0, 2.0], [6.0, 5.0, 4.0]]> : tensor<2x3xf32>
+  %d = tensor.cast %x : tensor<2x3xf32> to tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %d, %c0 : tensor<?x?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%d : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  %r = tensor.cast %0 : tensor<?xf32> to tensor<2xf32>
+  return %r : tensor<2xf32>
 }

@@ -26,6 +26,25 @@ static bool isDynamicTensor(Type t) {
   return tensor && !tensor.hasStaticShape();
 }
 
+namespace {
+/// `linalg.generic ins(tensor.cast %static : T to ?)`: the input read from
+/// the more static value directly (the loop ranges come from it).
+struct FoldStaticCastIntoInputs : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op, PatternRewriter &rewriter) const override {
+    bool changed = false;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto cast = input->get().getDefiningOp<tensor::CastOp>();
+      if (!cast || !tensor::canFoldIntoConsumerOp(cast))
+        continue;
+      rewriter.modifyOpInPlace(op, [&] { input->set(cast.getSource()); });
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+} // namespace
+
 void mlir::neuron::linalg_import::foldConstantShapes(func::FuncOp fn) {
   if (fn.isExternal())
     return;
@@ -33,19 +52,24 @@ void mlir::neuron::linalg_import::foldConstantShapes(func::FuncOp fn) {
   fn.walk([&](Operation *op) { dynamic |= llvm::any_of(op->getResultTypes(), isDynamicTensor); });
   if (!dynamic)
     return;
-  SmallVector<Operation *> ops;
-  for (Operation &op : fn.getBody().front()) {
-    bool scalarArith =
-        isa_and_present<arith::ArithDialect>(op.getDialect()) &&
-        llvm::none_of(op.getResultTypes(), [](Type t) { return isa<ShapedType>(t); });
-    bool shapeOp = isa<tensor::DimOp, tensor::EmptyOp, tensor::ExtractSliceOp, tensor::CastOp>(op);
-    bool dynamicGeneric =
-        isa<linalg::GenericOp>(op) && llvm::any_of(op.getResultTypes(), isDynamicTensor);
-    if (scalarArith || shapeOp || dynamicGeneric)
-      ops.push_back(&op);
-  }
-  if (ops.empty())
-    return;
+  // The ops to fold: top-level scalar arith, shape ops, and linalg ops on
+  // dynamic tensors.
+  auto collect = [&] {
+    SmallVector<Operation *> ops;
+    for (Operation &op : fn.getBody().front()) {
+      bool scalarArith =
+          isa_and_present<arith::ArithDialect>(op.getDialect()) &&
+          llvm::none_of(op.getResultTypes(), [](Type t) { return isa<ShapedType>(t); });
+      bool shapeOp =
+          isa<tensor::DimOp, tensor::EmptyOp, tensor::ExtractSliceOp, tensor::CastOp>(op);
+      bool dynamicLinalg =
+          isa<linalg::LinalgOp>(op) && (llvm::any_of(op.getResultTypes(), isDynamicTensor) ||
+                                        llvm::any_of(op.getOperandTypes(), isDynamicTensor));
+      if (scalarArith || shapeOp || dynamicLinalg)
+        ops.push_back(&op);
+    }
+    return ops;
+  };
   MLIRContext *ctx = fn.getContext();
   RewritePatternSet patterns(ctx);
   tensor::DimOp::getCanonicalizationPatterns(patterns, ctx);
@@ -53,9 +77,19 @@ void mlir::neuron::linalg_import::foldConstantShapes(func::FuncOp fn) {
   tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
   tensor::CastOp::getCanonicalizationPatterns(patterns, ctx);
   linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, ctx);
   if (auto *linalgDialect = ctx->getLoadedDialect<linalg::LinalgDialect>())
     linalgDialect->getCanonicalizationPatterns(patterns);
+  patterns.add<FoldStaticCastIntoInputs>(ctx);
+  FrozenRewritePatternSet frozen(std::move(patterns));
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+  // A static type found for one op makes its users' casts foldable: a few
+  // rounds, each over the ops that are still dynamic.
+  for (int round = 0; round < 4; ++round) {
+    SmallVector<Operation *> ops = collect();
+    bool changed = false;
+    if (ops.empty() || failed(applyOpPatternsGreedily(ops, frozen, config, &changed)) || !changed)
+      return;
+  }
 }
