@@ -98,33 +98,21 @@ static RankedTensorType resultTypeOf(ArrayRef<Value> operands, Type elem) {
 
 /// `x` (of integer element type `from`) read as unsigned and converted to
 /// `to`: i1 is 0 or 1 already; a narrower integer is masked to its width in
-/// i32 (an i32 source reads as unsigned through i64 when `to` is wider or a
-/// float: x + 2^32 where x < 0).
+/// i32. (uitofp of i32 is composed exactly in ComposedBodyOps, which the
+/// importers try first; i64 is computed in i32 on the device.)
 Value mlir::neuron::import::emitZeroExtended(OpBuilder &b, Location loc, Value x, Type from,
                                              Type to) {
   auto type = cast<RankedTensorType>(x.getType());
   unsigned width = getElementTypeOrSelf(from).getIntOrFloatBitWidth();
   auto as = [&](Type elem) { return RankedTensorType::get(type.getShape(), elem); };
-  if (width == 1)
+  if (width == 1 || width >= 32)
     return CastOp::create(b, loc, as(to), x);
-  auto scalarOf = [&](Type elem) { return RankedTensorType::get({}, elem); };
-  if (width < 32) {
-    Type i32 = b.getI32Type();
-    Value wide = CastOp::create(b, loc, as(i32), x);
-    Value mask = createSplat(b, loc, scalarOf(i32), double((uint64_t(1) << width) - 1));
-    Value z = BitwiseAndOp::create(b, loc, as(i32), wide, mask);
-    return to == i32 ? z : CastOp::create(b, loc, as(to), z).getResult();
-  }
-  // i32 (or wider) read as unsigned: convert, then add 2^32 where negative.
-  Value converted = CastOp::create(b, loc, as(to), x);
-  if (width > 32 || (isa<IntegerType>(to) && to.getIntOrFloatBitWidth() <= 32))
-    return converted;
-  Value zero = createSplat(b, loc, scalarOf(type.getElementType()), 0);
-  Value negative =
-      CompareOp::create(b, loc, as(b.getI1Type()), ComparePredicate::lt, x, zero);
-  Value shifted = AddOp::create(b, loc, as(to), converted,
-                                createSplat(b, loc, scalarOf(to), 4294967296.0));
-  return SelectOp::create(b, loc, as(to), negative, shifted, converted);
+  Type i32 = b.getI32Type();
+  Value wide = CastOp::create(b, loc, as(i32), x);
+  Value mask =
+      createSplat(b, loc, RankedTensorType::get({}, i32), double((uint64_t(1) << width) - 1));
+  Value z = BitwiseAndOp::create(b, loc, as(i32), wide, mask);
+  return to == i32 ? z : CastOp::create(b, loc, as(to), z).getResult();
 }
 
 /// Emits the neuron op for one scalar body op over tensor operands.
