@@ -120,18 +120,21 @@ FailureOr<ContractionPlan> mlir::neuron::linalg_import::analyzeContraction(linal
   return plan;
 }
 
+/// Whether the body reads input `i` as an unsigned integer (cast_unsigned:
+/// its block argument feeds arith.extui or arith.uitofp).
+static bool readsUnsigned(linalg::LinalgOp op, unsigned i) {
+  return llvm::any_of(op.getBlock()->getArgument(i).getUsers(),
+                      [](Operation *u) { return isa<arith::ExtUIOp, arith::UIToFPOp>(u); });
+}
+
 std::string mlir::neuron::linalg_import::whyContractionTypesFail(linalg::LinalgOp op) {
-  for (Operation &inner : op.getBlock()->without_terminator())
-    if (isa<arith::ExtUIOp, arith::UIToFPOp>(inner))
-      return "its operands are extended as unsigned integers ('" +
-             inner.getName().getStringRef().str() +
-             "', cast_unsigned); neuronc converts operands as signed values only";
-  // linalg sign-extends an i1 operand (true is -1); neuron.cast gives 1.
-  Type acc = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-  for (Value v : op.getDpsInputs())
-    if (Type t = getElementTypeOrSelf(v.getType()); t != acc && t.isInteger(1))
-      return "its i1 operands are sign-extended to the accumulator type (true is -1); "
-             "select the values explicitly first";
+  // Unsigned operands narrower than 32 bits zero-extend exactly (masked in
+  // i32); an unsigned i32 or i64 operand has no exact i32/f32 reading.
+  for (auto [i, v] : llvm::enumerate(op.getDpsInputs()))
+    if (readsUnsigned(op, i) && getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth() >= 32)
+      return "its " + std::to_string(getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth()) +
+             "-bit operands are extended as unsigned integers (cast_unsigned); neuronc reads "
+             "only narrower operands as unsigned";
   return {};
 }
 
@@ -139,12 +142,17 @@ std::string mlir::neuron::linalg_import::whyContractionTypesFail(linalg::LinalgO
 // Emission
 //===----------------------------------------------------------------------===//
 
-/// `v` with element type `to` (linalg's signed cast), or `v` itself.
-static Value castElements(OpBuilder &b, Location loc, Value v, Type to) {
+/// `v` with element type `to` as linalg casts it, or `v` itself: unsigned
+/// operands zero-extend; a signed i1 is 0 or -1 (true sign-extends).
+static Value castElements(OpBuilder &b, Location loc, Value v, Type to, bool isUnsigned) {
   auto type = cast<RankedTensorType>(v.getType());
-  if (type.getElementType() == to)
+  Type from = type.getElementType();
+  if (from == to)
     return v;
-  return CastOp::create(b, loc, type.clone(to), v);
+  if (isUnsigned)
+    return import::emitZeroExtended(b, loc, v, from, to);
+  Value c = CastOp::create(b, loc, type.clone(to), v);
+  return from.isInteger(1) ? NegOp::create(b, loc, c.getType(), c).getResult() : c;
 }
 
 Value mlir::neuron::linalg_import::emitContraction(PatternRewriter &rewriter, linalg::LinalgOp op,
@@ -157,8 +165,8 @@ Value mlir::neuron::linalg_import::emitContraction(PatternRewriter &rewriter, li
   Type ea = getElementTypeOrSelf(lhs.getType()), eb = getElementTypeOrSelf(rhs.getType());
   bool accumulatesInF32 = ea == eb && (ea.isBF16() || ea.isF16()) && acc.isF32();
   if (!accumulatesInF32) {
-    lhs = castElements(rewriter, loc, lhs, acc);
-    rhs = castElements(rewriter, loc, rhs, acc);
+    lhs = castElements(rewriter, loc, lhs, acc, readsUnsigned(op, 0));
+    rhs = castElements(rewriter, loc, rhs, acc, readsUnsigned(op, 1));
   }
   // A vector operand becomes a one-row (lhs) or one-column (rhs) matrix.
   auto withUnitDim = [&](Value v, int64_t fromBack) {

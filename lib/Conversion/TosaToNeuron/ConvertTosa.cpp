@@ -15,6 +15,9 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+#include <limits>
+
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONCONVERTTOSAPASS
 #include "neuronc/Dialect/Neuron/NeuronConversionPasses.h.inc"
@@ -304,6 +307,62 @@ struct TablePattern : OpRewritePattern<tosa::TableOp> {
   }
 };
 
+/// `tosa.max_pool2d` (NHWC) as the maximum of its kernel's taps, each a
+/// strided `neuron.slice` of the input padded with the type's lowest value:
+/// kh·kw slices and maxes, a decomposition for small kernels (the pooling
+/// kernel of its own is [R2-7/8]'s).
+struct MaxPool2dPattern : OpRewritePattern<tosa::MaxPool2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::MaxPool2dOp op, PatternRewriter &rewriter) const override {
+    auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!in || !type || !in.hasStaticShape() || !type.hasStaticShape() ||
+        !isSupportedElementType(in.getElementType()))
+      return rewriter.notifyMatchFailure(op, "needs static shapes of a supported type");
+    ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(), pad = op.getPad();
+    Location loc = op.getLoc();
+    Type elem = in.getElementType();
+    double lowest = isa<FloatType>(elem)
+                        ? -std::numeric_limits<double>::infinity()
+                        : -std::ldexp(1.0, static_cast<int>(elem.getIntOrFloatBitWidth()) - 1);
+    // Pad H (dim 1) and W (dim 2) with the lowest value.
+    Value x = op.getInput();
+    for (int64_t d = 1; d <= 2; ++d) {
+      int64_t lo = pad[2 * (d - 1)], hi = pad[2 * (d - 1) + 1];
+      if (lo == 0 && hi == 0)
+        continue;
+      SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
+      SmallVector<Value> parts;
+      auto block = [&](int64_t n) {
+        SmallVector<int64_t> s = shape;
+        s[d] = n;
+        parts.push_back(createSplat(rewriter, loc, RankedTensorType::get(s, elem), lowest));
+      };
+      if (lo)
+        block(lo);
+      parts.push_back(x);
+      if (hi)
+        block(hi);
+      shape[d] += lo + hi;
+      x = ConcatOp::create(rewriter, loc, RankedTensorType::get(shape, elem), parts,
+                           rewriter.getI64IntegerAttr(d));
+    }
+    Value result;
+    SmallVector<int64_t> sizes(type.getShape());
+    SmallVector<int64_t> strides = {1, stride[0], stride[1], 1};
+    for (int64_t i = 0; i < kernel[0]; ++i)
+      for (int64_t j = 0; j < kernel[1]; ++j) {
+        SmallVector<int64_t> offsets = {0, i, j, 0};
+        Value tap = SliceOp::create(rewriter, loc, type, x, rewriter.getDenseI64ArrayAttr(offsets),
+                                    rewriter.getDenseI64ArrayAttr(sizes),
+                                    rewriter.getDenseI64ArrayAttr(strides));
+        result = result ? MaxOp::create(rewriter, loc, type, result, tap).getResult() : tap;
+      }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// `tosa.concat {axis}` → `neuron.concat axis`.
 struct ConcatPattern : OpRewritePattern<tosa::ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -423,7 +482,7 @@ struct ConvertTosaPass : mlir::neuron::impl::NeuronConvertTosaPassBase<ConvertTo
     patterns.add<ConstPattern, MulPattern, NegatePattern, ClampPattern, CastPattern,
                  MatmulPattern, TransposePattern, ReshapePattern, SlicePattern, ConcatPattern,
                  GatherPattern, IdentityPattern, ArithmeticRightShiftPattern, PadPattern,
-                 TablePattern,
+                 TablePattern, MaxPool2dPattern,
                  NotPattern<tosa::BitwiseNotOp>, NotPattern<tosa::LogicalNotOp>>(ctx);
     patterns.add<OneToOne<tosa::AddOp, AddOp>, OneToOne<tosa::SubOp, SubOp>,
                  OneToOne<tosa::MaximumOp, MaxOp>, OneToOne<tosa::MinimumOp, MinOp>,

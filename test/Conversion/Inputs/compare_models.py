@@ -414,6 +414,9 @@ def parse_dense(literal, ttype):
         vals = np.array([float(w) for w in words], dtype=np.float64).astype(NP_DTYPE[ttype.elem])
     else:
         vals = np.array([int(w, 0) for w in words], dtype=np.int64)
+        bits = BITS[ttype.elem]
+        if 1 < bits < 64:  # MLIR reads `dense<128> : tensor<...xi8>` as the bits: -128
+            vals = (vals + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
     if vals.size == 1:
         return np.full(ttype.shape, vals[0], dtype=vals.dtype)
     if vals.size != ttype.numel:
