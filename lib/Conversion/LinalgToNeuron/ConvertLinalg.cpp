@@ -360,6 +360,23 @@ LogicalResult analyzeArgReduction(linalg::LinalgOp op, GenericPlan &plan, std::s
   return success();
 }
 
+/// Whether `op` is elementwise over operands that all have the output's
+/// shape (identity maps, parallel loops, no positions or gathers in the
+/// body): then dynamic loop ranges are the operands' own dynamic dims, which
+/// the neuron ops carry to shape bucketing.
+bool isSameShapeElementwise(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0)
+    return false;
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  return !op.getBlock()
+              ->walk([](Operation *inner) {
+                return isa<linalg::IndexOp, tensor::ExtractOp>(inner) ? WalkResult::interrupt()
+                                                                       : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 /// Decides whether and how a generic (or a named elementwise op) can be
 /// raised; on failure `why` says what stops it. Never changes the IR.
 FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
@@ -374,7 +391,7 @@ FailureOr<GenericPlan> analyzeGeneric(linalg::LinalgOp op, std::string &why) {
     return failure();
   }
   plan.loopRanges = op.getStaticLoopRanges();
-  if (llvm::any_of(plan.loopRanges, ShapedType::isDynamic)) {
+  if (llvm::any_of(plan.loopRanges, ShapedType::isDynamic) && !isSameShapeElementwise(op)) {
     why = "its loop ranges are dynamic";
     return failure();
   }
