@@ -287,21 +287,25 @@ struct TablePattern : OpRewritePattern<tosa::TableOp> {
                               op.getTable(), ids, rewriter.getI64IntegerAttr(0))
           .getResult();
     };
+    // TOSA's layout: entries from the most negative input up; an i16 input
+    // indexes with its top 9 bits and interpolates with the low 7.
+    constexpr int64_t kFractionBits = 7;
     Value x = CastOp::create(rewriter, loc, i32Type, op.getInput1());
-    Value u = AddOp::create(rewriter, loc, i32Type, x, splat(width == 8 ? 128 : 32768));
+    Value u = AddOp::create(rewriter, loc, i32Type, x, splat(int64_t(1) << (width - 1)));
     if (width == 8) {
       rewriter.replaceOp(op, gather(u, table.getElementType()));
       return success();
     }
-    Value index = ShiftRightOp::create(rewriter, loc, i32Type, u, splat(7));
-    Value fraction = BitwiseAndOp::create(rewriter, loc, i32Type, u, splat(127));
+    Value index = ShiftRightOp::create(rewriter, loc, i32Type, u, splat(kFractionBits));
+    Value fraction = BitwiseAndOp::create(rewriter, loc, i32Type, u,
+                                          splat((int64_t(1) << kFractionBits) - 1));
     Value base = CastOp::create(rewriter, loc, i32Type, gather(index, table.getElementType()));
     Value next = CastOp::create(
         rewriter, loc, i32Type,
         gather(AddOp::create(rewriter, loc, i32Type, index, splat(1)), table.getElementType()));
     Value slope = MulOp::create(rewriter, loc, i32Type,
                                 SubOp::create(rewriter, loc, i32Type, next, base), fraction);
-    Value scaled = ShiftLeftOp::create(rewriter, loc, i32Type, base, splat(7));
+    Value scaled = ShiftLeftOp::create(rewriter, loc, i32Type, base, splat(kFractionBits));
     rewriter.replaceOpWithNewOp<AddOp>(op, type, scaled, slope);
     return success();
   }
