@@ -67,6 +67,11 @@ def Neuron_GeluApproximationAttr : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::neuron";
 }
 
+def Neuron_PoolKind : I32EnumAttr<"PoolKind", "pooling reduction", [
+    I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"avg", 1>]> {
+  let cppNamespace = "::mlir::neuron";
+}
+
 //===----------------------------------------------------------------------===//
 // Base classes
 //===----------------------------------------------------------------------===//
@@ -490,6 +495,59 @@ def Neuron_AttentionOp : Neuron_Op<"attention"> {
     $query `,` $key `,` $value (`mask` $mask^)? `scale` `=` $scale
     (`causal_offset` `=` $causal_offset^)? (`key_transposed` $key_transposed^)?
     attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Neuron_ConvOp : Neuron_Op<"conv"> {
+  let summary = "N-D convolution (cross-correlation), channels first, with groups and bias";
+  let description = [{
+    `input: [N, C, D1, ..., Dk]`, `weight: [F, C / groups, K1, ..., Kk]`,
+    optional `bias: [F]`, result `[N, F, O1, ..., Ok]` with
+    `Oi = (Di + pad_lo_i + pad_hi_i - dilation_i * (Ki - 1) - 1) / stride_i + 1`.
+    `padding` lists the k leading pads, then the k trailing ones (ONNX's
+    `pads`); padded positions read 0. Output channel `f` reads the input
+    channels of its group `f / (F / groups)`: `groups = C` with `F = C` is a
+    depthwise convolution. bf16/f16 operands may produce an f32 result
+    (products accumulated in f32, as the device's PSUM does).
+    ```mlir
+    %y = neuron.conv %x, %w bias %b strides = [1, 1] padding = [1, 1, 1, 1]
+        dilations = [1, 1] groups = 1
+        : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_FloatTensor:$input, Neuron_FloatTensor:$weight,
+                       Optional<Neuron_FloatTensor>:$bias, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$padding, DenseI64ArrayAttr:$dilations,
+                       I64Attr:$groups);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? `strides` `=` $strides `padding` `=` $padding
+    `dilations` `=` $dilations `groups` `=` $groups attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Neuron_PoolOp : Neuron_Op<"pool"> {
+  let summary = "N-D max or average pooling over windows, channels first";
+  let description = [{
+    `input: [N, C, D1, ..., Dk]`, result `[N, C, O1, ..., Ok]` with the
+    window sizes `kernel` and `Oi` as for `neuron.conv`. Max pooling ignores
+    padded positions (they read -inf); average pooling divides by the
+    window's positions inside the input, or by the whole window size with
+    `count_include_pad` (padded positions read 0).
+    ```mlir
+    %y = neuron.pool max %x kernel = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1]
+        : tensor<1x64x112x112xf32> -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_FloatTensor:$input, Neuron_PoolKind:$kind,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$padding, UnitAttr:$count_include_pad);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $input `kernel` `=` $kernel `strides` `=` $strides `padding` `=` $padding
+    (`count_include_pad` $count_include_pad^)? attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
 }

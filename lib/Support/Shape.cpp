@@ -144,4 +144,93 @@ Shape rowMajorStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
+
+int64_t Window::outputSize(size_t d, int64_t in) const {
+  if (in == kDynamic)
+    return kDynamic;
+  int64_t span = dilations[d] * (kernel[d] - 1) + 1;
+  int64_t padded = in + padLo[d] + padHi[d];
+  if (padded < span)
+    return 0;
+  return (padded - span) / strides[d] + 1;
+}
+
+std::string makeWindow(ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                       ArrayRef<int64_t> padding, ArrayRef<int64_t> dilations, Window &out) {
+  size_t k = kernel.size();
+  if (strides.size() != k || dilations.size() != k || padding.size() != 2 * k)
+    return "a window over " + std::to_string(k) + " spatial dim(s) needs " + std::to_string(k) +
+           " strides and dilations and " + std::to_string(2 * k) + " pads (got " +
+           std::to_string(strides.size()) + ", " + std::to_string(dilations.size()) + " and " +
+           std::to_string(padding.size()) + ")";
+  out = Window();
+  for (size_t d = 0; d < k; ++d) {
+    if (kernel[d] < 1 || strides[d] < 1 || dilations[d] < 1)
+      return "spatial dim " + std::to_string(d) + ": kernel size, stride and dilation must be >= 1";
+    if (padding[d] < 0 || padding[k + d] < 0)
+      return "spatial dim " + std::to_string(d) + ": pads must be >= 0";
+    out.kernel.push_back(kernel[d]);
+    out.strides.push_back(strides[d]);
+    out.dilations.push_back(dilations[d]);
+    out.padLo.push_back(padding[d]);
+    out.padHi.push_back(padding[k + d]);
+  }
+  return "";
+}
+
+/// The spatial result dims of `w` over `input`'s dims 2.., appended to `out`.
+static std::string windowDims(ArrayRef<int64_t> input, const Window &w, Shape &out) {
+  for (size_t d = 0; d < w.rank(); ++d) {
+    int64_t o = w.outputSize(d, input[2 + d]);
+    if (o != kDynamic && o < 1)
+      return "spatial dim " + std::to_string(d) + " of size " + std::to_string(input[2 + d]) +
+             " (padded by " + std::to_string(w.padLo[d] + w.padHi[d]) +
+             ") is smaller than the window span " +
+             std::to_string(w.dilations[d] * (w.kernel[d] - 1) + 1);
+    out.push_back(o);
+  }
+  return "";
+}
+
+std::string convShape(ArrayRef<int64_t> input, ArrayRef<int64_t> weight, int64_t groups,
+                      ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
+                      ArrayRef<int64_t> dilations, Shape &out) {
+  if (input.size() < 3 || weight.size() != input.size())
+    return "input and weight need the same rank >= 3 ([N, C, spatial...] and [F, C / groups, "
+           "kernel...]), got " + formatShape(input) + " and " + formatShape(weight);
+  Window w;
+  if (std::string why = makeWindow(weight.drop_front(2), strides, padding, dilations, w);
+      !why.empty())
+    return why;
+  if (groups < 1)
+    return "groups must be >= 1";
+  int64_t c = input[1], f = weight[0], cg = weight[1];
+  if (f != kDynamic && f % groups)
+    return "output channels " + std::to_string(f) + " are not a multiple of groups " +
+           std::to_string(groups);
+  if (c != kDynamic && c != cg * groups)
+    return "input channels " + std::to_string(c) + " are not weight dim 1 (" +
+           std::to_string(cg) + ") x groups (" + std::to_string(groups) + ")";
+  out = {input[0], f};
+  return windowDims(input, w, out);
+}
+
+std::string poolShape(ArrayRef<int64_t> input, ArrayRef<int64_t> kernel,
+                      ArrayRef<int64_t> strides, ArrayRef<int64_t> padding, Shape &out) {
+  if (input.size() != kernel.size() + 2)
+    return "an input of rank " + std::to_string(input.size()) + " needs " +
+           std::to_string(input.size() < 2 ? 0 : input.size() - 2) + " window sizes, got " +
+           std::to_string(kernel.size());
+  Window w;
+  SmallVector<int64_t, 3> ones(kernel.size(), 1);
+  if (std::string why = makeWindow(kernel, strides, padding, ones, w); !why.empty())
+    return why;
+  for (size_t d = 0; d < w.rank(); ++d)
+    if (w.padLo[d] >= w.kernel[d] || w.padHi[d] >= w.kernel[d])
+      return "spatial dim " + std::to_string(d) + ": pads must be smaller than the window (" +
+             std::to_string(w.kernel[d]) + ")";
+  out = {input[0], input[1]};
+  return windowDims(input, w, out);
+}
+
 } // namespace neuronc

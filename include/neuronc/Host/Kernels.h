@@ -63,6 +63,19 @@ llvm::Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor 
                                  const Tensor *mask, float scale,
                                  std::optional<int64_t> causalOffset, DType resultType);
 
+/// Channels-first N-D convolution ([N, C, D...] with weight [F, C / groups,
+/// K...] and optional bias [F]), products accumulated in f64, rounded to
+/// `resultType`. `padding` lists the leading pads, then the trailing ones.
+llvm::Expected<Tensor> conv(const Tensor &input, const Tensor &weight, const Tensor *bias,
+                            int64_t groups, llvm::ArrayRef<int64_t> strides,
+                            llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> dilations,
+                            DType resultType);
+/// Channels-first N-D max (`isMax`) or average pooling; padded positions are
+/// ignored, except that `countIncludePad` averages over the whole window.
+llvm::Expected<Tensor> pool(bool isMax, const Tensor &input, llvm::ArrayRef<int64_t> kernel,
+                            llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> padding,
+                            bool countIncludePad);
+
 } // namespace neuronc::ref
 
 #endif // NEURONC_HOST_KERNELS_H

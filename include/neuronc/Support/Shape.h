@@ -58,6 +58,34 @@ std::string matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs
 /// Row-major strides of a shape (in elements).
 Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 
+/// The spatial window of a convolution or pooling over `k` spatial dims:
+/// kernel sizes, strides, leading then trailing pads, dilations.
+struct Window {
+  llvm::SmallVector<int64_t, 3> kernel, strides, padLo, padHi, dilations;
+  size_t rank() const { return kernel.size(); }
+  /// Output size of spatial dim `d` for an input of `in` (dynamic stays
+  /// dynamic); < 1 when the window does not fit.
+  int64_t outputSize(size_t d, int64_t in) const;
+};
+
+/// Builds a window from op attributes; empty string on success, else what
+/// is wrong (lengths, non-positive strides/dilations/sizes, negative pads).
+std::string makeWindow(llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
+                       llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> dilations,
+                       Window &out);
+
+/// Result shape of a channels-first convolution ([N, C, D...] with weight
+/// [F, C / groups, K...]); empty string on success, else what is wrong.
+std::string convShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> weight,
+                      int64_t groups, llvm::ArrayRef<int64_t> strides,
+                      llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> dilations,
+                      Shape &out);
+
+/// Result shape of channels-first pooling ([N, C, D...]); empty on success.
+std::string poolShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> kernel,
+                      llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> padding,
+                      Shape &out);
+
 } // namespace neuronc
 
 #endif // NEURONC_SUPPORT_SHAPE_H

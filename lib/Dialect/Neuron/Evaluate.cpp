@@ -183,6 +183,19 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
         return ref::attention(in[0], *k, in[2], mask, a.getScale().convertToFloat(),
                               a.getCausalOffset(), *out);
       })
+      .Case([&](ConvOp c) -> llvm::Expected<Tensor> {
+        std::optional<neuronc::DType> out = toDType(c.getResult().getType().getElementType());
+        if (!out)
+          return fail("unsupported conv result type");
+        size_t next = 2;
+        const Tensor *bias = optional(in, static_cast<bool>(c.getBias()), next);
+        return ref::conv(in[0], in[1], bias, c.getGroups(), c.getStrides(), c.getPadding(),
+                         c.getDilations(), *out);
+      })
+      .Case([&](PoolOp p) {
+        return ref::pool(p.getKind() == PoolKind::max, in[0], p.getKernel(), p.getStrides(),
+                         p.getPadding(), p.getCountIncludePad());
+      })
       .Case([&](SoftmaxOp s) { return ref::softmax(in[0], s.getAxis(), s.getLog()); })
       .Default([&](Operation *other) -> llvm::Expected<Tensor> {
         return fail("'" + other->getName().getStringRef() + "' has no reference kernel");

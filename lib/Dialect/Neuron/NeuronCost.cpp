@@ -168,3 +168,28 @@ std::optional<OpCost> AttentionOp::getCost() {
 
 /// max, subtract, sum, scale: 4 flops and one exp per element.
 std::optional<OpCost> SoftmaxOp::getCost() { return normCost(*this, 4, 1, 0); }
+
+/// 2 flops (multiply, add) per output element, input channel of its group
+/// and kernel tap; padded taps are counted, as the dense bound does.
+std::optional<OpCost> ConvOp::getCost() {
+  std::optional<OpCost> c = memoryCost(*this);
+  if (!c)
+    return std::nullopt;
+  auto w = getWeight().getType();
+  int64_t perOutput = w.getNumElements() / w.getDimSize(0); // C / groups x taps
+  c->flops = 2 * numElements(getResult()) * perOutput;
+  return c;
+}
+
+/// One max or add per output element and window tap (plus the average's
+/// scale).
+std::optional<OpCost> PoolOp::getCost() {
+  std::optional<OpCost> c = memoryCost(*this);
+  if (!c)
+    return std::nullopt;
+  int64_t taps = 1;
+  for (int64_t k : getKernel())
+    taps *= k;
+  c->flops = numElements(getResult()) * (taps + (getKind() == PoolKind::avg ? 1 : 0));
+  return c;
+}

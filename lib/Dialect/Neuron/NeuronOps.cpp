@@ -148,6 +148,43 @@ LogicalResult MatmulOp::verify() {
   return verifyResultShape(*this, shape);
 }
 
+LogicalResult ConvOp::verify() {
+  if (failed(verifySameElementType(*this, getInput(), getWeight(), "input and weight")))
+    return failure();
+  Type in = getInput().getType().getElementType(), out = getResult().getType().getElementType();
+  if (in != out && !((in.isBF16() || in.isF16()) && out.isF32()))
+    return emitOpError("result element type ")
+           << out << " must equal the input element type " << in
+           << " (or be f32 for bf16/f16 operands)";
+  neuronc::Shape shape;
+  std::string err = neuronc::convShape(getInput().getType().getShape(),
+                                       getWeight().getType().getShape(), getGroups(),
+                                       getStrides(), getPadding(), getDilations(), shape);
+  if (!err.empty())
+    return emitOpError() << err;
+  if (Value bias = getBias()) {
+    auto bt = cast<RankedTensorType>(bias.getType());
+    if (bt.getRank() != 1 || !shapesCompatible(bt.getShape(), {shape[1]}))
+      return emitOpError("bias must be [") << formatShape({shape[1]}) << "], got "
+                                           << formatShape(bt.getShape());
+    if (bt.getElementType() != in && bt.getElementType() != out)
+      return emitOpError("bias element type ") << bt.getElementType()
+                                               << " must be the input's or the result's";
+  }
+  return verifyResultShape(*this, shape);
+}
+
+LogicalResult PoolOp::verify() {
+  if (failed(verifySameElementType(*this, getInput(), getResult(), "input and result")))
+    return failure();
+  neuronc::Shape shape;
+  std::string err = neuronc::poolShape(getInput().getType().getShape(), getKernel(),
+                                       getStrides(), getPadding(), shape);
+  if (!err.empty())
+    return emitOpError() << err;
+  return verifyResultShape(*this, shape);
+}
+
 LogicalResult TransposeOp::verify() {
   auto input = getInput().getType();
   std::string err = neuronc::checkPermutation(getPerm(), input.getRank());

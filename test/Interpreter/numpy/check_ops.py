@@ -1060,6 +1060,7 @@ def build_all():
     build_data_movement()
     build_cast()
     build_named()
+    build_window()
     build_int()
     build_low_precision()
     build_programs()
@@ -1190,6 +1191,119 @@ def run_case(case, neuron_run, workdir):
         worst = max(worst, err or 0.0)
     return True, worst, ""
 
+
+
+# --- convolution and pooling -------------------------------------------------
+
+
+def np_pad(x, pads, value):
+    k = len(pads) // 2
+    width = [(0, 0), (0, 0)] + [(pads[d], pads[k + d]) for d in range(k)]
+    return np.pad(x, width, constant_values=value)
+
+
+def windows(xp, kernel, strides, dilations, out):
+    """Yields (tap index tuple, strided view [N, C, out...]) for each tap."""
+    for tap in np.ndindex(*kernel):
+        idx = [slice(None), slice(None)]
+        for d, t in enumerate(tap):
+            start = t * dilations[d]
+            idx.append(slice(start, start + (out[d] - 1) * strides[d] + 1, strides[d]))
+        yield tap, xp[tuple(idx)]
+
+
+def conv_ref(x, w, b, strides, pads, dils, groups):
+    x, w = f64(x), f64(w)
+    k = x.ndim - 2
+    xp = np_pad(x, pads, 0.0)
+    out = [(xp.shape[2 + d] - dils[d] * (w.shape[2 + d] - 1) - 1) // strides[d] + 1
+           for d in range(k)]
+    n, c = x.shape[:2]
+    f, cg = w.shape[:2]
+    fg = f // groups
+    y = np.zeros([n, f] + out)
+    for tap, view in windows(xp, w.shape[2:], strides, dils, out):
+        for g in range(groups):
+            xs = view[:, g * cg:(g + 1) * cg]  # [N, cg, out...]
+            ws = w[g * fg:(g + 1) * fg, :, *tap]  # [fg, cg]
+            y[:, g * fg:(g + 1) * fg] += np.tensordot(xs, ws, axes=([1], [1])).transpose(
+                [0, k + 1] + list(range(1, k + 1)))
+    if b is not None:
+        y += f64(b).reshape([1, f] + [1] * k)
+    return y
+
+
+def pool_ref(x, kind, kernel, strides, pads, include_pad):
+    x = f64(x)
+    k = x.ndim - 2
+    fill = -np.inf if kind == "max" else 0.0
+    xp = np_pad(x, pads, fill)
+    ones = np_pad(np.ones_like(x), pads, 0.0)
+    out = [(xp.shape[2 + d] - kernel[d]) // strides[d] + 1 for d in range(k)]
+    acc = np.full([x.shape[0], x.shape[1]] + out, fill)
+    cnt = np.zeros_like(acc)
+    for (tap, view), (_, ov) in zip(windows(xp, kernel, strides, [1] * k, out),
+                                    windows(ones, kernel, strides, [1] * k, out)):
+        acc = np.maximum(acc, view) if kind == "max" else acc + view
+        cnt += ov
+    if kind == "avg":
+        acc = acc / (np.prod(kernel) if include_pad else cnt)
+    return acc
+
+
+def conv_case(name, sx, sw, strides, pads, dils, groups, bias=False, ty="f32", out_ty=None):
+    out_ty = out_ty or ty
+    rng = rng_for(name)
+    x = f32(rng.standard_normal(sx))
+    w = f32(rng.standard_normal(sw))
+    if ty == "bf16":
+        x, w = bf16_rne(x), bf16_rne(w)
+    ins = [x, w]
+    args = [("x", T(sx, ty)), ("w", T(sw, ty))]
+    if bias:
+        ins.append(f32(rng.standard_normal(sw[0])))
+        args.append(("b", T([sw[0]], out_ty)))
+    so = conv_ref(np.zeros(sx), np.zeros(sw), None, strides, pads, dils, groups).shape
+    lst = lambda v: "[" + ", ".join(str(i) for i in v) + "]"
+    op = ("%%y = neuron.conv %%x, %%w%s strides = %s padding = %s dilations = %s groups = %d"
+          " : (%s) -> %s" % (" bias %b" if bias else "", lst(strides), lst(pads), lst(dils),
+                             groups, ", ".join(t for _, t in args), T(so, out_ty)))
+    add_case(name, func(args, [op], [("y", T(so, out_ty))]), ins,
+             lambda x, w, b=None: conv_ref(x, w, b, strides, pads, dils, groups), out_ty)
+
+
+def pool_case(name, sx, kind, kernel, strides, pads, include_pad=False, ty="f32"):
+    rng = rng_for(name)
+    x = f32(rng.standard_normal(sx))
+    so = pool_ref(np.zeros(sx), kind, kernel, strides, pads, include_pad).shape
+    lst = lambda v: "[" + ", ".join(str(i) for i in v) + "]"
+    op = "%%y = neuron.pool %s %%x kernel = %s strides = %s padding = %s%s : %s -> %s" % (
+        kind, lst(kernel), lst(strides), lst(pads), " count_include_pad" if include_pad else "",
+        T(sx, ty), T(so, ty))
+    add_case(name, func([("x", T(sx, ty))], [op], [("y", T(so, ty))]), [x],
+             lambda x: pool_ref(x, kind, kernel, strides, pads, include_pad), ty)
+
+
+def build_window():
+    conv_case("conv2d_3x3_pad1", (2, 3, 7, 6), (4, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    conv_case("conv2d_stride2_bias", (1, 4, 9, 8), (5, 4, 3, 3), (2, 2), (1, 0, 1, 2), (1, 1), 1,
+              bias=True)
+    conv_case("conv2d_dilation2", (1, 2, 9, 9), (3, 2, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1)
+    conv_case("conv2d_groups2", (1, 4, 6, 6), (6, 2, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2)
+    conv_case("conv2d_depthwise", (2, 5, 7, 7), (5, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 5,
+              bias=True)
+    conv_case("conv2d_1x1", (2, 16, 5, 5), (8, 16, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    conv_case("conv1d", (2, 3, 11), (4, 3, 5), (2,), (2, 1), (1,), 1, bias=True)
+    conv_case("conv3d", (1, 2, 4, 5, 5), (3, 2, 2, 3, 3), (1, 2, 1), (0, 1, 1, 1, 0, 1),
+              (1, 1, 2), 1)
+    conv_case("conv2d_bf16_f32", (1, 3, 6, 6), (4, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
+              ty="bf16", out_ty="f32")
+    pool_case("maxpool2d_3x3_s2_pad1", (2, 3, 9, 8), "max", (3, 3), (2, 2), (1, 1, 1, 1))
+    pool_case("avgpool2d_pad_excluded", (1, 3, 7, 7), "avg", (3, 3), (2, 2), (1, 1, 1, 1))
+    pool_case("avgpool2d_pad_included", (1, 3, 7, 7), "avg", (3, 3), (2, 2), (1, 1, 1, 1), True)
+    pool_case("avgpool2d_2x2", (2, 4, 6, 6), "avg", (2, 2), (2, 2), (0, 0, 0, 0))
+    pool_case("maxpool1d", (2, 3, 10), "max", (3,), (1,), (1, 1))
+    pool_case("avgpool3d", (1, 2, 4, 4, 4), "avg", (2, 2, 2), (2, 2, 2), (0, 0, 0, 0, 0, 0))
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
