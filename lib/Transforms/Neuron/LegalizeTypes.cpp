@@ -262,21 +262,29 @@ struct LegalizeTypesPass : mlir::neuron::impl::NeuronLegalizeTypesPassBase<Legal
       fn.emitWarning() << llvm::join(parts, "; ");
   }
 
-  /// matmul(f32, f32) -> f32 becomes matmul(cast(a), cast(b)) -> f32: 16-bit
-  /// operands, f32 accumulation.
+  /// matmul(f32, f32) -> f32 becomes matmul(cast(a), cast(b)) -> f32 (and a
+  /// convolution likewise): 16-bit operands, f32 accumulation.
   void castMatmuls(func::FuncOp fn, Type half) {
+    auto toHalf = [&](OpBuilder &builder, Location loc, Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      return CastOp::create(builder, loc, RankedTensorType::get(t.getShape(), half), v)
+          .getResult();
+    };
     fn.walk([&](MatmulOp mm) {
       if (!mm.getLhs().getType().getElementType().isF32())
         return;
       OpBuilder builder(mm);
-      auto toHalf = [&](Value v) {
-        auto t = cast<RankedTensorType>(v.getType());
-        return CastOp::create(builder, mm.getLoc(), RankedTensorType::get(t.getShape(), half),
-                              v)
-            .getResult();
-      };
-      mm.getLhsMutable().assign(toHalf(mm.getLhs()));
-      mm.getRhsMutable().assign(toHalf(mm.getRhs()));
+      mm.getLhsMutable().assign(toHalf(builder, mm.getLoc(), mm.getLhs()));
+      mm.getRhsMutable().assign(toHalf(builder, mm.getLoc(), mm.getRhs()));
+    });
+    // Convolutions alike: 16-bit input and weight, f32 accumulation (the
+    // bias stays f32: it is added to the f32 result).
+    fn.walk([&](ConvOp conv) {
+      if (!conv.getInput().getType().getElementType().isF32())
+        return;
+      OpBuilder builder(conv);
+      conv.getInputMutable().assign(toHalf(builder, conv.getLoc(), conv.getInput()));
+      conv.getWeightMutable().assign(toHalf(builder, conv.getLoc(), conv.getWeight()));
     });
   }
 
