@@ -157,10 +157,20 @@ LogicalResult lowerKernelOp(FunctionLowering &fl, KernelOp k) {
     outputs.push_back({inner, outer});
   SmallVector<Operation *> ops;
   MatmulOp hero;
+  ConvOp convHero;
   for (Operation &op : body.without_terminator()) {
     ops.push_back(&op);
     if (auto mm = dyn_cast<MatmulOp>(op))
       hero = mm;
+    if (auto c = dyn_cast<ConvOp>(op))
+      convHero = c;
+  }
+  if (convHero) {
+    SmallVector<Operation *> epilogue;
+    for (Operation *op : ops)
+      if (op != convHero)
+        epilogue.push_back(op);
+    return lowerConv(fl, k, convHero, epilogue, outputs, k.getKind());
   }
   if (hero) {
     SmallVector<Operation *> epilogue;
@@ -278,6 +288,8 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       ok = lowerCustomKernel(fl, c);
     else if (auto mm = dyn_cast<MatmulOp>(op))
       ok = lowerMatmul(fl, mm, mm, {}, {{mm.getResult(), mm.getResult()}}, "matmul");
+    else if (auto conv = dyn_cast<ConvOp>(op))
+      ok = lowerConv(fl, conv, conv, {}, {{conv.getResult(), conv.getResult()}}, "conv");
     else if (auto at = dyn_cast<AttentionOp>(op))
       ok = lowerAttention(fl, at);
     else if (isRowOp(&op))

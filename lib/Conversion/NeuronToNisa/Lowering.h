@@ -55,6 +55,12 @@ LogicalResult lowerMatmul(FunctionLowering &fl, Operation *anchor, MatmulOp matm
                           ArrayRef<Operation *> epilogueOps,
                           ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
 
+/// A convolution as an implicit GEMM on TensorE, alone or as the hero of a
+/// fused kernel with its epilogue (`epilogueOps` computing `outputs`).
+LogicalResult lowerConv(FunctionLowering &fl, Operation *anchor, ConvOp conv,
+                        ArrayRef<Operation *> epilogueOps,
+                        ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
+
 /// Scaled dot-product attention as one flash-attention kernel.
 LogicalResult lowerAttention(FunctionLowering &fl, AttentionOp op);
 

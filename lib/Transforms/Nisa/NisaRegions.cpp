@@ -101,10 +101,16 @@ SmallVector<std::pair<int64_t, int64_t>, 1> MemRegion::buckets(int64_t bucketByt
 bool MemRegion::covers(const MemRegion &o) const {
   if (space != o.space || memory != o.memory)
     return false;
-  if (space != MemorySpace::hbm)
-    return p0 <= o.p0 && o.p1 <= p1 && lo <= o.lo && o.hi <= hi;
-  if (runs.empty())
+  if (space != MemorySpace::hbm) {
+    if (!(p0 <= o.p0 && o.p1 <= p1 && lo <= o.lo && o.hi <= hi))
+      return false;
+    if (runs.empty())
+      return false; // too many runs to keep: claim nothing
+    if (runs.size() == 1)
+      return true; // contiguous in each partition
+  } else if (runs.empty()) {
     return false;
+  }
   auto within = [&](std::pair<int64_t, int64_t> r) {
     auto it =
         llvm::upper_bound(runs, r.first, [](int64_t v, const auto &run) { return v < run.second; });
@@ -141,6 +147,10 @@ LogicalResult mlir::nisa::collectSteps(ProgramOp program, SmallVectorImpl<Step> 
           r.p1 = a.ap.getPartStart() + a.ap.getPartCount();
           r.lo = *tile.getOffset() + lo * esize;
           r.hi = *tile.getOffset() + hi * esize;
+          // Within each partition, a strided pattern's exact runs: windows
+          // interleaved in one tile (a convolution's padding columns and the
+          // rows loaded between them) do not overlap.
+          runsOf(a.ap, *tile.getOffset(), esize, r.runs);
         } else if (auto hbm = dyn_cast_or_null<HbmOp>(decl)) {
           int64_t esize = elementBytes(hbm.getElementType());
           int64_t base = 0;

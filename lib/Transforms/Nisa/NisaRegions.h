@@ -24,7 +24,8 @@ struct MemRegion {
   bool discard = false;         ///< a tile whose contents nobody reads
   int64_t p0 = 0, p1 = 0;       ///< partitions
   int64_t lo = 0, hi = 0;       ///< bounding byte range
-  /// HBM: the exact sorted, disjoint runs [lo, hi) when few enough to keep.
+  /// The exact sorted, disjoint byte runs [lo, hi) when few enough to keep
+  /// (for tiles: within each of the partitions).
   llvm::SmallVector<std::pair<int64_t, int64_t>, 0> runs;
 
   bool overlaps(const MemRegion &o) const;

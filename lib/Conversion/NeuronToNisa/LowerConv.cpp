@@ -1,0 +1,451 @@
+//===- LowerConv.cpp - Convolutions as implicit GEMMs on TensorE ----------===//
+//
+// y[n, f, oh, ow] = Σ_{c, kh, kw} w[f, c, kh, kw] · x[n, c, oh·s + kh·d - p, ...]
+// is, for each kernel tap (kh, kw), a matmul of the tap's weights wᵀ[c, f]
+// (stationary: input channels on the partitions, up to 128 output channels)
+// with the input pixels the tap reads (moving: the same channels on the
+// partitions, up to one PSUM bank of output pixels). All taps and channel
+// tiles accumulate into one PSUM bank; no im2col is built: the moving
+// operand of a tap is a strided window of the input block in SBUF.
+//
+// Tiling, per group of channels:
+//  - weights: every tap's [C tile, F chunk] resident in SBUF for the whole
+//    kernel (packed at compile time to [C, taps, F] when constant, so each
+//    partition's row is one contiguous DMA run);
+//  - output tiles: `nb` images x `R` rows x `ncw` columns (<= one bank);
+//  - input blocks: per output tile and channel tile, the R·s + (KH-1)·d
+//    input rows it reads (halo included, loaded once), full padded rows,
+//    zero-filled where they fall into the padding; double-buffered so the
+//    next block loads while TensorE works on this one;
+//  - the epilogue (bias, or a fused kernel's elementwise tail) runs on each
+//    PSUM tile as soon as its accumulation ends.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+#include "RowKernel.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+using neuronc::isa::Opcode;
+
+namespace {
+
+/// One output tile: images [n0, n0+nbc), rows [oh0, oh0+rows), columns
+/// [ow0, ow0+cols).
+struct OutTile {
+  int64_t n0, nbc, oh0, rows, ow0, cols;
+  int64_t pixels() const { return nbc * rows * cols; }
+};
+
+struct ConvLowering {
+  FunctionLowering &fl;
+  KernelBuilder &kb;
+  ConvOp conv;
+  RowKernel *epilogue;
+  const neuronc::HardwareModel &hw;
+  const int64_t P;
+
+  // Shapes (1-D convolutions are 2-D ones with H = KH = 1).
+  int64_t N, C, H, W, F, KH, KW, OH, OW, sh, sw, dh, dw, pt, pl, groups, Cg, Fg, T, Wp;
+  Type inT, outT, f32;
+  int64_t ein, eout;
+
+  // Plan.
+  int64_t ct = 1;       ///< channel tiles per group
+  int64_t fChunk = 0;   ///< output channels whose weights are resident at once
+  int64_t R = 1, nb = 1, ncw = 1, rowsIn = 1;
+  int64_t inSlots = 2, accSlots = 2, outSlots = 2;
+  bool packed = false;  ///< weights packed to [C, taps, F] at compile time
+
+  HbmBuffer x, w, y, bias;
+  SmallVector<FlatSymbolRefAttr> wT;   ///< per channel tile: [csz, taps x fChunk]
+  SmallVector<FlatSymbolRefAttr> inT_; ///< inSlots x ct input blocks
+  SmallVector<FlatSymbolRefAttr> acc, outSb;
+  FlatSymbolRefAttr biasSb;
+  int inSlot = 0, accSlot = 0, outSlot = 0;
+
+  ConvLowering(FunctionLowering &fl, KernelBuilder &kb, ConvOp conv, RowKernel *epilogue)
+      : fl(fl), kb(kb), conv(conv), epilogue(epilogue), hw(fl.pb.hw()), P(hw.partitions) {}
+
+  /// Reads the shapes; false (with `why`) for forms this lowering does not
+  /// take.
+  bool readShapes(std::string &why) {
+    auto xt = conv.getInput().getType(), wt = conv.getWeight().getType();
+    auto yt = conv.getResult().getType();
+    int64_t k = xt.getRank() - 2;
+    if (k > 2) {
+      why = std::to_string(k) + "-D convolutions are not lowered to the device yet (1-D and 2-D "
+                                "are); run them on the host interpreter";
+      return false;
+    }
+    auto sp = [&](ShapedType t, int64_t d2) { return k == 2 ? t.getDimSize(d2) : 1; };
+    N = xt.getDimSize(0);
+    C = xt.getDimSize(1);
+    H = sp(xt, 2);
+    W = xt.getDimSize(xt.getRank() - 1);
+    F = wt.getDimSize(0);
+    Cg = wt.getDimSize(1);
+    KH = sp(wt, 2);
+    KW = wt.getDimSize(wt.getRank() - 1);
+    OH = sp(yt, 2);
+    OW = yt.getDimSize(yt.getRank() - 1);
+    ArrayRef<int64_t> s = conv.getStrides(), d = conv.getDilations(), p = conv.getPadding();
+    sh = k == 2 ? s[0] : 1;
+    sw = s.back();
+    dh = k == 2 ? d[0] : 1;
+    dw = d.back();
+    pt = k == 2 ? p[0] : 0;
+    pl = k == 2 ? p[1] : p[0];
+    int64_t pr = p.back();
+    groups = conv.getGroups();
+    Fg = F / groups;
+    T = KH * KW;
+    Wp = W + pl + pr;
+    inT = xt.getElementType();
+    outT = yt.getElementType();
+    f32 = Builder(conv.getContext()).getF32Type();
+    ein = nisa::elementBytes(inT);
+    eout = nisa::elementBytes(outT);
+    ct = llvm::divideCeil(Cg, P);
+    return true;
+  }
+
+  /// Picks the output tile and the weight chunk that fit SBUF and PSUM.
+  bool plan(std::string &why) {
+    if (!readShapes(why))
+      return false;
+    int64_t bank = hw.psumBankFp32();
+    int64_t budget = hw.sbufPartitionBytes * 85 / 100; // room for the allocator
+    // Output tile: whole rows of as many images as one bank holds; else
+    // as many rows as it holds; else a bank of one row's columns.
+    ncw = std::min(OW, bank);
+    if (OH * OW <= bank) {
+      R = OH;
+      nb = std::min(N, bank / (OH * OW));
+    } else {
+      R = std::max<int64_t>(1, bank / ncw);
+      R = llvm::divideCeil(OH, llvm::divideCeil(OH, R)); // even row blocks
+      nb = 1;
+    }
+    accSlots = std::min<int64_t>(4, hw.psumPartitionBytes / hw.psumBankBytes());
+    auto inputBytes = [&] {
+      rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
+      return inSlots * ct * nb * rowsIn * Wp * ein;
+    };
+    auto outBytes = [&] { return outSlots * nb * R * ncw * eout + (epilogue ? 0 : 4); };
+    // Shrink the tile until the input blocks take at most half of SBUF.
+    while (inputBytes() + outBytes() > budget / 2 && (nb > 1 || R > 1)) {
+      if (nb > 1)
+        nb = llvm::divideCeil(nb, 2);
+      else
+        R = llvm::divideCeil(R, 2);
+    }
+    int64_t used = inputBytes() + outBytes();
+    if (epilogue)
+      used += epilogue->epilogueBytesPerPartition(nb * R * ncw);
+    if (used > budget) {
+      why = "one input row block of " + std::to_string(rowsIn) + " x " + std::to_string(Wp) +
+            " elements per channel does not fit SBUF";
+      return false;
+    }
+    // Weights: as many output channels of the group as fit what is left.
+    int64_t perChannel = ct * T * ein;
+    fChunk = std::min(Fg, (budget - used) / perChannel);
+    if (fChunk >= P)
+      fChunk = fChunk / P * P;
+    if (fChunk < 1) {
+      why = "the weights of one output channel (" + std::to_string(Cg) + " channels x " +
+            std::to_string(T) + " taps) do not fit SBUF next to the input blocks";
+      return false;
+    }
+    return true;
+  }
+
+  /// The constant weight packed to [C, taps, Fg] per group (row-major),
+  /// or an empty buffer when the weight is not a constant.
+  std::optional<HbmBuffer> packWeights() {
+    auto c = conv.getWeight().getDefiningOp<ConstantOp>();
+    if (!c)
+      return std::nullopt;
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!dense)
+      return std::nullopt;
+    auto packedType = RankedTensorType::get({C, T, Fg}, inT);
+    if (dense.isSplat())
+      return fl.pb.declare(nisa::HbmKind::constant, packedType, c.getLoc(), std::nullopt, {},
+                           DenseElementsAttr::get(packedType, dense.getSplatValue<Attribute>()));
+    ArrayRef<char> raw = dense.getRawData();
+    int64_t eb = ein;
+    std::vector<char> out(raw.size());
+    for (int64_t f = 0; f < F; ++f) {
+      int64_t g = f / Fg, fo = f % Fg;
+      for (int64_t ci = 0; ci < Cg; ++ci)
+        for (int64_t t = 0; t < T; ++t) {
+          int64_t src = ((f * Cg + ci) * T + t) * eb;
+          int64_t dst = (((g * Cg + ci) * T + t) * Fg + fo) * eb;
+          std::memcpy(&out[dst], &raw[src], eb);
+        }
+    }
+    return fl.pb.declare(nisa::HbmKind::constant, packedType, c.getLoc(), std::nullopt, {},
+                         DenseElementsAttr::getFromRawBuffer(packedType, out));
+  }
+
+  void allocate() {
+    auto sb = nisa::MemorySpace::sbuf, ps = nisa::MemorySpace::psum;
+    for (int64_t c = 0; c < ct; ++c)
+      wT.push_back(kb.alloc(sb, std::min(P, Cg - c * P), T * fChunk, inT, "w"));
+    for (int64_t s = 0; s < inSlots * ct; ++s)
+      inT_.push_back(kb.alloc(sb, std::min(P, Cg - (s % ct) * P), nb * rowsIn * Wp, inT, "x"));
+    for (int64_t s = 0; s < accSlots; ++s)
+      acc.push_back(kb.alloc(ps, std::min(P, Fg), hw.psumBankFp32(), f32, "acc"));
+    if (!epilogue)
+      for (int64_t s = 0; s < outSlots; ++s)
+        outSb.push_back(kb.alloc(sb, std::min(P, Fg), nb * R * ncw, outT, "y"));
+    if (conv.getBias() && !epilogue) // [f % P, g x f-tiles + f / P]
+      biasSb = kb.alloc(sb, std::min(P, Fg), groups * llvm::divideCeil(Fg, P),
+                        cast<RankedTensorType>(conv.getBias().getType()).getElementType(), "b");
+  }
+
+  /// DMAs of `nparts` partition rows split across the queues in pieces of
+  /// at least the efficient DMA size.
+  void load(FlatSymbolRefAttr tile, int64_t p0, int64_t nparts, int64_t tileOffset,
+            ArrayRef<int64_t> tileSizes, ArrayRef<int64_t> tileStrides, const HbmBuffer &src,
+            int64_t hbmOffset, int64_t partStride, ArrayRef<int64_t> hbmStrides) {
+    int64_t per = 1;
+    for (int64_t s : tileSizes)
+      per *= s;
+    int64_t bytes = per * nparts * nisa::elementBytes(src.elementType);
+    int64_t pieces = std::clamp<int64_t>(bytes / hw.dmaEfficientBytes, 1,
+                                         std::min<int64_t>(hw.dmaEngines, nparts));
+    int64_t step = llvm::divideCeil(nparts, pieces);
+    for (int64_t q = 0; q < nparts; q += step) {
+      int64_t n = std::min(step, nparts - q);
+      SmallVector<int64_t> sizes{n}, strides{partStride};
+      sizes.append(tileSizes.begin(), tileSizes.end());
+      strides.append(hbmStrides.begin(), hbmStrides.end());
+      kb.dma(tile, kb.tileAP(p0 + q, n, tileOffset, tileSizes, tileStrides), src.sym,
+             kb.hbmAP(hbmOffset + q * partStride, sizes, strides), src.elementType);
+    }
+  }
+
+  /// Loads the weights of group `g`, output channels [f0, f0 + fn) of it.
+  void loadWeights(int64_t g, int64_t f0, int64_t fn) {
+    for (int64_t c = 0; c < ct; ++c) {
+      int64_t c0 = c * P, csz = std::min(P, Cg - c0);
+      if (packed) // [C, taps, Fg]: per channel, taps x fn with rows of fn
+        load(wT[c], 0, csz, 0, {T, fn}, {fChunk, 1}, w, ((g * Cg + c0) * T) * Fg + f0, T * Fg,
+             {Fg, 1});
+      else // [F, Cg, taps]: element-strided
+        load(wT[c], 0, csz, 0, {T, fn}, {fChunk, 1}, w, ((g * Fg + f0) * Cg + c0) * T, T,
+             {1, Cg * T});
+    }
+  }
+
+  /// Loads the input block of output tile `t` for group `g` into ring slot
+  /// `slot`: rows zero-filled where they fall outside the image, the padding
+  /// columns zero.
+  void loadInput(const OutTile &t, int64_t g, int slot) {
+    int64_t rows = (t.rows - 1) * sh + (KH - 1) * dh + 1;
+    int64_t first = t.oh0 * sh - pt; // input row of tile row 0
+    int64_t lo = std::max<int64_t>(0, first), hi = std::min<int64_t>(H, first + rows);
+    int64_t img = rowsIn * Wp;
+    for (int64_t c = 0; c < ct; ++c) {
+      FlatSymbolRefAttr tile = inT_[slot * ct + c];
+      int64_t c0 = c * P, csz = std::min(P, Cg - c0);
+      auto zero = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+        int64_t n = 1;
+        for (int64_t s : sizes)
+          n *= s;
+        Engine e = kb.pick(Opcode::Memset, {Engine::gpsimd, Engine::vector}, csz, n);
+        kb.emit<nisa::MemsetOp>(e, tile, kb.tileAP(0, csz, off, sizes, strides),
+                                kb.builder().getF32FloatAttr(0.0f), DenseI64ArrayAttr(),
+                                UnitAttr());
+      };
+      if (lo > first) // rows above the image
+        zero(0, {t.nbc, (lo - first) * Wp}, {img, 1});
+      if (hi < first + rows) // rows below
+        zero((hi - first) * Wp, {t.nbc, (first + rows - hi) * Wp}, {img, 1});
+      if (hi > lo && pl)
+        zero((lo - first) * Wp, {t.nbc, hi - lo, pl}, {img, Wp, 1});
+      // Only the trailing padding some window reads (a write nobody reads
+      // would be lost at the next load).
+      int64_t usedRight = std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
+      if (hi > lo && usedRight > 0)
+        zero((lo - first) * Wp + pl + W, {t.nbc, hi - lo, usedRight}, {img, Wp, 1});
+      if (hi <= lo)
+        continue;
+      int64_t off = ((t.n0 * C) + g * Cg + c0) * H * W + lo * W;
+      load(tile, 0, csz, (lo - first) * Wp + pl, {t.nbc, hi - lo, W}, {img, Wp, 1}, x, off,
+           H * W, {C * H * W, W, 1});
+    }
+  }
+
+  /// The output tiles, in order.
+  SmallVector<OutTile> outputTiles() {
+    SmallVector<OutTile> tiles;
+    for (int64_t n0 = 0; n0 < N; n0 += nb)
+      for (int64_t oh0 = 0; oh0 < OH; oh0 += R)
+        for (int64_t ow0 = 0; ow0 < OW; ow0 += ncw)
+          tiles.push_back({n0, std::min(nb, N - n0), oh0, std::min(R, OH - oh0), ow0,
+                           std::min(ncw, OW - ow0)});
+    return tiles;
+  }
+
+  /// Accumulates output channels [f0, f0+fsz) of tile `t` (weights at
+  /// column `fw` of the resident chunk) into PSUM slot `a`.
+  void multiply(const OutTile &t, int slot, int64_t fw, int64_t fsz, int a) {
+    int64_t img = rowsIn * Wp;
+    bool first = true;
+    for (int64_t c = 0; c < ct; ++c) {
+      int64_t csz = std::min(P, Cg - c * P);
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          int64_t tap = kh * KW + kw;
+          kb.emit<nisa::LoadStationaryOp>(wT[c], kb.tileAP(0, csz, tap * fChunk + fw, fsz),
+                                          DenseI64ArrayAttr(), UnitAttr());
+          int64_t off = kh * dh * Wp + t.ow0 * sw + kw * dw;
+          SmallVector<int64_t> sizes, strides;
+          if (t.nbc > 1) {
+            sizes.push_back(t.nbc);
+            strides.push_back(img);
+          }
+          if (t.rows > 1) {
+            sizes.push_back(t.rows);
+            strides.push_back(sh * Wp);
+          }
+          sizes.push_back(t.cols);
+          strides.push_back(sw);
+          kb.emit<nisa::MultiplyMovingOp>(acc[a], kb.tileAP(0, fsz, 0, t.pixels()),
+                                          inT_[slot * ct + c],
+                                          kb.tileAP(0, csz, off, sizes, strides),
+                                          first ? UnitAttr::get(kb.context()) : UnitAttr(),
+                                          DenseI64ArrayAttr(), UnitAttr());
+          first = false;
+        }
+    }
+    double ns = kb.estimate(Opcode::MultiplyMoving, Engine::tensor, P, t.pixels(), inT.isF32());
+    kb.charge(Engine::tensor, ns * ct * T);
+  }
+
+  /// Bias (per output channel) on the way out of PSUM, then the store.
+  void store(const OutTile &t, int64_t g, int64_t f0, int64_t fsz, int a) {
+    int64_t fAbs = g * Fg + f0;
+    if (epilogue) {
+      int64_t per = t.rows * t.cols;
+      for (int64_t i = 0; i < t.nbc; ++i) {
+        if (t.cols == OW)
+          epilogue->emitEpilogue(kb, (t.n0 + i) * F + fAbs, fsz, t.oh0 * OW, per, acc[a],
+                                 i * per);
+        else
+          for (int64_t r = 0; r < t.rows; ++r)
+            epilogue->emitEpilogue(kb, (t.n0 + i) * F + fAbs, fsz, (t.oh0 + r) * OW + t.ow0,
+                                   t.cols, acc[a], i * per + r * t.cols);
+      }
+      return;
+    }
+    FlatSymbolRefAttr out = outSb[outSlot];
+    outSlot = (outSlot + 1) % outSlots;
+    auto box = kb.tileAP(0, fsz, 0, t.pixels());
+    kb.charge(Engine::scalar, kb.estimate(Opcode::Activation, Engine::scalar, fsz, t.pixels(),
+                                          false, true));
+    bool hasBias = static_cast<bool>(biasSb);
+    int64_t bcol = g * llvm::divideCeil(Fg, P) + f0 / P;
+    kb.emit<nisa::ActivationOp>(
+        nisa::ActFunc::copy, out, box, acc[a], box, FloatAttr(), FlatSymbolRefAttr(),
+        nisa::AccessPatternAttr(), FloatAttr(), hasBias ? biasSb : FlatSymbolRefAttr(),
+        hasBias ? kb.tileAP(0, fsz, bcol, 1) : nisa::AccessPatternAttr(),
+        FlatSymbolRefAttr(), nisa::AccessPatternAttr(), DenseI64ArrayAttr(), UnitAttr());
+    SmallVector<int64_t> sizes{fsz, t.nbc, t.rows, t.cols};
+    SmallVector<int64_t> strides{OH * OW, F * OH * OW, OW, 1};
+    int64_t off = (t.n0 * F + fAbs) * OH * OW + t.oh0 * OW + t.ow0;
+    kb.dma(y.sym, kb.hbmAP(off, sizes, strides), out,
+           kb.tileAP(0, fsz, 0, {t.nbc, t.rows, t.cols}, {t.rows * t.cols, t.cols, 1}), outT);
+  }
+
+  void run() {
+    x = fl.bufferOf(conv.getInput());
+    if (std::optional<HbmBuffer> p = packWeights()) {
+      w = *p;
+      packed = true;
+    } else {
+      w = fl.bufferOf(conv.getWeight());
+    }
+    if (!epilogue)
+      y = fl.resultBuffer(conv.getResult());
+    allocate();
+    if (biasSb) {
+      bias = fl.bufferOf(conv.getBias());
+      // Channel f0 + p of group g at partition p, column g x f-tiles + f0 / P.
+      int64_t ft = llvm::divideCeil(Fg, P);
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t f0 = 0; f0 < Fg; f0 += P)
+          load(biasSb, 0, std::min(P, Fg - f0), g * ft + f0 / P, {1}, {1}, bias, g * Fg + f0, 1,
+               {1});
+    }
+    SmallVector<OutTile> tiles = outputTiles();
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t fc = 0; fc < Fg; fc += fChunk) {
+        int64_t fn = std::min(fChunk, Fg - fc);
+        loadWeights(g, fc, fn);
+        for (const OutTile &t : tiles) {
+          // Column chunks of one row block share its input block.
+          if (t.ow0 == 0) {
+            inSlot = (inSlot + 1) % inSlots;
+            loadInput(t, g, inSlot);
+          }
+          int slot = inSlot;
+          for (int64_t f = 0; f < fn; f += P) {
+            int64_t fsz = std::min(P, fn - f);
+            int a = accSlot;
+            accSlot = (accSlot + 1) % accSlots;
+            multiply(t, slot, f, fsz, a);
+            store(t, g, fc + f, fsz, a);
+          }
+        }
+      }
+    kb.program().levelQueues();
+  }
+};
+
+} // namespace
+
+LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation *anchor,
+                                                ConvOp conv, ArrayRef<Operation *> epilogueOps,
+                                                ArrayRef<std::pair<Value, Value>> outputs,
+                                                StringRef kind) {
+  KernelBuilder kb(fl.pb, kind, anchor);
+  RowKernelSpec spec;
+  spec.ops.assign(epilogueOps.begin(), epilogueOps.end());
+  spec.bufferOf = [&](Value v) { return fl.bufferOf(v); };
+  spec.constantBuffer = [&](ConstantOp c) { return fl.constantBuffer(c); };
+  if (!epilogueOps.empty())
+    for (auto [inner, outer] : outputs)
+      spec.outputs.push_back({inner, fl.resultBuffer(outer)});
+  spec.psum = conv.getResult();
+  std::string planWhy;
+  std::optional<RowKernel> epilogue =
+      epilogueOps.empty() ? std::nullopt : RowKernel::plan(std::move(spec), fl.pb.hw(), planWhy);
+  if (!epilogueOps.empty() && !epilogue)
+    return anchor->emitError("cannot lower the convolution's fused epilogue: ") << planWhy;
+  if (epilogue && conv.getBias())
+    return anchor->emitError("a fused convolution's bias must be an epilogue add (the fusion "
+                             "pass moves it there)");
+  ConvLowering lowering(fl, kb, conv, epilogue ? &*epilogue : nullptr);
+  std::string why;
+  if (!lowering.plan(why))
+    return conv.emitError("cannot lower the convolution: ") << why;
+  kb.setSource(conv);
+  lowering.run();
+  if (fl.remarks)
+    anchor->emitRemark("lowered as one convolution kernel: ")
+        << lowering.groups << " group(s) x " << lowering.ct << " channel tile(s) x "
+        << lowering.T << " taps into output tiles of " << lowering.nb << " image(s) x "
+        << lowering.R << " row(s) x " << lowering.ncw << " columns"
+        << (lowering.packed ? ", weights packed at compile time" : ", weights read strided")
+        << (lowering.fChunk < lowering.Fg
+                ? ", weights in chunks of " + std::to_string(lowering.fChunk) + " channels"
+                : std::string());
+  return success();
+}
