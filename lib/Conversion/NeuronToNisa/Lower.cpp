@@ -290,6 +290,8 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       ok = lowerMatmul(fl, mm, mm, {}, {{mm.getResult(), mm.getResult()}}, "matmul");
     else if (auto conv = dyn_cast<ConvOp>(op))
       ok = lowerConv(fl, conv, conv, {}, {{conv.getResult(), conv.getResult()}}, "conv");
+    else if (auto pool = dyn_cast<PoolOp>(op))
+      ok = lowerPool(fl, pool);
     else if (auto at = dyn_cast<AttentionOp>(op))
       ok = lowerAttention(fl, at);
     else if (isRowOp(&op))

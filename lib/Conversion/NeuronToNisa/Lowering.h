@@ -61,6 +61,9 @@ LogicalResult lowerConv(FunctionLowering &fl, Operation *anchor, ConvOp conv,
                         ArrayRef<Operation *> epilogueOps,
                         ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
 
+/// Max or average pooling on VectorE/GpSimdE.
+LogicalResult lowerPool(FunctionLowering &fl, PoolOp op);
+
 /// Scaled dot-product attention as one flash-attention kernel.
 LogicalResult lowerAttention(FunctionLowering &fl, AttentionOp op);
 
