@@ -128,6 +128,8 @@ bool Importer::reduce(llvm::StringRef op) {
 /// dilation or groups (a vision transformer's patch embedding): every
 /// output pixel is one patch times the kernel, so it is x cut into patches
 /// (reshapes and transposes of rank <= 4) times the kernel as a matrix.
+/// False, with nothing built, for any other convolution (conv() builds a
+/// neuron.conv then).
 bool Importer::patchEmbedding() {
   Value x = input(0), w = input(1);
   auto tx = cast<RankedTensorType>(x.getType()), tw = cast<RankedTensorType>(w.getType());
@@ -139,15 +141,13 @@ bool Importer::patchEmbedding() {
   const auto *autoPad = attr("auto_pad");
   bool noPad = (!pads || llvm::all_of(*pads, [](int64_t p) { return p == 0; })) &&
                (!autoPad || autoPad->s() == "NOTSET" || autoPad->s() == "VALID");
-  if (tx.getRank() != 4 || tw.getRank() != 4 || !tx.hasStaticShape() || !out || !noPad ||
-      !ones(intsAttr("dilations")) || intAttr("group", 1) != 1 || !strides ||
+  if (tx.getRank() != 4 || tw.getRank() != 4 || !tx.hasStaticShape() || !tw.hasStaticShape() ||
+      !out || !out->hasStaticShape() || !noPad || !ones(intsAttr("dilations")) ||
+      intAttr("group", 1) != 1 || !strides || strides->size() != 2 ||
       (*strides)[0] != tw.getDimSize(2) || (*strides)[1] != tw.getDimSize(3) ||
-      tx.getDimSize(2) % tw.getDimSize(2) || tx.getDimSize(3) % tw.getDimSize(3)) {
-    error() << "only the patch-embedding form of Conv is imported (2-D, stride equal to the "
-               "kernel, no padding, dilation 1, group 1, the image a whole number of patches); "
-               "general convolution is not supported yet";
+      tx.getDimSize(2) % tw.getDimSize(2) ||
+      tx.getDimSize(3) % tw.getDimSize(3))
     return false;
-  }
   int64_t n = tx.getDimSize(0), c = tx.getDimSize(1), kh = tw.getDimSize(2), kw = tw.getDimSize(3),
           hp = tx.getDimSize(2) / kh, wp = tx.getDimSize(3) / kw, o = tw.getDimSize(0);
   Type elem = tx.getElementType();
@@ -580,7 +580,19 @@ bool Importer::lowerNode() {
     return true;
   }
   if (op == "Conv")
-    return patchEmbedding();
+    return conv();
+  if (op == "ConvTranspose")
+    return convTranspose();
+  if (op == "MaxPool" || op == "AveragePool")
+    return pool(op);
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool")
+    return globalPool(op);
+  if (op == "BatchNormalization")
+    return batchNorm();
+  if (op == "Pad")
+    return pad();
+  if (op == "Resize")
+    return resize();
   if (op == "Trilu") {
     // x where the (static) triangle holds, else 0: the mask is a constant.
     Value x = input(0);

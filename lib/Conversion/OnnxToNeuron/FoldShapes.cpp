@@ -166,20 +166,77 @@ bool Importer::fold() {
     defineKnown(0, std::move(r), op == "Equal" ? b.getI1Type() : elemOf(0));
     return true;
   }
-  if (op == "Slice" && x.shape.size() == 1) {
-    std::optional<SmallVector<int64_t>> starts = ints(1), ends = ints(2);
-    if (!starts || !ends || starts->size() != 1)
-      return false;
-    int64_t step = 1;
-    if (std::optional<SmallVector<int64_t>> steps = ints(4))
-      step = (*steps)[0];
-    if (step != 1)
-      return false;
-    int64_t n = x.shape[0];
-    int64_t s = std::clamp<int64_t>((*starts)[0] < 0 ? (*starts)[0] + n : (*starts)[0], 0, n);
-    int64_t e = std::clamp<int64_t>((*ends)[0] < 0 ? (*ends)[0] + n : (*ends)[0], s, n);
-    r.values.assign(x.values.begin() + s, x.values.begin() + e);
-    r.shape = {e - s};
+  if (op == "Slice" || op == "Transpose") {
+    // Slices (any steps, as torch.onnx.export reverses F.pad's pads) and
+    // transposes of known tensors: the positions read along each dim, then
+    // the values at every result index.
+    auto rank = static_cast<int64_t>(x.shape.size());
+    SmallVector<int64_t> perm;
+    SmallVector<SmallVector<int64_t>> positions(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      perm.push_back(d);
+      for (int64_t i = 0; i < x.shape[d]; ++i)
+        positions[d].push_back(i);
+    }
+    if (op == "Transpose") {
+      if (std::optional<SmallVector<int64_t>> p = intsAttr("perm"))
+        perm = *p;
+      else
+        std::reverse(perm.begin(), perm.end());
+      if (static_cast<int64_t>(perm.size()) != rank)
+        return false;
+    } else {
+      std::optional<SmallVector<int64_t>> starts = ints(1), ends = ints(2);
+      if (!starts || !ends || starts->size() != ends->size())
+        return false;
+      SmallVector<int64_t> axes, steps(starts->size(), 1);
+      if (std::optional<SmallVector<int64_t>> a = ints(3))
+        axes = *a;
+      else
+        for (size_t i = 0; i < starts->size(); ++i)
+          axes.push_back(static_cast<int64_t>(i));
+      if (std::optional<SmallVector<int64_t>> st = ints(4))
+        steps = *st;
+      if (axes.size() != starts->size() || steps.size() != starts->size())
+        return false;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        int64_t axis = normAxis(axes[i], rank);
+        if (axis < 0 || axis >= rank || steps[i] == 0)
+          return false;
+        int64_t n = x.shape[axis], st = (*starts)[i], e = (*ends)[i];
+        SmallVector<int64_t> pos;
+        if (steps[i] > 0) {
+          st = std::clamp<int64_t>(st < 0 ? st + n : st, 0, n);
+          e = std::clamp<int64_t>(e < 0 ? e + n : e, 0, n);
+          for (int64_t k = st; k < e; k += steps[i])
+            pos.push_back(k);
+        } else {
+          st = std::clamp<int64_t>(st < 0 ? st + n : st, 0, n - 1);
+          e = std::clamp<int64_t>(e < 0 ? e + n : e, -1, n - 1);
+          for (int64_t k = st; k > e; k += steps[i])
+            pos.push_back(k);
+        }
+        positions[axis] = pos;
+      }
+    }
+    SmallVector<int64_t> inStrides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      inStrides[d] = inStrides[d + 1] * x.shape[d + 1];
+    for (int64_t d = 0; d < rank; ++d)
+      r.shape.push_back(static_cast<int64_t>(positions[perm[d]].size()));
+    int64_t count = product(r.shape);
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        at += positions[perm[d]][idx[d]] * inStrides[perm[d]];
+      r.values.push_back(x.values[at]);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < r.shape[d])
+          break;
+        idx[d] = 0;
+      }
+    }
     defineKnown(0, std::move(r), elemOf(0));
     return true;
   }

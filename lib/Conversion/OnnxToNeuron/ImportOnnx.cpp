@@ -383,9 +383,7 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
       known[t.name()] = *k;
   }
   // Unsupported op types first, one error each.
-  // Conv is taken in its patch-embedding form only (patchEmbedding), so it
-  // is not in the claimed list.
-  llvm::StringSet<> supported = {"Conv"};
+  llvm::StringSet<> supported;
   for (llvm::StringRef op : neuronc::supportedOnnxOps())
     supported.insert(op);
   llvm::StringSet<> reported;
@@ -427,6 +425,18 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
     }
     results.push_back(r);
   }
+  // A graph output the exporter left without static dims (a Pad by computed
+  // pads, e.g.) takes the static type the import found.
+  SmallVector<Type> refined(resultTypes);
+  for (size_t i = 0; i < results.size(); ++i) {
+    auto declared = cast<RankedTensorType>(resultTypes[i]);
+    auto found = cast<RankedTensorType>(results[i].getType());
+    if (declared != found && !declared.hasStaticShape() && found.hasStaticShape() &&
+        declared.getElementType() == found.getElementType() &&
+        succeeded(verifyCompatibleShape(declared, found)))
+      refined[i] = found;
+  }
+  func.setFunctionType(FunctionType::get(ctx, argTypes, refined));
   func::ReturnOp::create(b, fileLoc, results);
   return module;
 }
@@ -435,12 +445,16 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
   static const llvm::StringRef ops[] = {"Abs",
                                         "Add",
                                         "And",
+                                        "AveragePool",
+                                        "BatchNormalization",
                                         "Cast",
                                         "Ceil",
                                         "Clip",
                                         "Concat",
                                         "Constant",
                                         "ConstantOfShape",
+                                        "Conv",
+                                        "ConvTranspose",
                                         "Div",
                                         "Dropout",
                                         "Equal",
@@ -451,6 +465,8 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Floor",
                                         "Gather",
                                         "Gemm",
+                                        "GlobalAveragePool",
+                                        "GlobalMaxPool",
                                         "Greater",
                                         "GreaterOrEqual",
                                         "Identity",
@@ -462,11 +478,13 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "LogSoftmax",
                                         "MatMul",
                                         "Max",
+                                        "MaxPool",
                                         "Min",
                                         "Mul",
                                         "Neg",
                                         "Not",
                                         "Or",
+                                        "Pad",
                                         "Pow",
                                         "Range",
                                         "Reciprocal",
@@ -479,6 +497,7 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "ReduceSumSquare",
                                         "Relu",
                                         "Reshape",
+                                        "Resize",
                                         "Shape",
                                         "Sigmoid",
                                         "Size",

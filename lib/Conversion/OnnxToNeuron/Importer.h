@@ -153,6 +153,35 @@ private:
   std::optional<RankedTensorType> reshapedType();
   std::optional<RankedTensorType> computedType();
   bool binary(llvm::StringRef op);
+
+  // Convolutional models (ConvertWindows.cpp).
+  /// A convolution's or pooling's window attributes, resolved.
+  struct WindowAttrs {
+    SmallVector<int64_t> kernel, strides, dilations, pads; ///< pads: leading, then trailing
+  };
+  /// strides, dilations and pads (from auto_pad or pads) of the node over
+  /// the spatial dims of `input` for `kernel`; nullopt after an error.
+  std::optional<WindowAttrs> windowAttrs(RankedTensorType input, ArrayRef<int64_t> kernel);
+  /// The value of `v` when it is a constant (initializer, Constant node).
+  std::optional<DenseElementsAttr> constantOf(Value v);
+  /// The elements of constant `v` as doubles, if it is a constant.
+  std::optional<SmallVector<double>> floatsOf(Value v);
+  /// A block of `type` filled with the run-time scalar `fill`, or with
+  /// `value` when `fill` is null.
+  Value fillBlock(RankedTensorType type, Value fill, double value);
+  /// `x` padded by `lo`/`hi` per dim (negative amounts crop) with `fill`
+  /// or `value` (see fillBlock): a slice, then a concat per padded dim.
+  Value padConstant(Value x, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi, Value fill,
+                    double value);
+  /// `x` at `positions` along `axis` (a gather; `x` itself for 0..n-1).
+  Value gatherAxis(Value x, int64_t axis, ArrayRef<int32_t> positions);
+  bool conv();
+  bool convTranspose();
+  bool pool(llvm::StringRef op);
+  bool globalPool(llvm::StringRef op);
+  bool batchNorm();
+  bool pad();
+  bool resize();
 };
 
 /// The integers of a dense attribute (floats truncated), if small.

@@ -39,6 +39,51 @@ def softmax(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def conv_ref(x, w, b, strides, pads, dilations=None, groups=1):
+    """Direct N-D convolution in float64: x [N, C, ...], w [F, C/g, k...],
+    pads leading then trailing."""
+    k = x.ndim - 2
+    dilations = dilations or [1] * k
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(pads[d], pads[k + d]) for d in range(k)])
+    f, cg = w.shape[0], w.shape[1]
+    span = [dilations[d] * (w.shape[2 + d] - 1) + 1 for d in range(k)]
+    out = [(xp.shape[2 + d] - span[d]) // strides[d] + 1 for d in range(k)]
+    y = np.zeros([x.shape[0], f] + out)
+    for o in range(f):
+        g = o // (f // groups)
+        for t in np.ndindex(*w.shape[2:]):
+            sl = tuple(slice(t[d] * dilations[d], t[d] * dilations[d] + (out[d] - 1) * strides[d] + 1,
+                             strides[d]) for d in range(k))
+            patch = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + sl]
+            y[:, o] += np.tensordot(patch, w[o][(slice(None),) + t].astype(np.float64), ([1], [0]))
+        if b is not None:
+            y[:, o] += b[o]
+    return y
+
+
+def pool_ref(x, kernel, strides, pads, kind, divisor_end=None):
+    """2-D max or average pooling in float64 over windows that may reach
+    past the padded input (ceil_mode); averages divide by the positions
+    inside the input, or inside [-pad, in + pad) with divisor_end."""
+    n, c, h, w = x.shape
+    oh = -(-(h + pads[0] + pads[2] - kernel[0]) // strides[0]) + 1
+    ow = -(-(w + pads[1] + pads[3] - kernel[1]) // strides[1]) + 1
+    y = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            h0, w0 = i * strides[0] - pads[0], j * strides[1] - pads[1]
+            win = x[:, :, max(h0, 0):min(h0 + kernel[0], h), max(w0, 0):min(w0 + kernel[1], w)]
+            if kind == "max":
+                y[:, :, i, j] = win.max(axis=(2, 3))
+            elif divisor_end:
+                cnt = (min(h0 + kernel[0], h + pads[2]) - h0) * (min(w0 + kernel[1], w + pads[3]) - w0)
+                y[:, :, i, j] = win.sum(axis=(2, 3)) / cnt
+            else:
+                y[:, :, i, j] = win.mean(axis=(2, 3))
+    return y
+
+
+
 if name == "mlp":
     # x -> MatMul + bias -> Relu -> Gemm(transB) -> reshape by a Shape-derived
     # shape -> Softmax, as torch.onnx.export writes a classifier head.
@@ -152,7 +197,7 @@ elif name == "unsupported":
     save(g, [], [])
 
 elif name == "conv3x3":
-    # A general convolution (stride 1, padding 1): refused with what is taken.
+    # A general convolution (stride 1, padding 1): a neuron.conv.
     nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="/conv/Conv", pads=[1, 1, 1, 1],
                               strides=[1, 1])]
     g = helper.make_graph(
@@ -174,6 +219,111 @@ elif name == "patches":
     p = x.reshape(2, 3, 4, 4, 2, 4).transpose(0, 2, 4, 1, 3, 5).reshape(2, 4, 2, 48)
     ref = p.astype(np.float64) @ w.reshape(12, 48).T.astype(np.float64) + bias
     save(g, [x], [ref.transpose(0, 3, 1, 2)])
+
+elif name == "conv_same":
+    # Conv with auto_pad SAME_UPPER, stride 2 and a 4x4 kernel: 3 rows and
+    # columns of padding, 1 before and 2 after; a bias.
+    x = rng.standard_normal((1, 2, 7, 7)).astype(np.float32)
+    w = rng.standard_normal((4, 2, 4, 4)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="/conv/Conv",
+                              auto_pad="SAME_UPPER", strides=[2, 2])]
+    g = helper.make_graph(
+        nodes, "conv_same", [helper.make_tensor_value_info("x", F, [1, 2, 7, 7])],
+        [helper.make_tensor_value_info("y", F, [1, 4, 4, 4])], [init("w", w), init("b", bias)])
+    save(g, [x], [conv_ref(x, w, bias, [2, 2], [1, 1, 2, 2])])
+
+elif name == "pool_ceil":
+    # MaxPool and AveragePool (count_include_pad) with ceil_mode: the last
+    # window reaches past the input.
+    x = rng.standard_normal((1, 3, 6, 6)).astype(np.float32)
+    nodes = [helper.make_node("MaxPool", ["x"], ["m"], name="/pool/MaxPool", kernel_shape=[3, 3],
+                              strides=[2, 2], ceil_mode=1),
+             helper.make_node("AveragePool", ["x"], ["a"], name="/pool/AveragePool",
+                              kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1,
+                              count_include_pad=1)]
+    g = helper.make_graph(
+        nodes, "pool_ceil", [helper.make_tensor_value_info("x", F, [1, 3, 6, 6])],
+        [helper.make_tensor_value_info("m", F, [1, 3, 3, 3]),
+         helper.make_tensor_value_info("a", F, [1, 3, 4, 4])])
+    save(g, [x], [pool_ref(x, [3, 3], [2, 2], [0, 0, 0, 0], "max"),
+                  pool_ref(x, [3, 3], [2, 2], [1, 1, 1, 1], "avg", divisor_end=True)])
+
+elif name == "conv_bn":
+    # Conv -> BatchNormalization (inference, constant statistics) -> Relu ->
+    # GlobalAveragePool, as a ResNet stem exports.
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    scale = rng.uniform(0.5, 2, 4).astype(np.float32)
+    shift = rng.standard_normal(4).astype(np.float32)
+    mean = rng.standard_normal(4).astype(np.float32)
+    var = rng.uniform(0.5, 2, 4).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], name="/conv1/Conv", pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "v"], ["n"],
+                              name="/bn1/BatchNormalization", epsilon=1e-3),
+             helper.make_node("Relu", ["n"], ["r"], name="/relu/Relu"),
+             helper.make_node("GlobalAveragePool", ["r"], ["y"], name="/pool/GlobalAveragePool")]
+    g = helper.make_graph(
+        nodes, "conv_bn", [helper.make_tensor_value_info("x", F, [2, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", F, [2, 4, 1, 1])],
+        [init("w", w), init("s", scale), init("bb", shift), init("m", mean), init("v", var)])
+    c = conv_ref(x, w, None, [1, 1], [1, 1, 1, 1])
+    ch = lambda a: a.astype(np.float64).reshape(1, 4, 1, 1)
+    n = (c - ch(mean)) * ch(scale) / np.sqrt(ch(var) + 1e-3) + ch(shift)
+    save(g, [x], [np.maximum(n, 0).mean(axis=(2, 3), keepdims=True)])
+
+elif name == "convtranspose":
+    # ConvTranspose with groups, stride, pads and output_padding: the
+    # constant weight is flipped and regrouped at import.
+    x = rng.standard_normal((1, 4, 3, 4)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 2)).astype(np.float32)  # [C, F/group, kh, kw], group 2
+    nodes = [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="/up/ConvTranspose",
+                              group=2, strides=[2, 3], pads=[1, 0, 0, 1], output_padding=[1, 0])]
+    oh, ow = 2 * 2 + 1 + 3 - 1 - 0, 3 * 3 + 0 + 2 - 0 - 1
+    g = helper.make_graph(
+        nodes, "convtranspose", [helper.make_tensor_value_info("x", F, [1, 4, 3, 4])],
+        [helper.make_tensor_value_info("y", F, [1, 6, oh, ow])], [init("w", w)])
+    # Scatter form: every input pixel adds the kernel times it at stride.
+    full = np.zeros((1, 6, 2 * 2 + 3 + 1, 3 * 3 + 2))
+    for gi in range(2):
+        for ci in range(2):
+            for fo in range(3):
+                for i in range(3):
+                    for j in range(4):
+                        full[0, gi * 3 + fo, 2 * i:2 * i + 3, 3 * j:3 * j + 2] += \
+                            x[0, gi * 2 + ci, i, j] * w[gi * 2 + ci, fo].astype(np.float64)
+    save(g, [x], [full[:, :, 1:1 + oh, 0:ow]])
+
+elif name == "window_errors":
+    # What the importer refuses, one model per case (window_errors_<case>).
+    F1 = lambda n, s: helper.make_tensor_value_info(n, F, s)
+    cases = {
+        "indices": (helper.make_node("MaxPool", ["x"], ["y", "i"], name="/pool/MaxPool",
+                                     kernel_shape=[2, 2], strides=[2, 2]),
+                    [F1("x", [1, 1, 4, 4])],
+                    [F1("y", [1, 1, 2, 2]),
+                     helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 2, 2])], [], 17),
+        "ceil": (helper.make_node("MaxPool", ["x"], ["y"], name="/pool/MaxPool",
+                                  kernel_shape=[2, 2], strides=[3, 3], pads=[1, 1, 1, 1],
+                                  ceil_mode=1),
+                 [F1("x", [1, 1, 11, 11])], [F1("y", [1, 1, 5, 5])], [], 17),
+        "scales": (helper.make_node("Resize", ["x", "", "s"], ["y"], name="/up/Resize",
+                                    mode="nearest"),
+                   [F1("x", [1, 1, 2, 2]), F1("s", [4])], [F1("y", [1, 1, 4, 4])], [], 17),
+        "pads": (helper.make_node("Pad", ["x", "p"], ["y"], name="/pad/Pad"),
+                 [F1("x", [1, 1, 2, 2]),
+                  helper.make_tensor_value_info("p", TensorProto.INT64, [8])],
+                 [F1("y", [1, 1, 4, 4])], [], 17),
+        "bntrain": (helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                                     ["y", "rm", "rv", "sm", "sv"], name="/bn/BatchNormalization"),
+                    [F1("x", [2, 3, 4, 4])],
+                    [F1("y", [2, 3, 4, 4]), F1("rm", [3]), F1("rv", [3])],
+                    [init(n, np.ones(3, np.float32)) for n in "sbmv"], 12),
+    }
+    for case, (node, ins, outs, inits, opset) in cases.items():
+        model = helper.make_model(helper.make_graph([node], case, ins, outs, inits),
+                                  opset_imports=[helper.make_opsetid("", opset)])
+        onnx.save(model, os.path.join(out, "window_errors_%s.onnx" % case))
 
 else:
     sys.exit("unknown model " + name)
