@@ -6,11 +6,10 @@
 // RUN: not test -e %t.out
 // RUN: not neuron-opt %s --neuron-import 2>&1 | FileCheck %s
 
-func.func @kernel(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>, %q: tensor<8xf8E4M3FN>, %m: tensor<8xf32>, %n: tensor<8xi32>) -> (tensor<1x6x6x4xf32>, tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<1x8x8x4xf32>, tensor<i32>) {
-  %b = "tosa.const"() <{values = dense<0.0> : tensor<4xf32>}> : () -> tensor<4xf32>
-  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
-  // CHECK: check-import-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'tosa.conv2d': it has no neuron equivalent; the nearest supported op is 'tosa.matmul'
-  %0 = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x6x6x4xf32>
+func.func @kernel(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>, %q: tensor<8xf8E4M3FN>, %m: tensor<8xf32>, %n: tensor<8xi32>) -> (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<1x8x8x4xf32>, tensor<i32>) {
+  %multiples = tosa.const_shape {values = dense<[1, 1, 1, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  // CHECK: check-import-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'tosa.tile': it has no neuron equivalent; the nearest supported op is 'tosa.concat'
+  %0 = tosa.tile %x, %multiples : (tensor<1x8x8x4xf32>, !tosa.shape<4>) -> tensor<1x8x8x8xf32>
   // CHECK: check-import-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'math.sin': it has no neuron equivalent{{$}}
   %1 = math.sin %m : tensor<8xf32>
   // CHECK: check-import-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'tosa.add': element type f8E4M3FN is not one the device has (f32, bf16, f16, i32, i1; f64, i64, i2, i4, i8 and i16 are converted)
@@ -27,5 +26,5 @@ func.func @kernel(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>, %q: tensor<8
   } -> tensor<1x8x8x4xf32>
   // CHECK: check-import-errors.mlir:[[# @LINE + 1]]:8: error: neuronc cannot import 'tosa.argmax': it has no neuron equivalent; the nearest supported op is 'tosa.reduce_max'
   %5 = tosa.argmax %m {axis = 0 : i32} : (tensor<8xf32>) -> tensor<i32>
-  return %0, %1, %2, %3, %4, %5 : tensor<1x6x6x4xf32>, tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<1x8x8x4xf32>, tensor<i32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<1x8x8x4xf32>, tensor<i32>
 }

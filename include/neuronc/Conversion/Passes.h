@@ -29,6 +29,15 @@ std::string whyGenericIsNotRaisable(Operation *op);
 /// when it can (or is not one).
 std::string whyInsertSliceIsNotRaisable(Operation *op);
 
+/// Why `op` (a TOSA convolution or pooling op) cannot be imported (a
+/// quantized type, non-zero zero points, a non-constant transposed
+/// convolution weight), or an empty string when it can (or is not one).
+std::string whyTosaWindowOpFails(Operation *op);
+
+/// Why `op` (a linalg convolution or pooling op) cannot be imported, or an
+/// empty string when it can (or is not one).
+std::string whyLinalgWindowOpFails(Operation *op);
+
 } // namespace mlir::neuron
 
 #endif // NEURONC_CONVERSION_PASSES_H

@@ -45,7 +45,14 @@ constexpr llvm::StringLiteral kSupported[] = {
     "tosa.equal", "tosa.select", "tosa.cast", "tosa.reduce_sum", "tosa.reduce_max",
     "tosa.reduce_min", "tosa.reduce_product", "tosa.matmul", "tosa.transpose", "tosa.reshape",
     "tosa.const", "tosa.const_shape", "tosa.concat", "tosa.slice", "tosa.gather",
-    "tosa.identity", "linalg.matmul", "linalg.batch_matmul", "linalg.matvec",
+    "tosa.identity", "tosa.conv2d", "tosa.conv3d", "tosa.depthwise_conv2d",
+    "tosa.transpose_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d", "tosa.pad", "tosa.table",
+    "linalg.conv_1d_ncw_fcw", "linalg.conv_1d_nwc_wcf", "linalg.conv_2d_nchw_fchw",
+    "linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nhwc_fhwc", "linalg.conv_3d_ncdhw_fcdhw",
+    "linalg.conv_3d_ndhwc_dhwcf", "linalg.depthwise_conv_2d_nhwc_hwc",
+    "linalg.depthwise_conv_2d_nchw_chw", "linalg.conv_2d_ngchw_fgchw",
+    "linalg.conv_2d_ngchw_gfchw", "linalg.pooling_nchw_max", "linalg.pooling_nhwc_max",
+    "linalg.pooling_nchw_sum", "linalg.pooling_nhwc_sum", "tensor.pad", "linalg.matmul", "linalg.batch_matmul", "linalg.matvec",
     "linalg.batch_matvec", "linalg.vecmat", "linalg.batch_vecmat", "linalg.dot", "linalg.fill",
     "linalg.transpose", "linalg.softmax", "linalg.generic", "linalg.copy", "linalg.exp", "linalg.log",
     "linalg.abs", "linalg.negf", "linalg.reciprocal", "linalg.sqrt", "linalg.rsqrt",
@@ -59,15 +66,8 @@ constexpr llvm::StringLiteral kSupported[] = {
 const llvm::StringMap<llvm::StringRef> &curatedAlternatives() {
   static const llvm::StringMap<llvm::StringRef> map = {
       {"tosa.argmax", "tosa.reduce_max"},
-      {"tosa.max_pool2d", "tosa.reduce_max"},
-      {"tosa.avg_pool2d", "tosa.reduce_sum"},
-      {"tosa.conv2d", "tosa.matmul"},
-      {"tosa.conv3d", "tosa.matmul"},
-      {"tosa.depthwise_conv2d", "tosa.matmul"},
-      {"tosa.transpose_conv2d", "tosa.matmul"},
       {"tosa.fully_connected", "tosa.matmul"},
       {"tosa.tile", "tosa.concat"},
-      {"tosa.pad", "tensor.insert_slice"},
       {"tosa.reduce_all", "tosa.reduce_min"},
       {"tosa.reduce_any", "tosa.reduce_max"},
       {"tosa.rescale", "tosa.cast"},
@@ -81,7 +81,12 @@ const llvm::StringMap<llvm::StringRef> &curatedAlternatives() {
       {"linalg.matmul_transpose_b", "linalg.matmul with indexing_maps"},
       {"linalg.reduce", "linalg.generic with a reduction body"},
       {"linalg.map", "linalg.generic"},
-      {"tensor.pad", "tensor.insert_slice"},
+      {"linalg.conv_2d_nhwc_hwcf_q", "linalg.conv_2d_nhwc_hwcf on dequantized f32 operands"},
+      {"linalg.conv_2d_nchw_fchw_q", "linalg.conv_2d_nchw_fchw on dequantized f32 operands"},
+      {"linalg.depthwise_conv_2d_nhwc_hwc_q",
+       "linalg.depthwise_conv_2d_nhwc_hwc on dequantized f32 operands"},
+      {"linalg.depthwise_conv_2d_nhwc_hwcm", "tosa.depthwise_conv2d"},
+      {"linalg.pooling_nhwc_min", "linalg.pooling_nhwc_max of the negated input"},
       {"tensor.gather", "tosa.gather"},
   };
   return map;
@@ -141,6 +146,10 @@ std::string specificReason(Operation *op) {
   if (auto neg = dyn_cast<tosa::NegateOp>(op))
     if (getSplatValue(neg.getInput1Zp()) != 0.0 || getSplatValue(neg.getOutputZp()) != 0.0)
       return "its zero points are not 0";
+  if (std::string why = mlir::neuron::whyTosaWindowOpFails(op); !why.empty())
+    return why;
+  if (std::string why = mlir::neuron::whyLinalgWindowOpFails(op); !why.empty())
+    return why;
   if (std::string why = mlir::neuron::whyGenericIsNotRaisable(op); !why.empty())
     return why;
   if (std::string why = mlir::neuron::whyInsertSliceIsNotRaisable(op); !why.empty())

@@ -10,6 +10,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::neuron::import;
@@ -215,3 +217,127 @@ Value mlir::neuron::import::emitBodyOp(OpBuilder &b, Operation *op, ArrayRef<Val
       .Default([&](Operation *) -> Value { return {}; });
 }
 
+
+//===----------------------------------------------------------------------===//
+// Windows: convolutions and pooling
+//===----------------------------------------------------------------------===//
+
+std::optional<DenseElementsAttr>
+mlir::neuron::import::permuteConstant(Value v, ArrayRef<int64_t> perm, ArrayRef<int64_t> flip) {
+  Attribute attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!dense || !type || !type.hasStaticShape() || type.getElementType().isInteger(1) ||
+      static_cast<int64_t>(perm.size()) != type.getRank())
+    return std::nullopt;
+  neuronc::Shape shape = neuronc::transposedShape(type.getShape(), perm);
+  auto outType = RankedTensorType::get(shape, type.getElementType());
+  if (dense.isSplat())
+    return DenseElementsAttr::get(outType, dense.getSplatValue<Attribute>());
+  // Permute the raw bytes: every supported non-i1 element is whole bytes.
+  size_t width = type.getElementType().getIntOrFloatBitWidth() / 8;
+  ArrayRef<char> raw = dense.getRawData();
+  neuronc::Shape inStrides = neuronc::rowMajorStrides(type.getShape());
+  int64_t rank = type.getRank(), count = type.getNumElements();
+  std::vector<char> out(raw.size());
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t at = llvm::is_contained(flip, d) ? shape[d] - 1 - index[d] : index[d];
+      src += at * inStrides[perm[d]];
+    }
+    std::memcpy(out.data() + i * width, raw.data() + src * width, width);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(outType, out);
+}
+
+Value mlir::neuron::import::transposeValue(OpBuilder &b, Location loc, Value v,
+                                           ArrayRef<int64_t> perm) {
+  if (llvm::is_sorted(perm))
+    return v;
+  if (std::optional<DenseElementsAttr> folded = permuteConstant(v, perm))
+    return ConstantOp::create(b, loc, folded->getType(), *folded);
+  auto type = cast<RankedTensorType>(v.getType());
+  auto outType = RankedTensorType::get(neuronc::transposedShape(type.getShape(), perm),
+                                       type.getElementType());
+  return TransposeOp::create(b, loc, outType, v, b.getDenseI64ArrayAttr(perm));
+}
+
+Value mlir::neuron::import::padWithConstant(OpBuilder &b, Location loc, Value x,
+                                            ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                                            double value) {
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  for (size_t d = 0; d < lo.size(); ++d) {
+    if (lo[d] == 0 && hi[d] == 0)
+      continue;
+    SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
+    SmallVector<Value> parts;
+    auto block = [&](int64_t n) {
+      SmallVector<int64_t> s = shape;
+      s[d] = n;
+      parts.push_back(createSplat(b, loc, RankedTensorType::get(s, elem), value));
+    };
+    if (lo[d])
+      block(lo[d]);
+    parts.push_back(x);
+    if (hi[d])
+      block(hi[d]);
+    shape[d] += lo[d] + hi[d];
+    x = ConcatOp::create(b, loc, RankedTensorType::get(shape, elem), parts,
+                         b.getI64IntegerAttr(static_cast<int64_t>(d)));
+  }
+  return x;
+}
+
+Value mlir::neuron::import::emitConv(OpBuilder &b, Location loc, Value input, Value weight,
+                                     Value bias, ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> padding, ArrayRef<int64_t> dilations,
+                                     int64_t groups, Type resultElem, std::string &why) {
+  neuronc::Shape shape;
+  why = neuronc::convShape(cast<RankedTensorType>(input.getType()).getShape(),
+                           cast<RankedTensorType>(weight.getType()).getShape(), groups, strides,
+                           padding, dilations, shape);
+  if (!why.empty())
+    return {};
+  return ConvOp::create(b, loc, RankedTensorType::get(shape, resultElem), input, weight, bias,
+                        b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(padding),
+                        b.getDenseI64ArrayAttr(dilations), b.getI64IntegerAttr(groups));
+}
+
+Value mlir::neuron::import::emitPool(OpBuilder &b, Location loc, Value input, PoolKind kind,
+                                     ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> padding, bool countIncludePad,
+                                     std::string &why) {
+  auto type = cast<RankedTensorType>(input.getType());
+  neuronc::Shape shape;
+  why = neuronc::poolShape(type.getShape(), kernel, strides, padding, shape);
+  if (!why.empty())
+    return {};
+  return PoolOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), input,
+                        PoolKindAttr::get(b.getContext(), kind), b.getDenseI64ArrayAttr(kernel),
+                        b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(padding),
+                        countIncludePad ? b.getUnitAttr() : nullptr);
+}
+
+SmallVector<int64_t> mlir::neuron::import::channelsFirstPerm(int64_t rank, bool inverse) {
+  SmallVector<int64_t> perm;
+  if (!inverse) {
+    perm = {0, rank - 1};
+    for (int64_t d = 1; d + 1 < rank; ++d)
+      perm.push_back(d);
+  } else {
+    perm = {0};
+    for (int64_t d = 2; d < rank; ++d)
+      perm.push_back(d);
+    perm.push_back(1);
+  }
+  return perm;
+}

@@ -865,6 +865,7 @@ struct ConvertLinalgPass : mlir::neuron::impl::NeuronConvertLinalgPassBase<Conve
     // before fills are replaced: give them a higher benefit.
     RewritePatternSet patterns(ctx);
     populateContractionPatterns(patterns, /*benefit=*/2);
+    populateWindowPatterns(patterns, /*benefit=*/2);
     patterns.add<GenericPattern>(ctx, /*benefit=*/2);
     patterns.add<FillPattern, TransposePattern, SoftmaxPattern>(ctx);
     // No folding here: the input dialects' folders do not all agree with

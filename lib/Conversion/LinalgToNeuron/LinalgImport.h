@@ -57,6 +57,11 @@ void foldConstantShapes(func::FuncOp fn);
 /// batch_matvec, vecmat, batch_vecmat, dot.
 void populateContractionPatterns(RewritePatternSet &patterns, PatternBenefit benefit);
 
+/// The named convolution and pooling patterns (ConvertWindows.cpp):
+/// conv_1d/2d/3d in channels-first and channels-last layouts, depthwise,
+/// grouped, pooling max and sum.
+void populateWindowPatterns(RewritePatternSet &patterns, PatternBenefit benefit);
+
 } // namespace mlir::neuron::linalg_import
 
 #endif // NEURONC_LIB_CONVERSION_LINALGTONEURON_LINALGIMPORT_H

@@ -470,6 +470,27 @@ struct ConcatPattern : OpRewritePattern<tensor::ConcatOp> {
   }
 };
 
+/// `tensor.pad` with static pads and a constant pad value (the padding a
+/// convolution or pooling did not absorb) → per padded dim, a
+/// `neuron.concat` of splat blocks around the tensor.
+struct PadPattern : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::PadOp op, PatternRewriter &rewriter) const override {
+    if (!hasSupportedTypes(op))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    std::optional<double> value = getSplatValue(op.getConstantPaddingValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "the pad value is not a constant");
+    ArrayRef<int64_t> lo = op.getStaticLow(), hi = op.getStaticHigh();
+    if (!op.getResultType().hasStaticShape() || ShapedType::isDynamicShape(lo) ||
+        ShapedType::isDynamicShape(hi) ||
+        llvm::any_of(llvm::concat<const int64_t>(lo, hi), [](int64_t p) { return p < 0; }))
+      return rewriter.notifyMatchFailure(op, "needs static shapes and non-negative static pads");
+    rewriter.replaceOp(op, padWithConstant(rewriter, op.getLoc(), op.getSource(), lo, hi, *value));
+    return success();
+  }
+};
+
 /// arith/math ops applied to whole tensors (`%e = math.exp %t : tensor<...>`)
 /// → the same neuron ops an elementwise linalg.generic body raises to.
 struct ElementwiseOnTensors : RewritePattern {
@@ -499,7 +520,7 @@ struct ConvertTensorPass : mlir::neuron::impl::NeuronConvertTensorPassBase<Conve
     patterns.add<ToReshape<tensor::ExpandShapeOp>, ToReshape<tensor::CollapseShapeOp>,
                  ToReshape<tensor::ReshapeOp>, ToReshape<tensor::CastOp>, ConstantPattern,
                  SplatPattern, ExtractSlicePattern, AssemblePiecesPattern, InsertSlicePattern,
-                 MaskedInsertSlicePattern, InsertScalarPattern, ConcatPattern,
+                 MaskedInsertSlicePattern, InsertScalarPattern, ConcatPattern, PadPattern,
                  ElementwiseOnTensors>(ctx);
     // No folding here: the input dialects' folders do not all agree with
     // their own lowering (tosa.cast of i1 folds true to -1.0); neuron's

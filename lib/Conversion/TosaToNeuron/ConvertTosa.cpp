@@ -13,7 +13,9 @@
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -235,29 +237,12 @@ struct PadPattern : OpRewritePattern<tosa::PadOp> {
       return rewriter.notifyMatchFailure(op, "needs constant padding, pad value and shapes");
     if (llvm::any_of(*padding, [](int64_t p) { return p < 0; }))
       return rewriter.notifyMatchFailure(op, "negative padding");
-    Location loc = op.getLoc();
-    Value x = op.getInput1();
-    Type elem = type.getElementType();
+    SmallVector<int64_t> lo, hi;
     for (int64_t d = 0; d < type.getRank(); ++d) {
-      int64_t lo = (*padding)[2 * d], hi = (*padding)[2 * d + 1];
-      if (lo == 0 && hi == 0)
-        continue;
-      SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
-      SmallVector<Value> parts;
-      auto block = [&](int64_t n) {
-        SmallVector<int64_t> s = shape;
-        s[d] = n;
-        parts.push_back(createSplat(rewriter, loc, RankedTensorType::get(s, elem), *value));
-      };
-      if (lo)
-        block(lo);
-      parts.push_back(x);
-      if (hi)
-        block(hi);
-      shape[d] += lo + hi;
-      x = ConcatOp::create(rewriter, loc, RankedTensorType::get(shape, elem), parts,
-                           rewriter.getI64IntegerAttr(d));
+      lo.push_back((*padding)[2 * d]);
+      hi.push_back((*padding)[2 * d + 1]);
     }
+    Value x = padWithConstant(rewriter, op.getLoc(), op.getInput1(), lo, hi, *value);
     rewriter.replaceOp(op, x);
     return success();
   }
@@ -311,11 +296,11 @@ struct TablePattern : OpRewritePattern<tosa::TableOp> {
   }
 };
 
-/// `tosa.max_pool2d` (NHWC) as the maximum of its kernel's taps, each a
-/// strided `neuron.slice` of the input padded with the type's lowest value:
-/// kh·kw slices and maxes, a decomposition for small kernels (the pooling
-/// kernel of its own is [R2-7/8]'s).
-struct MaxPool2dPattern : OpRewritePattern<tosa::MaxPool2dOp> {
+/// `tosa.max_pool2d` of an integer type (neuron.pool is float-only) as the
+/// maximum of its kernel's taps, each a strided `neuron.slice` of the input
+/// padded with the type's lowest value: kh·kw slices and maxes. Float inputs
+/// take `PoolPattern` instead.
+struct IntMaxPool2dPattern : OpRewritePattern<tosa::MaxPool2dOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tosa::MaxPool2dOp op, PatternRewriter &rewriter) const override {
     auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
@@ -323,34 +308,15 @@ struct MaxPool2dPattern : OpRewritePattern<tosa::MaxPool2dOp> {
     if (!in || !type || !in.hasStaticShape() || !type.hasStaticShape() ||
         !isSupportedElementType(in.getElementType()))
       return rewriter.notifyMatchFailure(op, "needs static shapes of a supported type");
+    Type elem = in.getElementType();
+    if (isa<FloatType>(elem))
+      return rewriter.notifyMatchFailure(op, "float max pooling is a neuron.pool");
     ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(), pad = op.getPad();
     Location loc = op.getLoc();
-    Type elem = in.getElementType();
-    double lowest = isa<FloatType>(elem)
-                        ? -std::numeric_limits<double>::infinity()
-                        : -std::ldexp(1.0, static_cast<int>(elem.getIntOrFloatBitWidth()) - 1);
+    double lowest = -std::ldexp(1.0, static_cast<int>(elem.getIntOrFloatBitWidth()) - 1);
     // Pad H (dim 1) and W (dim 2) with the lowest value.
-    Value x = op.getInput();
-    for (int64_t d = 1; d <= 2; ++d) {
-      int64_t lo = pad[2 * (d - 1)], hi = pad[2 * (d - 1) + 1];
-      if (lo == 0 && hi == 0)
-        continue;
-      SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
-      SmallVector<Value> parts;
-      auto block = [&](int64_t n) {
-        SmallVector<int64_t> s = shape;
-        s[d] = n;
-        parts.push_back(createSplat(rewriter, loc, RankedTensorType::get(s, elem), lowest));
-      };
-      if (lo)
-        block(lo);
-      parts.push_back(x);
-      if (hi)
-        block(hi);
-      shape[d] += lo + hi;
-      x = ConcatOp::create(rewriter, loc, RankedTensorType::get(shape, elem), parts,
-                           rewriter.getI64IntegerAttr(d));
-    }
+    Value x = padWithConstant(rewriter, loc, op.getInput(), {0, pad[0], pad[2], 0},
+                              {0, pad[1], pad[3], 0}, lowest);
     Value result;
     SmallVector<int64_t> sizes(type.getShape());
     SmallVector<int64_t> strides = {1, stride[0], stride[1], 1};
@@ -363,6 +329,205 @@ struct MaxPool2dPattern : OpRewritePattern<tosa::MaxPool2dOp> {
         result = result ? MaxOp::create(rewriter, loc, type, result, tap).getResult() : tap;
       }
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Convolutions and pooling (NHWC / NDHWC, weights [F, K..., C])
+//===----------------------------------------------------------------------===//
+
+/// TOSA's pads `[lo0, hi0, lo1, hi1, ...]` as neuron's `[lo0, lo1, ..., hi0, hi1, ...]`.
+static SmallVector<int64_t> leadingThenTrailing(ArrayRef<int64_t> pad) {
+  SmallVector<int64_t> out;
+  for (size_t i = 0; i < pad.size(); i += 2)
+    out.push_back(pad[i]);
+  for (size_t i = 1; i < pad.size(); i += 2)
+    out.push_back(pad[i]);
+  return out;
+}
+
+/// `v` reshaped to `shape`: a new constant when `v` is a dense constant,
+/// else a `neuron.reshape`.
+static Value reshapeValue(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  Attribute attr;
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  auto outType = RankedTensorType::get(shape, type.getElementType());
+  if (matchPattern(v, m_Constant(&attr)))
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+      return ConstantOp::create(b, loc, outType, dense.reshape(outType));
+  return ReshapeOp::create(b, loc, outType, v);
+}
+
+/// `v` with type `type`: itself, or a reshape that only changes which dims
+/// are static (the op's declared result type may be less refined than ours).
+static Value withType(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return ReshapeOp::create(b, loc, type, v);
+}
+
+/// Why the element types or zero points of a TOSA convolution or pooling op
+/// keep it from importing, or empty when they do not.
+static std::string whyTosaWindowTypesFail(Operation *op, Value input, Value inputZp,
+                                          Value otherZp) {
+  Type elem = getElementTypeOrSelf(input.getType());
+  if (!isa<FloatType>(elem))
+    return "its input is " + [&] {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << elem;
+      return s;
+    }() + " (a quantized operation): neuron.conv and neuron.pool compute in floating point; "
+          "dequantize the operands to f32 first or export the float model";
+  for (Value zp : {inputZp, otherZp})
+    if (zp && getSplatValue(zp) != 0.0)
+      return "its zero points are not constant 0 (a float operation's are always 0)";
+  return {};
+}
+
+/// `tosa.conv2d / conv3d / depthwise_conv2d %x, %w, %b` (NHWC, weights
+/// [F, K..., C] or depthwise [KH, KW, C, M]) → `neuron.transpose` to NCHW,
+/// `neuron.conv` (depthwise: groups = C, weight [C·M, 1, KH, KW]) and a
+/// transpose back; constant weights are transposed at import.
+template <typename OpTy> struct ConvPattern : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    if (std::string why = whyTosaWindowOpFails(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    if (!hasSupportedTypes(op))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    auto outType = cast<RankedTensorType>(op.getType());
+    int64_t rank = inType.getRank();
+    Value x = transposeValue(rewriter, loc, op.getInput(), channelsFirstPerm(rank));
+    Value w;
+    int64_t groups = 1;
+    if constexpr (std::is_same_v<OpTy, tosa::DepthwiseConv2DOp>) {
+      // [KH, KW, C, M] → [C, M, KH, KW] → [C·M, 1, KH, KW]: output channel c·M + m.
+      auto wt = cast<RankedTensorType>(op.getWeight().getType());
+      if (!wt.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "depthwise weight needs a static shape");
+      int64_t kh = wt.getDimSize(0), kw = wt.getDimSize(1), c = wt.getDimSize(2),
+              m = wt.getDimSize(3);
+      w = transposeValue(rewriter, loc, op.getWeight(), {2, 3, 0, 1});
+      w = reshapeValue(rewriter, loc, w, {c * m, 1, kh, kw});
+      groups = c;
+    } else {
+      w = transposeValue(rewriter, loc, op.getWeight(), channelsFirstPerm(rank));
+    }
+    int64_t f = cast<RankedTensorType>(w.getType()).getDimSize(0);
+    Value bias = op.getBias(), addAfter;
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (getSplatValue(bias) == 0.0)
+      bias = nullptr;
+    else if (biasType.getDimSize(0) != f) // a [1] bias broadcasts over the channels
+      std::swap(bias, addAfter);
+    SmallVector<int64_t> ones(rank - 2, 1);
+    SmallVector<int64_t> dilation(op.getDilation());
+    std::string why;
+    Value y = emitConv(rewriter, loc, x, w, bias, op.getStride(), leadingThenTrailing(op.getPad()),
+                       dilation, groups, outType.getElementType(), why);
+    if (!y)
+      return rewriter.notifyMatchFailure(op, why);
+    y = transposeValue(rewriter, loc, y, channelsFirstPerm(rank, /*inverse=*/true));
+    if (addAfter)
+      y = AddOp::create(rewriter, loc, y.getType(), y, addAfter);
+    rewriter.replaceOp(op, withType(rewriter, loc, y, outType));
+    return success();
+  }
+};
+
+/// `tosa.transpose_conv2d %x, %w, %b {out_pad, stride}` (weight [F, KH, KW,
+/// C], constant) as a convolution: the input upsampled by inserting
+/// stride - 1 zeros between elements (reshape, concat with zeros, reshape,
+/// slice), padded by kernel - 1 + out_pad on each side, and convolved with
+/// the spatially flipped weight, transposed at import.
+struct TransposeConv2dPattern : OpRewritePattern<tosa::TransposeConv2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::TransposeConv2DOp op,
+                                PatternRewriter &rewriter) const override {
+    if (std::string why = whyTosaWindowOpFails(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    if (!hasSupportedTypes(op))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    Location loc = op.getLoc();
+    auto outType = cast<RankedTensorType>(op.getType());
+    Type elem = cast<RankedTensorType>(op.getInput().getType()).getElementType();
+    // [F, KH, KW, C] → [F, C, KH, KW], flipped in KH and KW.
+    std::optional<DenseElementsAttr> flipped =
+        permuteConstant(op.getWeight(), {0, 3, 1, 2}, {2, 3});
+    Value w = ConstantOp::create(rewriter, loc, flipped->getType(), *flipped);
+    auto wType = cast<RankedTensorType>(w.getType());
+    Value x = transposeValue(rewriter, loc, op.getInput(), channelsFirstPerm(4));
+    ArrayRef<int64_t> stride = op.getStride(), outPad = op.getOutPad();
+    for (int64_t i = 0; i < 2; ++i) {
+      int64_t s = stride[i], d = 2 + i;
+      if (s == 1)
+        continue;
+      // [.., H, ..] → [.., H, 1, ..] ++ zeros [.., H, s-1, ..] → [.., H·s, ..] → (H-1)·s + 1.
+      SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
+      int64_t h = shape[d];
+      SmallVector<int64_t> unit = shape, zeros = shape, spread = shape;
+      unit.insert(unit.begin() + d + 1, 1);
+      zeros.insert(zeros.begin() + d + 1, s - 1);
+      spread.insert(spread.begin() + d + 1, s);
+      Value parts[] = {reshapeTo(rewriter, loc, x, unit),
+                       createSplat(rewriter, loc, RankedTensorType::get(zeros, elem), 0.0)};
+      x = ConcatOp::create(rewriter, loc, RankedTensorType::get(spread, elem), parts,
+                           rewriter.getI64IntegerAttr(d + 1));
+      shape[d] = h * s;
+      x = reshapeTo(rewriter, loc, x, shape);
+      SmallVector<int64_t> sizes = shape, offsets(shape.size(), 0), steps(shape.size(), 1);
+      sizes[d] = (h - 1) * s + 1;
+      x = SliceOp::create(rewriter, loc, RankedTensorType::get(sizes, elem), x,
+                          rewriter.getDenseI64ArrayAttr(offsets),
+                          rewriter.getDenseI64ArrayAttr(sizes),
+                          rewriter.getDenseI64ArrayAttr(steps));
+    }
+    int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+    SmallVector<int64_t> padding = {kh - 1 + outPad[0], kw - 1 + outPad[2], kh - 1 + outPad[1],
+                                    kw - 1 + outPad[3]};
+    Value bias = op.getBias(), addAfter;
+    if (getSplatValue(bias) == 0.0)
+      bias = nullptr;
+    else if (cast<RankedTensorType>(bias.getType()).getDimSize(0) != wType.getDimSize(0))
+      std::swap(bias, addAfter);
+    std::string why;
+    Value y = emitConv(rewriter, loc, x, w, bias, {1, 1}, padding, {1, 1}, /*groups=*/1,
+                       outType.getElementType(), why);
+    if (!y)
+      return rewriter.notifyMatchFailure(op, why);
+    y = transposeValue(rewriter, loc, y, channelsFirstPerm(4, /*inverse=*/true));
+    if (addAfter)
+      y = AddOp::create(rewriter, loc, y.getType(), y, addAfter);
+    rewriter.replaceOp(op, withType(rewriter, loc, y, outType));
+    return success();
+  }
+};
+
+/// `tosa.max_pool2d` / `tosa.avg_pool2d` (NHWC, float) → transposes around
+/// `neuron.pool max|avg`. TOSA's average divides by the positions inside the
+/// input (padding excluded), neuron.pool's default.
+template <typename OpTy, PoolKind kind> struct PoolPattern : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    if (std::string why = whyTosaWindowOpFails(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    if (!hasSupportedTypes(op) || !isa<FloatType>(getElementTypeOrSelf(op.getType())))
+      return rewriter.notifyMatchFailure(op, "neuron.pool needs a float type");
+    Location loc = op.getLoc();
+    Value x = transposeValue(rewriter, loc, op.getInput(), channelsFirstPerm(4));
+    std::string why;
+    Value y = emitPool(rewriter, loc, x, kind, op.getKernel(), op.getStride(),
+                       leadingThenTrailing(op.getPad()), /*countIncludePad=*/false, why);
+    if (!y)
+      return rewriter.notifyMatchFailure(op, why);
+    y = transposeValue(rewriter, loc, y, channelsFirstPerm(4, /*inverse=*/true));
+    rewriter.replaceOp(op, withType(rewriter, loc, y, op.getType()));
     return success();
   }
 };
@@ -486,7 +651,11 @@ struct ConvertTosaPass : mlir::neuron::impl::NeuronConvertTosaPassBase<ConvertTo
     patterns.add<ConstPattern, MulPattern, NegatePattern, ClampPattern, CastPattern,
                  MatmulPattern, TransposePattern, ReshapePattern, SlicePattern, ConcatPattern,
                  GatherPattern, IdentityPattern, ArithmeticRightShiftPattern, PadPattern,
-                 TablePattern, MaxPool2dPattern,
+                 TablePattern, IntMaxPool2dPattern, TransposeConv2dPattern,
+                 ConvPattern<tosa::Conv2DOp>, ConvPattern<tosa::Conv3DOp>,
+                 ConvPattern<tosa::DepthwiseConv2DOp>,
+                 PoolPattern<tosa::MaxPool2dOp, PoolKind::max>,
+                 PoolPattern<tosa::AvgPool2dOp, PoolKind::avg>,
                  NotPattern<tosa::BitwiseNotOp>, NotPattern<tosa::LogicalNotOp>>(ctx);
     patterns.add<OneToOne<tosa::AddOp, AddOp>, OneToOne<tosa::SubOp, SubOp>,
                  OneToOne<tosa::MaximumOp, MaxOp>, OneToOne<tosa::MinimumOp, MinOp>,
@@ -521,3 +690,39 @@ struct ConvertTosaPass : mlir::neuron::impl::NeuronConvertTosaPassBase<ConvertTo
 };
 
 } // namespace
+
+/// Why `op` (a TOSA convolution or pooling op) cannot be imported, or empty.
+std::string mlir::neuron::whyTosaWindowOpFails(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case<tosa::Conv2DOp, tosa::Conv3DOp, tosa::DepthwiseConv2DOp>([](auto c) {
+        return whyTosaWindowTypesFail(c, c.getInput(), c.getInputZp(), c.getWeightZp());
+      })
+      .Case([](tosa::TransposeConv2DOp c) -> std::string {
+        if (std::string why =
+                whyTosaWindowTypesFail(c, c.getInput(), c.getInputZp(), c.getWeightZp());
+            !why.empty())
+          return why;
+        Attribute weight;
+        if (!matchPattern(c.getWeight(), m_Constant(&weight)) || !isa<DenseElementsAttr>(weight))
+          return "its weight is not a constant: neuronc computes a transposed convolution as a "
+                 "convolution with the flipped weight, flipped at import (make the weight a "
+                 "tosa.const, or write the convolution as tosa.conv2d)";
+        auto in = cast<RankedTensorType>(c.getInput().getType());
+        ArrayRef<int64_t> stride = c.getStride();
+        if ((stride[0] > 1 || stride[1] > 1) && !in.hasStaticShape())
+          return "its input has dynamic dims and a stride > 1: the zero-insertion upsampling "
+                 "needs static shapes";
+        auto w = cast<RankedTensorType>(c.getWeight().getType());
+        ArrayRef<int64_t> pad = c.getOutPad();
+        for (int64_t i = 0; i < 4; ++i)
+          if (w.getDimSize(1 + i / 2) - 1 + pad[i] < 0)
+            return "its out_pad " + std::to_string(pad[i]) +
+                   " crops more than the kernel's span; neuronc supports out_pad >= 1 - kernel "
+                   "size";
+        return {};
+      })
+      .Case([](tosa::AvgPool2dOp p) {
+        return whyTosaWindowTypesFail(p, p.getInput(), p.getInputZp(), p.getOutputZp());
+      })
+      .Default([](Operation *) { return std::string(); });
+}

@@ -184,7 +184,7 @@ TIMEOUT = 1800       # seconds per tool run: a hang fails instead of stalling CI
 # optional matmul loop interchange. {lib} is the transform library file.
 LOWERING = ",".join([
     "symbol-dce",
-    "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor,"
+    "func.func(tosa-optional-decompositions,tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor,"
     "convert-elementwise-to-linalg)",
     "transform-preload-library{transform-library-paths={lib}}",
     "transform-interpreter",
