@@ -589,6 +589,59 @@ LogicalResult Specializer::visit(Operation *op) {
         }
         return success();
       })
+      .Case<ConvOp, PoolOp>([&](Operation *o) -> LogicalResult {
+        // A window reads past a padded spatial dim's true end where the
+        // unbucketed program reads its own padding: 0 for a conv and an
+        // average that counts the padding, -inf for max. Masked to that
+        // value, the real outputs are unchanged. An average that counts
+        // only the positions inside the input would count the bucket's.
+        Value in = o->getOperand(0);
+        auto pool = dyn_cast<PoolOp>(o);
+        bool isMax = pool && pool.getKind() == PoolKind::max;
+        double readsPad = isMax ? -kInf : 0.0;
+        int64_t rank = cast<RankedTensorType>(in.getType()).getRank();
+        bool spatialPadded = false;
+        for (int64_t d = 2; d < rank; ++d) {
+          if (!padded(in, d))
+            continue;
+          spatialPadded = true;
+          if (pool && pool.getKind() == PoolKind::avg && !pool.getCountIncludePad())
+            return o->emitError("averages a window over dim ")
+                   << d << ", the bucketed dim '" << symbolName(in, d)
+                   << "', dividing by the positions inside the input: the bucket's padding "
+                      "would count; bucket another dim, or use count_include_pad";
+          if (!info(in).fill[d].isConst(readsPad))
+            in = maskAlong(in, d, readsPad, o);
+        }
+        // What a conv adds to zeros: nothing (no bias, a zero bias) or a
+        // finite bias; its weights must be finite for 0 · w = 0.
+        bool weightsFinite = true, addsNothing = true;
+        if (auto c = dyn_cast<ConvOp>(o)) {
+          weightsFinite = broadcastFill(c.getWeight()).isFinite();
+          if (Value bias = c.getBias()) {
+            Fill b = broadcastFill(bias);
+            addsNothing = b.isConst(0);
+            weightsFinite = weightsFinite && b.isFinite();
+          }
+        }
+        PadInfo &out = info(o->getResult(0));
+        const PadInfo &src = info(in);
+        for (int64_t d = 0; d < rank; ++d) {
+          if (out.symbol[d] < 0)
+            continue;
+          Fill f = src.fill[d];
+          bool finite = weightsFinite && llvm::all_of(llvm::zip(src.symbol, src.fill), [](auto p) {
+                          return std::get<0>(p) < 0 || std::get<1>(p).isFinite();
+                        });
+          // A padded batch row (or pooled channel) of one constant keeps it
+          // when nothing else is padded and the window adds nothing to it.
+          bool keeps = d < 2 && !spatialPadded && f.kind == Fill::Const &&
+                       ((pool && (isMax || f.isConst(0))) ||
+                        (!pool && f.isConst(0) && weightsFinite && addsNothing));
+          out.fill[d] = keeps ? f : finite ? Fill::finite() : Fill::unknown();
+        }
+        return success();
+      })
       .Case([&](TransposeOp t) {
         PadInfo &out = info(t.getResult());
         for (auto [i, p] : llvm::enumerate(t.getPerm()))

@@ -105,6 +105,20 @@ std::optional<SmallVector<int64_t>> inferShape(Operation *op) {
           return std::nullopt;
         return SmallVector<int64_t>(s.begin(), s.end());
       })
+      .Case([&](ConvOp c) -> std::optional<SmallVector<int64_t>> {
+        neuronc::Shape s;
+        if (!neuronc::convShape(in[0], in[1], c.getGroups(), c.getStrides(), c.getPadding(),
+                                c.getDilations(), s)
+                 .empty())
+          return std::nullopt;
+        return SmallVector<int64_t>(s.begin(), s.end());
+      })
+      .Case([&](PoolOp p) -> std::optional<SmallVector<int64_t>> {
+        neuronc::Shape s;
+        if (!neuronc::poolShape(in[0], p.getKernel(), p.getStrides(), p.getPadding(), s).empty())
+          return std::nullopt;
+        return SmallVector<int64_t>(s.begin(), s.end());
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 

@@ -179,6 +179,54 @@ LogicalResult ShapeSymbols::visit(Operation *op) {
               tie(v, i, out, orank - rank + i);
         return success();
       })
+      .Case<ConvOp, PoolOp>([&](Operation *o) -> LogicalResult {
+        // Batch to batch; a conv's output channels are the weight's (and
+        // the bias's), a pool's its input's. A spatial dim keeps its size
+        // only through a window of stride 1 whose pads add up to its span
+        // ("same"); any other output size is not an argument's.
+        Value in = o->getOperand(0), out = o->getResult(0);
+        tie(in, 0, out, 0);
+        ArrayRef<int64_t> kernel, strides, padding, dilations;
+        SmallVector<int64_t> ones;
+        if (auto c = dyn_cast<ConvOp>(o)) {
+          tie(c.getWeight(), 0, out, 1);
+          if (c.getBias())
+            tie(c.getBias(), 0, out, 1);
+          if (ShapedType::isDynamic(shapeOf(in)[1]) || ShapedType::isDynamic(shapeOf(c.getWeight())[1]))
+            return o->emitError("convolves over input channels of type ")
+                   << in.getType() << " and weight " << c.getWeight().getType()
+                   << ", a dynamic channel dim; shape bucketing supports dynamic batch and "
+                      "spatial dims of a convolution (give the channels a static size)";
+          kernel = shapeOf(c.getWeight()).drop_front(2);
+          strides = c.getStrides();
+          padding = c.getPadding();
+          dilations = c.getDilations();
+        } else {
+          auto p = cast<PoolOp>(o);
+          tie(in, 1, out, 1);
+          kernel = p.getKernel();
+          strides = p.getStrides();
+          padding = p.getPadding();
+          ones.assign(kernel.size(), 1);
+          dilations = ones;
+        }
+        size_t k = kernel.size();
+        for (size_t d = 0; d < k; ++d) {
+          if (!ShapedType::isDynamic(shapeOf(in)[2 + d]))
+            continue;
+          int64_t span = dilations[d] * (kernel[d] - 1);
+          if (strides[d] != 1 || padding[d] + padding[k + d] != span)
+            return o->emitError("slides a window over dim ")
+                   << 2 + d << " of " << in.getType()
+                   << ", a dynamic dim, with stride " << strides[d] << " and pads "
+                   << padding[d] << "+" << padding[k + d] << " (window span " << span + 1
+                   << "): its output size differs from the input's, so it is no argument's "
+                      "dim; shape bucketing supports a dynamic spatial dim only through "
+                      "stride-1 windows padded to keep the size (bucket the batch instead)";
+          tie(in, 2 + d, out, 2 + d);
+        }
+        return success();
+      })
       .Case([&](ReshapeOp r) -> LogicalResult {
         ArrayRef<int64_t> in = shapeOf(r.getInput()), out = shapeOf(r.getResult());
         // Each dynamic dim must stay a dim of its own: the static products
