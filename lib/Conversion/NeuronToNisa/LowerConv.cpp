@@ -56,8 +56,13 @@ struct ConvLowering {
   int64_t ct = 1;       ///< channel tiles per group
   int64_t fChunk = 0;   ///< output channels whose weights are resident at once
   int64_t R = 1, nb = 1, ncw = 1, rowsIn = 1;
-  int64_t inSlots = 2, accSlots = 2, outSlots = 2;
+  int64_t inSlots = 3, accSlots = 2, outSlots = 6;
   bool packed = false;  ///< weights packed to [C, taps, F] at compile time
+  /// Input rows in SBUF with their padding columns (pitch W + pads); else
+  /// unpadded (pitch W: each channel's block is one contiguous DMA run) and
+  /// the taps that would read padding skip those output columns.
+  bool padCols = true;
+  int64_t fullTap = 0; ///< with unpadded rows: a column tap reading no padding
 
   HbmBuffer x, w, y, bias;
   SmallVector<FlatSymbolRefAttr> wT;   ///< per channel tile: [csz, taps x fChunk]
@@ -68,6 +73,15 @@ struct ConvLowering {
 
   ConvLowering(FunctionLowering &fl, KernelBuilder &kb, ConvOp conv, RowKernel *epilogue)
       : fl(fl), kb(kb), conv(conv), epilogue(epilogue), hw(fl.pb.hw()), P(hw.partitions) {}
+
+  /// The output columns [a, b) at which column tap `kw` reads inside the
+  /// image (not padding).
+  std::pair<int64_t, int64_t> validColumns(int64_t kw) const {
+    int64_t shift = kw * dw - pl; // input column of output column 0
+    int64_t a = shift >= 0 ? 0 : llvm::divideCeil(-shift, sw);
+    int64_t b = W - 1 - shift < 0 ? 0 : std::min(OW, (W - 1 - shift) / sw + 1);
+    return {a, std::max(a, b)};
+  }
 
   /// Reads the shapes; false (with `why`) for forms this lowering does not
   /// take.
@@ -103,6 +117,17 @@ struct ConvLowering {
     Fg = F / groups;
     T = KH * KW;
     Wp = W + pl + pr;
+    // Unpadded rows when some column tap reads no padding at any output
+    // column (it starts each accumulation and covers the whole tile).
+    if (pl + pr > 0 && OW <= hw.psumBankFp32())
+      for (int64_t kw = 0; kw < KW && padCols; ++kw) {
+        auto [a, b] = validColumns(kw);
+        if (a == 0 && b == OW) {
+          padCols = false;
+          fullTap = kw;
+          Wp = W;
+        }
+      }
     inT = xt.getElementType();
     outT = yt.getElementType();
     f32 = Builder(conv.getContext()).getF32Type();
@@ -208,26 +233,40 @@ struct ConvLowering {
                         cast<RankedTensorType>(conv.getBias().getType()).getElementType(), "b");
   }
 
-  /// DMAs of `nparts` partition rows split across the queues in pieces of
-  /// at least the efficient DMA size.
-  void load(FlatSymbolRefAttr tile, int64_t p0, int64_t nparts, int64_t tileOffset,
-            ArrayRef<int64_t> tileSizes, ArrayRef<int64_t> tileStrides, const HbmBuffer &src,
-            int64_t hbmOffset, int64_t partStride, ArrayRef<int64_t> hbmStrides) {
+  /// DMAs between `nparts` partition rows of a tile and HBM, split by
+  /// partitions across the queues in pieces of at least the efficient DMA
+  /// size (loads when `toTile`, stores otherwise).
+  void move(bool toTile, FlatSymbolRefAttr tile, int64_t p0, int64_t nparts, int64_t tileOffset,
+            ArrayRef<int64_t> tileSizes, ArrayRef<int64_t> tileStrides, const HbmBuffer &hbm,
+            int64_t hbmOffset, int64_t partStride, ArrayRef<int64_t> hbmStrides, Type type) {
     int64_t per = 1;
     for (int64_t s : tileSizes)
       per *= s;
-    int64_t bytes = per * nparts * nisa::elementBytes(src.elementType);
-    int64_t pieces = std::clamp<int64_t>(bytes / hw.dmaEfficientBytes, 1,
-                                         std::min<int64_t>(hw.dmaEngines, nparts));
+    int64_t bytes = per * nparts * nisa::elementBytes(type);
+    // Small pieces (an eighth of the efficient size for loads, half for
+    // stores) spread over the queues: a block's load or a tile's store ends
+    // sooner, so TensorE waits less and buffers free up earlier.
+    int64_t piece = toTile ? hw.dmaEfficientBytes / 8 : hw.dmaEfficientBytes / 2;
+    int64_t pieces = std::clamp<int64_t>(bytes / piece, 1, std::min<int64_t>(hw.dmaEngines, nparts));
     int64_t step = llvm::divideCeil(nparts, pieces);
     for (int64_t q = 0; q < nparts; q += step) {
       int64_t n = std::min(step, nparts - q);
       SmallVector<int64_t> sizes{n}, strides{partStride};
       sizes.append(tileSizes.begin(), tileSizes.end());
       strides.append(hbmStrides.begin(), hbmStrides.end());
-      kb.dma(tile, kb.tileAP(p0 + q, n, tileOffset, tileSizes, tileStrides), src.sym,
-             kb.hbmAP(hbmOffset + q * partStride, sizes, strides), src.elementType);
+      auto onTile = kb.tileAP(p0 + q, n, tileOffset, tileSizes, tileStrides);
+      auto inHbm = kb.hbmAP(hbmOffset + q * partStride, sizes, strides);
+      if (toTile)
+        kb.dma(tile, onTile, hbm.sym, inHbm, type);
+      else
+        kb.dma(hbm.sym, inHbm, tile, onTile, type);
     }
+  }
+  void load(FlatSymbolRefAttr tile, int64_t p0, int64_t nparts, int64_t tileOffset,
+            ArrayRef<int64_t> tileSizes, ArrayRef<int64_t> tileStrides, const HbmBuffer &src,
+            int64_t hbmOffset, int64_t partStride, ArrayRef<int64_t> hbmStrides) {
+    move(true, tile, p0, nparts, tileOffset, tileSizes, tileStrides, src, hbmOffset, partStride,
+         hbmStrides, src.elementType);
   }
 
   /// Loads the weights of group `g`, output channels [f0, f0 + fn) of it.
@@ -267,17 +306,18 @@ struct ConvLowering {
         zero(0, {t.nbc, (lo - first) * Wp}, {img, 1});
       if (hi < first + rows) // rows below
         zero((hi - first) * Wp, {t.nbc, (first + rows - hi) * Wp}, {img, 1});
-      if (hi > lo && pl)
+      int64_t colPad = padCols ? pl : 0;
+      if (hi > lo && colPad)
         zero((lo - first) * Wp, {t.nbc, hi - lo, pl}, {img, Wp, 1});
       // Only the trailing padding some window reads (a write nobody reads
       // would be lost at the next load).
       int64_t usedRight = std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
-      if (hi > lo && usedRight > 0)
+      if (hi > lo && usedRight > 0 && padCols)
         zero((lo - first) * Wp + pl + W, {t.nbc, hi - lo, usedRight}, {img, Wp, 1});
       if (hi <= lo)
         continue;
       int64_t off = ((t.n0 * C) + g * Cg + c0) * H * W + lo * W;
-      load(tile, 0, csz, (lo - first) * Wp + pl, {t.nbc, hi - lo, W}, {img, Wp, 1}, x, off,
+      load(tile, 0, csz, (lo - first) * Wp + colPad, {t.nbc, hi - lo, W}, {img, Wp, 1}, x, off,
            H * W, {C * H * W, W, 1});
     }
   }
@@ -294,39 +334,61 @@ struct ConvLowering {
   }
 
   /// Accumulates output channels [f0, f0+fsz) of tile `t` (weights at
-  /// column `fw` of the resident chunk) into PSUM slot `a`.
+  /// column `fw` of the resident chunk) into PSUM slot `a`: one matmul per
+  /// channel tile and tap, the first (which starts the accumulation)
+  /// covering the whole tile.
   void multiply(const OutTile &t, int slot, int64_t fw, int64_t fsz, int a) {
     int64_t img = rowsIn * Wp;
-    bool first = true;
-    for (int64_t c = 0; c < ct; ++c) {
-      int64_t csz = std::min(P, Cg - c * P);
+    SmallVector<std::tuple<int64_t, int64_t, int64_t>> order; // (c, kh, kw)
+    order.push_back({0, 0, padCols ? 0 : fullTap});
+    for (int64_t c = 0; c < ct; ++c)
       for (int64_t kh = 0; kh < KH; ++kh)
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          int64_t tap = kh * KW + kw;
-          kb.emit<nisa::LoadStationaryOp>(wT[c], kb.tileAP(0, csz, tap * fChunk + fw, fsz),
-                                          DenseI64ArrayAttr(), UnitAttr());
-          int64_t off = kh * dh * Wp + t.ow0 * sw + kw * dw;
-          SmallVector<int64_t> sizes, strides;
-          if (t.nbc > 1) {
-            sizes.push_back(t.nbc);
-            strides.push_back(img);
-          }
-          if (t.rows > 1) {
-            sizes.push_back(t.rows);
-            strides.push_back(sh * Wp);
-          }
-          sizes.push_back(t.cols);
-          strides.push_back(sw);
-          kb.emit<nisa::MultiplyMovingOp>(acc[a], kb.tileAP(0, fsz, 0, t.pixels()),
-                                          inT_[slot * ct + c],
-                                          kb.tileAP(0, csz, off, sizes, strides),
-                                          first ? UnitAttr::get(kb.context()) : UnitAttr(),
-                                          DenseI64ArrayAttr(), UnitAttr());
-          first = false;
-        }
+        for (int64_t kw = 0; kw < KW; ++kw)
+          if (std::make_tuple(c, kh, kw) != order.front())
+            order.push_back({c, kh, kw});
+    double ns = 0;
+    bool first = true;
+    for (auto [c, kh, kw] : order) {
+      int64_t csz = std::min(P, Cg - c * P);
+      int64_t tap = kh * KW + kw;
+      // Output columns [c0, c1) of the tile this tap reads the image at.
+      int64_t c0 = 0, c1 = t.cols, off = kh * dh * Wp + t.ow0 * sw + kw * dw;
+      if (!padCols) {
+        std::tie(c0, c1) = validColumns(kw);
+        if (c1 <= c0)
+          continue;
+        off = kh * dh * Wp + c0 * sw + kw * dw - pl;
+      }
+      SmallVector<int64_t> sizes, strides, dsizes, dstrides;
+      if (t.nbc > 1) {
+        sizes.push_back(t.nbc);
+        strides.push_back(img);
+        dsizes.push_back(t.nbc);
+        dstrides.push_back(t.rows * t.cols);
+      }
+      if (t.rows > 1) {
+        sizes.push_back(t.rows);
+        strides.push_back(sh * Wp);
+        dsizes.push_back(t.rows);
+        dstrides.push_back(t.cols);
+      }
+      sizes.push_back(c1 - c0);
+      strides.push_back(sw);
+      dsizes.push_back(c1 - c0);
+      dstrides.push_back(1);
+      kb.emit<nisa::LoadStationaryOp>(wT[c], kb.tileAP(0, csz, tap * fChunk + fw, fsz),
+                                      DenseI64ArrayAttr(), UnitAttr());
+      auto dst = c1 - c0 == t.cols ? kb.tileAP(0, fsz, 0, t.pixels())
+                                   : kb.tileAP(0, fsz, c0, dsizes, dstrides);
+      kb.emit<nisa::MultiplyMovingOp>(acc[a], dst, inT_[slot * ct + c],
+                                      kb.tileAP(0, csz, off, sizes, strides),
+                                      first ? UnitAttr::get(kb.context()) : UnitAttr(),
+                                      DenseI64ArrayAttr(), UnitAttr());
+      first = false;
+      ns += kb.estimate(Opcode::MultiplyMoving, Engine::tensor, P,
+                        t.pixels() / t.cols * (c1 - c0), inT.isF32());
     }
-    double ns = kb.estimate(Opcode::MultiplyMoving, Engine::tensor, P, t.pixels(), inT.isF32());
-    kb.charge(Engine::tensor, ns * ct * T);
+    kb.charge(Engine::tensor, ns);
   }
 
   /// Bias (per output channel) on the way out of PSUM, then the store.
@@ -357,11 +419,9 @@ struct ConvLowering {
         nisa::AccessPatternAttr(), FloatAttr(), hasBias ? biasSb : FlatSymbolRefAttr(),
         hasBias ? kb.tileAP(0, fsz, bcol, 1) : nisa::AccessPatternAttr(),
         FlatSymbolRefAttr(), nisa::AccessPatternAttr(), DenseI64ArrayAttr(), UnitAttr());
-    SmallVector<int64_t> sizes{fsz, t.nbc, t.rows, t.cols};
-    SmallVector<int64_t> strides{OH * OW, F * OH * OW, OW, 1};
     int64_t off = (t.n0 * F + fAbs) * OH * OW + t.oh0 * OW + t.ow0;
-    kb.dma(y.sym, kb.hbmAP(off, sizes, strides), out,
-           kb.tileAP(0, fsz, 0, {t.nbc, t.rows, t.cols}, {t.rows * t.cols, t.cols, 1}), outT);
+    move(false, out, 0, fsz, 0, {t.nbc, t.rows, t.cols}, {t.rows * t.cols, t.cols, 1}, y, off,
+         OH * OW, {F * OH * OW, OW, 1}, outT);
   }
 
   void run() {
@@ -374,6 +434,15 @@ struct ConvLowering {
     }
     if (!epilogue)
       y = fl.resultBuffer(conv.getResult());
+    // Stores on queues of their own, in proportion to the bytes they move:
+    // a store waiting for its tile would hold back the input blocks queued
+    // behind it.
+    double loads = static_cast<double>(N) * C * H * W * ein *
+                   llvm::divideCeil(Fg, fChunk); // the input once per weight chunk
+    double stores = static_cast<double>(N) * F * OH * OW * eout;
+    int64_t quarter = hw.dmaEngines / 4;
+    kb.storeQueues = std::clamp<int64_t>(std::lround(stores / (loads + stores) * hw.dmaEngines),
+                                         quarter, hw.dmaEngines - quarter);
     allocate();
     if (biasSb) {
       bias = fl.bufferOf(conv.getBias());

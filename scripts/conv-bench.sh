@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Convolutions alone, at the shapes of ResNet-50 (the stem, then the 1x1 and
+# 3x3 convolutions of each stage at 56², 28², 14² and 7²) and of
+# MobileNetV2's depthwise layers, batch 1 and 8, bf16 (splat weights: the
+# timing does not depend on the values). Each compiled by neuronc and
+# simulated on trn1 (TARGET=trn2 for the other): device time against the
+# compute bound 2·N·F·OH·OW·(C/groups)·KH·KW / TensorE peak and the memory
+# bound (input + weights + output bytes) / HBM bandwidth.
+# Usage: scripts/conv-bench.sh [build-dir]
+set -euo pipefail
+BUILD=${1:-build}
+BIN=$(mktemp -d); cp "$BUILD/bin/neuronc" "$BUILD/bin/neuron-run" "$BIN"/
+TARGET=${TARGET:-trn1}
+[ -x "$BUILD/bin/neuronc" ] || { echo "conv-bench.sh: build first" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$BIN"' EXIT
+printf "%-26s %5s %10s %10s %10s %8s %8s\n" layer batch device compute memory "%peak" "%bound"
+# name C F H KH stride pad groups
+while read -r name c f h k s p g; do
+  for n in 1 8; do
+    d="$work/$name-$n"
+    mkdir -p "$d"
+    /usr/bin/python3 - "$d/m.mlir" "$n" "$c" "$f" "$h" "$k" "$s" "$p" "$g" <<'PY'
+import sys
+path, n, c, f, h, k, s, p, g = sys.argv[1], *map(int, sys.argv[2:])
+o = (h + 2 * p - k) // s + 1
+T = lambda *d: "tensor<%sxbf16>" % "x".join(map(str, d))
+open(path, "w").write("""func.func @main(%%x: %s) -> %s {
+  %%w = neuron.constant dense<0.01> : %s
+  %%y = neuron.conv %%x, %%w strides = [%d, %d] padding = [%d, %d, %d, %d] dilations = [1, 1] groups = %d : (%s, %s) -> %s
+  return %%y : %s
+}
+""" % (T(n, c, h, h), T(n, f, o, o), T(f, c // g, k, k), s, s, p, p, p, p, g, T(n, c, h, h),
+       T(f, c // g, k, k), T(n, f, o, o), T(n, f, o, o)))
+PY
+    if ! err=$("$BIN/neuronc" --no-cache --target="$TARGET" "$d/m.mlir" -o "$d/m.neff" 2>&1); then
+      printf "%-26s %5s %s\n" "$name" "$n" "does not compile: $(echo "$err" | grep -m1 error: | sed 's/.*error: //' | cut -c1-80)"
+      continue
+    fi
+    "$BIN/neuron-run" "$d/m.neff" --no-data --profile "$d/p" > /dev/null
+    /usr/bin/python3 - "$name" "$n" "$d/p/summary.json" "$c" "$f" "$h" "$k" "$s" "$p" "$g" <<'PY'
+import json, sys
+name, n = sys.argv[1], int(sys.argv[2])
+s = json.load(open(sys.argv[3]))["summary"]
+c, f, h, k, st, p, g = map(int, sys.argv[4:])
+o = (h + 2 * p - k) // st + 1
+flops = 2 * n * f * o * o * (c // g) * k * k
+compute = flops / s["peak_flops"]
+bytes_ = 2 * (n * c * h * h + f * (c // g) * k * k + n * f * o * o)
+memory = bytes_ / s["dma_bandwidth_bytes_per_s"]
+t = s["total_time"]
+print("%-26s %5d %8.1f us %8.1f us %8.1f us %7.0f%% %7.0f%%" % (
+    name, n, t * 1e6, compute * 1e6, memory * 1e6, 100 * compute / t,
+    100 * max(compute, memory) / t))
+PY
+  done
+done <<'LAYERS'
+stem-7x7/2-3-64@224 3 64 224 7 2 3 1
+s1-1x1-64-64@56 64 64 56 1 1 0 1
+s1-3x3-64-64@56 64 64 56 3 1 1 1
+s1-1x1-64-256@56 64 256 56 1 1 0 1
+s1-1x1-256-64@56 256 64 56 1 1 0 1
+s2-3x3-128-128@28 128 128 28 3 1 1 1
+s2-1x1-128-512@28 128 512 28 1 1 0 1
+s2-1x1-512-128@28 512 128 28 1 1 0 1
+s3-3x3-256-256@14 256 256 14 3 1 1 1
+s3-1x1-256-1024@14 256 1024 14 1 1 0 1
+s3-1x1-1024-256@14 1024 256 14 1 1 0 1
+s4-3x3-512-512@7 512 512 7 3 1 1 1
+s4-1x1-512-2048@7 512 2048 7 1 1 0 1
+s4-1x1-2048-512@7 2048 512 7 1 1 0 1
+LAYERS
