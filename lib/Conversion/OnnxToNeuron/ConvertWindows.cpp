@@ -419,8 +419,13 @@ bool Importer::pool(llvm::StringRef op) {
   // ignores padded positions; average pooling does not count them, unless
   // count_include_pad, corrected below.
   std::optional<RankedTensorType> out = outputType(0);
-  if (!out || !out->hasStaticShape() || out->getRank() != rank || !tx.hasStaticShape()) {
-    error() << "needs static shapes (input " << tx << "); give the model's inputs static shapes";
+  auto staticSpatial = [](RankedTensorType type) {
+    return llvm::none_of(type.getShape().drop_front(2), ShapedType::isDynamic);
+  };
+  if (!out || out->getRank() != rank || !staticSpatial(tx) || !staticSpatial(*out) ||
+      (dilated && (!tx.hasStaticShape() || !out->hasStaticShape()))) {
+    error() << "needs static spatial dims (input " << tx
+            << "); give the model's inputs static shapes";
     return false;
   }
   SmallVector<int64_t> pads = win->pads, extra(k, 0);

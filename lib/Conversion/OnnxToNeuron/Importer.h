@@ -175,12 +175,19 @@ private:
                     double value);
   /// `x` at `positions` along `axis` (a gather; `x` itself for 0..n-1).
   Value gatherAxis(Value x, int64_t axis, ArrayRef<int32_t> positions);
+  /// Conv as neuron.conv (or a patch embedding's matmul).
   bool conv();
+  /// ConvTranspose as a convolution of the zero-upsampled input.
   bool convTranspose();
+  /// MaxPool/AveragePool as neuron.pool (ceil_mode as trailing padding).
   bool pool(llvm::StringRef op);
+  /// GlobalAveragePool/GlobalMaxPool as keepdims spatial reductions.
   bool globalPool(llvm::StringRef op);
+  /// BatchNormalization as elementwise ops (x * a + b on constant statistics).
   bool batchNorm();
+  /// Pad as concats of fill blocks, slices, or gathers of the positions read.
   bool pad();
+  /// Resize as a gather per axis, or weighted sums of gathers.
   bool resize();
 };
 
