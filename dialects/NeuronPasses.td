@@ -193,6 +193,17 @@ def NeuronFuseSoftmaxPass : Pass<"neuron-fuse-softmax", "::mlir::func::FuncOp"> 
   }];
 }
 
+def NeuronFoldBatchNormPass : Pass<"neuron-fold-batchnorm", "::mlir::func::FuncOp"> {
+  let summary = "Folds per-channel multiplies and adds after a convolution into its weights and bias";
+  let description = [{
+    Batch normalization in inference form (and any per-channel scale or
+    shift by constants) after a convolution with a constant weight becomes
+    part of the convolution at compile time: `conv(x, W, c) * s` is
+    `conv(x, W * s, c * s)`, `conv(x, W, c) + t` is `conv(x, W, c + t)`
+    (likewise divide and subtract). The convolution must have no other user.
+  }];
+}
+
 def NeuronFuseActivationsPass : Pass<"neuron-fuse-activations", "::mlir::func::FuncOp"> {
   let summary = "Recognizes SiLU (x * sigmoid(x), x / (1 + exp(-x))) and GELU forms";
   let description = [{

@@ -176,6 +176,7 @@ struct FusionRule {
 /// canonicalization, not at -O1) is last.
 const FusionRule kFusionRules[] = {
     {"transposes", [] { return neuron::createNeuronFoldTransposesPass(); }},
+    {"batchnorm", [] { return neuron::createNeuronFoldBatchNormPass(); }},
     {"activations", [] { return neuron::createNeuronFuseActivationsPass(); }},
     {"softmax", [] { return neuron::createNeuronFuseSoftmaxPass(); }},
     {"attention", [] { return neuron::createNeuronFuseAttentionPass(); }},

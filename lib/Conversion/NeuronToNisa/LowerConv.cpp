@@ -191,7 +191,12 @@ struct ConvLowering {
   /// The constant weight packed to [C, taps, Fg] per group (row-major),
   /// or an empty buffer when the weight is not a constant.
   std::optional<HbmBuffer> packWeights() {
-    auto c = conv.getWeight().getDefiningOp<ConstantOp>();
+    Value weight = conv.getWeight();
+    // Inside a fused kernel, the kernel's input.
+    if (auto arg = dyn_cast<BlockArgument>(weight))
+      if (auto k = dyn_cast<KernelOp>(arg.getOwner()->getParentOp()))
+        weight = k.getInputs()[arg.getArgNumber()];
+    auto c = weight.getDefiningOp<ConstantOp>();
     if (!c)
       return std::nullopt;
     auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
@@ -394,6 +399,7 @@ struct ConvLowering {
   /// Bias (per output channel) on the way out of PSUM, then the store.
   void store(const OutTile &t, int64_t g, int64_t f0, int64_t fsz, int a) {
     int64_t fAbs = g * Fg + f0;
+    int64_t bcol = g * llvm::divideCeil(Fg, P) + f0 / P;
     if (epilogue) {
       int64_t per = t.rows * t.cols;
       for (int64_t i = 0; i < t.nbc; ++i) {
@@ -413,7 +419,6 @@ struct ConvLowering {
     kb.charge(Engine::scalar, kb.estimate(Opcode::Activation, Engine::scalar, fsz, t.pixels(),
                                           false, true));
     bool hasBias = static_cast<bool>(biasSb);
-    int64_t bcol = g * llvm::divideCeil(Fg, P) + f0 / P;
     kb.emit<nisa::ActivationOp>(
         nisa::ActFunc::copy, out, box, acc[a], box, FloatAttr(), FlatSymbolRefAttr(),
         nisa::AccessPatternAttr(), FloatAttr(), hasBias ? biasSb : FlatSymbolRefAttr(),
@@ -486,7 +491,8 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
                                                 StringRef kind) {
   KernelBuilder kb(fl.pb, kind, anchor);
   RowKernelSpec spec;
-  spec.ops.assign(epilogueOps.begin(), epilogueOps.end());
+  spec.ops.push_back(conv);
+  spec.ops.append(epilogueOps.begin(), epilogueOps.end());
   spec.bufferOf = [&](Value v) { return fl.bufferOf(v); };
   spec.constantBuffer = [&](ConstantOp c) { return fl.constantBuffer(c); };
   if (!epilogueOps.empty())
@@ -498,9 +504,10 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
       epilogueOps.empty() ? std::nullopt : RowKernel::plan(std::move(spec), fl.pb.hw(), planWhy);
   if (!epilogueOps.empty() && !epilogue)
     return anchor->emitError("cannot lower the convolution's fused epilogue: ") << planWhy;
+  // Only TensorE writes PSUM, where the epilogue reads the convolution.
   if (epilogue && conv.getBias())
-    return anchor->emitError("a fused convolution's bias must be an epilogue add (the fusion "
-                             "pass moves it there)");
+    return anchor->emitError("a fused convolution's bias must be an add of its epilogue (as "
+                             "--neuron-fuse-elementwise writes it)");
   ConvLowering lowering(fl, kb, conv, epilogue ? &*epilogue : nullptr);
   std::string why;
   if (!lowering.plan(why))

@@ -45,12 +45,12 @@ LogicalResult RowKernelImpl::unify(std::string &why) {
   for (Operation *op : spec.ops) {
     if (isa<ConstantOp>(op))
       continue;
-    if (auto mm = dyn_cast<MatmulOp>(op)) {
-      if (mm.getResult() != spec.psum) {
-        why = "a matmul inside the kernel is not its hero";
+    if (isa<MatmulOp, ConvOp>(op)) {
+      if (op->getResult(0) != spec.psum) {
+        why = "a matmul or convolution inside the kernel is not its hero";
         return failure();
       }
-      (void)dimsOf(mm.getResult());
+      (void)dimsOf(op->getResult(0));
       continue;
     }
     if (aluOf(op) || unaryOf(op) || isa<SelectOp, CastOp, BroadcastToOp>(op)) {

@@ -195,11 +195,11 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
       set(id);
       continue;
     }
-    if (auto mm = dyn_cast<MatmulOp>(op)) {
+    if (isa<MatmulOp, ConvOp>(op)) {
       Node n;
       n.kind = NodeKind::Psum;
       n.type = f32;
-      n.mask = maskOf(mm.getResult());
+      n.mask = maskOf(op->getResult(0));
       n.source = op;
       set(addNode(n));
       continue;

@@ -40,8 +40,9 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
   size_t best = 0;
   SmallVector<Value> all;
   for (Operation *op : spec.ops) {
-    // A matmul hero's operands are the matmul's business, not the domain's.
-    if (!isa<MatmulOp>(op))
+    // A matmul (convolution) hero's operands are its business, not the
+    // domain's.
+    if (!isa<MatmulOp, ConvOp>(op))
       for (Value v : op->getOperands())
         all.push_back(v);
     for (Value v : op->getResults())
@@ -82,7 +83,8 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
     reduced.reset(); // only unit dims reduced
   if (spec.psum) {
     // The epilogue's domain is the matmul result [batch..., M, N]: rows are
-    // batch x M, columns N, as the matmul's output tiles are.
+    // batch x M, columns N, as the matmul's output tiles are (a
+    // convolution's [N, F, spatial...]: rows N x F, columns the pixels).
     SmallVector<int> mine;
     for (int c : dimsOf(spec.psum))
       if (c >= 0)
@@ -93,8 +95,14 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
             "bigger domain)";
       return failure();
     }
-    if (n > 1) {
-      fdims.push_back(pdims.back());
+    // A convolution's output tiles are [channels, pixels]: all its spatial
+    // dims are columns.
+    auto shape = cast<RankedTensorType>(spec.psum.getType()).getShape();
+    int64_t colDims = n > 1 ? 1 : 0;
+    if (isa_and_nonnull<ConvOp>(spec.psum.getDefiningOp()))
+      colDims = llvm::count_if(shape.drop_front(2), [](int64_t d) { return d > 1; });
+    for (int64_t i = 0; i < colDims && !pdims.empty(); ++i) {
+      fdims.insert(fdims.begin(), pdims.back());
       pdims.pop_back();
     }
   } else if (!reduced && !pdims.empty()) {

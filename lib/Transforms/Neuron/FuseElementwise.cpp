@@ -41,7 +41,9 @@ bool isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
 }
 /// Ops a kernel is built around: one per kernel, fused with its epilogue.
-bool isHero(Operation *op) { return isa<MatmulOp, RmsNormOp, SoftmaxOp, LayerNormOp>(op); }
+bool isHero(Operation *op) {
+  return isa<MatmulOp, ConvOp, RmsNormOp, SoftmaxOp, LayerNormOp>(op);
+}
 
 /// Constants copied into a kernel body rather than passed in.
 bool isInlinableConstant(Operation *op) {
@@ -66,7 +68,7 @@ int64_t tileBytes(Value v, int64_t columns) {
 }
 
 /// The working set of a group: every value it reads or produces, per tile.
-/// A matmul's operands are not in it: the matmul's lowering tiles them
+/// A matmul's (or convolution's) operands are not in it: its lowering tiles them
 /// itself (with the epilogue's share of SBUF in its plan), so only its
 /// result counts, as the epilogue reads it. A group that needs whole rows
 /// (a reduction, a row hero) holds them; any other streams its rows in
@@ -77,7 +79,7 @@ int64_t workingSet(const llvm::SetVector<Operation *> &group) {
   int64_t total = 0;
   int64_t columns = std::numeric_limits<int64_t>::max();
   if (llvm::none_of(group, [](Operation *op) {
-        return isReduction(op) || (isHero(op) && !isa<MatmulOp>(op));
+        return isReduction(op) || (isHero(op) && !isa<MatmulOp, ConvOp>(op));
       }))
     columns = neuronc::hardwareModels().front().psumBankFp32();
   auto add = [&](Value v) {
@@ -86,7 +88,7 @@ int64_t workingSet(const llvm::SetVector<Operation *> &group) {
   };
   for (Operation *op : group) {
     for (Value v : op->getOperands())
-      if (!isa_and_nonnull<ConstantOp>(v.getDefiningOp()) && !isa<MatmulOp>(op))
+      if (!isa_and_nonnull<ConstantOp>(v.getDefiningOp()) && !isa<MatmulOp, ConvOp>(op))
         add(v);
     for (Value v : op->getResults())
       add(v);
@@ -113,6 +115,7 @@ struct FuseElementwisePass
 
   void runOnOperation() override {
     Block &block = getOperation().getBody().front();
+    splitConvBiases(block);
     llvm::SmallPtrSet<Operation *, 32> taken;
     fuseResidualRmsNorms(block, taken);
     SmallVector<Operation *> roots;
@@ -185,6 +188,35 @@ struct FuseElementwisePass
       for (Operation *op : group)
         taken.insert(op);
       outline(group, hero, taken);
+    }
+  }
+
+  /// A convolution whose only user is elementwise gets its bias as an add
+  /// of that epilogue: the fused kernel reads the convolution from PSUM,
+  /// which only TensorE writes.
+  void splitConvBiases(Block &block) {
+    SmallVector<ConvOp> convs;
+    for (auto conv : block.getOps<ConvOp>())
+      if (conv.getBias() && conv->hasOneUse() && isElementwise(*conv->user_begin()))
+        convs.push_back(conv);
+    for (ConvOp conv : convs) {
+      OpBuilder b(conv);
+      auto type = conv.getResult().getType();
+      auto plain = ConvOp::create(b, conv.getLoc(), type, conv.getInput(), conv.getWeight(),
+                                  Value(), conv.getStridesAttr(), conv.getPaddingAttr(),
+                                  conv.getDilationsAttr(), conv.getGroupsAttr());
+      Value bias = conv.getBias();
+      auto bt = cast<RankedTensorType>(bias.getType());
+      if (bt.getElementType() != type.getElementType())
+        bias = CastOp::create(b, conv.getLoc(),
+                              RankedTensorType::get(bt.getShape(), type.getElementType()), bias);
+      SmallVector<int64_t> shape(type.getRank(), 1);
+      shape[1] = bt.getDimSize(0);
+      Value channel = ReshapeOp::create(
+          b, conv.getLoc(), RankedTensorType::get(shape, type.getElementType()), bias);
+      Value sum = AddOp::create(b, conv.getLoc(), type, plain, channel);
+      conv.getResult().replaceAllUsesWith(sum);
+      conv.erase();
     }
   }
 
@@ -277,7 +309,9 @@ struct FuseElementwisePass
         Operation *def = v.getDefiningOp();
         if (def && inGroup.contains(def))
           continue;
-        if (def && isInlinableConstant(def))
+        // A convolution's weight stays a kernel input: its lowering packs
+        // and tiles it, and it is not part of the epilogue's domain.
+        if (def && isInlinableConstant(def) && !isa<ConvOp>(op))
           constants.insert(def);
         else
           inputs.insert(v);
