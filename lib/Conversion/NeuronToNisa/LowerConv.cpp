@@ -508,6 +508,8 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
   if (epilogue && conv.getBias())
     return anchor->emitError("a fused convolution's bias must be an add of its epilogue (as "
                              "--neuron-fuse-elementwise writes it)");
+  if (isDepthwise(conv))
+    return lowerDepthwiseConv(fl, kb, anchor, conv, epilogue ? &*epilogue : nullptr);
   ConvLowering lowering(fl, kb, conv, epilogue ? &*epilogue : nullptr);
   std::string why;
   if (!lowering.plan(why))

@@ -64,6 +64,13 @@ LogicalResult lowerConv(FunctionLowering &fl, Operation *anchor, ConvOp conv,
 /// Max or average pooling on VectorE/GpSimdE.
 LogicalResult lowerPool(FunctionLowering &fl, PoolOp op);
 
+class RowKernel;
+/// A depthwise convolution (one filter per channel, 1-D or 2-D): VectorE
+/// and GpSimdE, not TensorE, as lowerConv dispatches it.
+bool isDepthwise(ConvOp conv);
+LogicalResult lowerDepthwiseConv(FunctionLowering &fl, KernelBuilder &kb, Operation *anchor,
+                                 ConvOp conv, RowKernel *epilogue);
+
 /// Scaled dot-product attention as one flash-attention kernel.
 LogicalResult lowerAttention(FunctionLowering &fl, AttentionOp op);
 

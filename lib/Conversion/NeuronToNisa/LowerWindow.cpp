@@ -1,0 +1,331 @@
+//===- LowerWindow.cpp - Pooling and depthwise convolution on VectorE -----===//
+//
+// Windows that combine each (image, channel) plane with itself only: max
+// and average pooling, and depthwise convolution (one filter per channel).
+// Each plane is one partition row: planes are tiled onto the 128
+// partitions, and per tile the input rows a block of output rows reads
+// (halo included) are loaded once into SBUF with their padding filled
+// (-inf for max, 0 otherwise). Every window tap is then one VectorE or
+// GpSimdE instruction over the whole block, its input a strided window of
+// the block: acc = max(acc, tap), acc + tap, or tap * w[channel] + acc
+// (scalar_tensor_tensor with the tap's per-partition weight). An average
+// is scaled by 1/window (or by a compile-time table of 1/count where
+// padded positions do not count); a depthwise convolution's bias and
+// fused epilogue run on the accumulated block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+#include "RowKernel.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+using neuronc::isa::Opcode;
+
+namespace {
+
+/// What the window computes.
+enum class WindowKind { Max, Avg, Depthwise };
+
+struct WindowLowering {
+  FunctionLowering &fl;
+  KernelBuilder &kb;
+  Operation *op;
+  WindowKind kind;
+  RowKernel *epilogue = nullptr;
+  const neuronc::HardwareModel &hw;
+  const int64_t P;
+
+  int64_t N = 1, C = 1, planes, H, W, KH, KW, OH, OW, sh, sw, dh = 1, dw = 1, pt, pl, Wp;
+  int64_t R = 1, rowsIn = 1;
+  bool divisorTable = false, countIncludePad = false;
+  Type inT, outT, f32;
+  HbmBuffer x, y, divisors, weight, bias;
+  SmallVector<FlatSymbolRefAttr> in, acc, out, div, wts, bts;
+  int slot = 0;
+
+  WindowLowering(FunctionLowering &fl, KernelBuilder &kb, Operation *op, WindowKind kind)
+      : fl(fl), kb(kb), op(op), kind(kind), hw(fl.pb.hw()), P(hw.partitions) {}
+
+  /// Reads the window of `input` -> `result` and picks the row block.
+  bool plan(Value input, Value result, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+            ArrayRef<int64_t> padding, ArrayRef<int64_t> dilations, std::string &why) {
+    auto xt = cast<RankedTensorType>(input.getType());
+    auto yt = cast<RankedTensorType>(result.getType());
+    int64_t k = xt.getRank() - 2;
+    if (k > 2) {
+      why = std::to_string(k) + "-D windows are not lowered to the device yet (1-D and 2-D are)";
+      return false;
+    }
+    N = xt.getDimSize(0);
+    C = xt.getDimSize(1);
+    planes = N * C;
+    H = k == 2 ? xt.getDimSize(2) : 1;
+    W = xt.getDimSize(xt.getRank() - 1);
+    OH = k == 2 ? yt.getDimSize(2) : 1;
+    OW = yt.getDimSize(yt.getRank() - 1);
+    KH = k == 2 ? kernel[0] : 1;
+    KW = kernel.back();
+    sh = k == 2 ? strides[0] : 1;
+    sw = strides.back();
+    if (!dilations.empty()) {
+      dh = k == 2 ? dilations[0] : 1;
+      dw = dilations.back();
+    }
+    pt = k == 2 ? padding[0] : 0;
+    pl = k == 2 ? padding[1] : padding[0];
+    Wp = W + pl + padding.back();
+    bool padded = llvm::any_of(padding, [](int64_t v) { return v > 0; });
+    divisorTable = kind == WindowKind::Avg && padded && !countIncludePad;
+    inT = xt.getElementType();
+    outT = yt.getElementType();
+    f32 = Builder(op->getContext()).getF32Type();
+    int64_t budget = hw.sbufPartitionBytes * 85 / 100; // room for the allocator
+    int64_t ein = nisa::elementBytes(inT), eout = nisa::elementBytes(outT);
+    auto bytes = [&] {
+      rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
+      int64_t perBlock = rowsIn * Wp * ein + R * OW * (4 + eout + (divisorTable ? 4 : 0));
+      int64_t total = 2 * perBlock + (kind == WindowKind::Depthwise ? 2 * (KH * KW + 1) * 4 : 0);
+      if (epilogue)
+        total += epilogue->epilogueBytesPerPartition(R * OW);
+      return total;
+    };
+    R = OH;
+    while (R > 1 && bytes() > budget)
+      R = llvm::divideCeil(R, 2);
+    if (bytes() > budget) {
+      why = "one row of " + std::to_string(Wp) + " elements per plane does not fit SBUF";
+      return false;
+    }
+    return true;
+  }
+
+  /// 1 / (window positions inside the input) per output position.
+  HbmBuffer divisorBuffer() {
+    SmallVector<float> values;
+    auto inside = [](int64_t o, int64_t s, int64_t pad, int64_t k, int64_t n) {
+      int64_t lo = o * s - pad;
+      return std::min(lo + k, n) - std::max<int64_t>(lo, 0);
+    };
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow)
+        values.push_back(
+            1.0f / static_cast<float>(inside(oh, sh, pt, KH, H) * inside(ow, sw, pl, KW, W)));
+    auto type = RankedTensorType::get({OH * OW}, f32);
+    return fl.pb.declare(nisa::HbmKind::constant, type, op->getLoc(), std::nullopt, {},
+                         DenseElementsAttr::get(type, ArrayRef<float>(values)));
+  }
+
+  /// Loads, for planes [p0, p0 + np), each plane's channel's taps into the
+  /// weight tile (and bias into the bias tile): runs of consecutive
+  /// channels, one DMA each.
+  void loadWeights(int64_t p0, int64_t np, FlatSymbolRefAttr tile, FlatSymbolRefAttr biasTile) {
+    int64_t taps = KH * KW;
+    for (int64_t q = 0; q < np;) {
+      int64_t c = (p0 + q) % C, run = std::min(np - q, C - c);
+      kb.dma(tile, kb.tileAP(q, run, 0, taps), weight.sym,
+             kb.hbmAP(c * taps, {run, taps}, {taps, 1}), weight.elementType);
+      if (bias.sym)
+        kb.dma(biasTile, kb.tileAP(q, run, 0, 1), bias.sym, kb.hbmAP(c, {run, 1}, {1, 1}),
+               bias.elementType);
+      q += run;
+    }
+  }
+
+  void run() {
+    x = fl.bufferOf(op->getOperand(0));
+    if (!epilogue)
+      y = fl.resultBuffer(op->getResult(0));
+    if (divisorTable)
+      divisors = divisorBuffer();
+    auto sb = nisa::MemorySpace::sbuf;
+    int64_t np = std::min(P, planes), taps = KH * KW;
+    for (int i = 0; i < 2; ++i) {
+      in.push_back(kb.alloc(sb, np, rowsIn * Wp, inT, "x"));
+      acc.push_back(kb.alloc(sb, np, R * OW, f32, "acc"));
+      if (!epilogue)
+        out.push_back(kb.alloc(sb, np, R * OW, outT, "y"));
+      if (divisorTable)
+        div.push_back(kb.alloc(sb, np, R * OW, f32, "div"));
+    }
+    // Depthwise weights (and bias) per plane tile; planes of one channel
+    // set repeat with the image, so a tile is loaded once when C tiles it.
+    bool reuseWeights = planes <= P || P % C == 0;
+    if (kind == WindowKind::Depthwise) {
+      auto conv = cast<ConvOp>(op);
+      weight = fl.bufferOf(conv.getWeight());
+      if (conv.getBias())
+        bias = fl.bufferOf(conv.getBias());
+      for (int i = 0; i < (reuseWeights ? 1 : 2); ++i) {
+        wts.push_back(kb.alloc(sb, np, taps, weight.elementType, "w"));
+        bts.push_back(bias.sym ? kb.alloc(sb, np, 1, bias.elementType, "b") : FlatSymbolRefAttr());
+      }
+      if (reuseWeights)
+        loadWeights(0, np, wts[0], bts[0]);
+    }
+    float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
+    Builder b(op->getContext());
+    auto vecEngine = [&](Opcode o, int64_t parts, int64_t n) {
+      return kb.pick(o, {Engine::vector, Engine::gpsimd}, parts, n);
+    };
+    int wslot = 0;
+    for (int64_t p0 = 0; p0 < planes; p0 += P) {
+      int64_t nparts = std::min(P, planes - p0);
+      FlatSymbolRefAttr w, bt;
+      if (kind == WindowKind::Depthwise) {
+        w = wts[reuseWeights ? 0 : wslot];
+        bt = bts[reuseWeights ? 0 : wslot];
+        if (!reuseWeights) {
+          loadWeights(p0, nparts, w, bt);
+          wslot ^= 1;
+        }
+      }
+      for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
+        int64_t rows = std::min(R, OH - oh0);
+        int64_t span = (rows - 1) * sh + (KH - 1) * dh + 1;
+        int64_t first = oh0 * sh - pt;
+        int64_t lo = std::max<int64_t>(0, first), hi = std::min(H, first + span);
+        FlatSymbolRefAttr tile = in[slot];
+        auto fillBox = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+          int64_t n = 1;
+          for (int64_t v : sizes)
+            n *= v;
+          kb.emit<nisa::MemsetOp>(vecEngine(Opcode::Memset, nparts, n), tile,
+                                  kb.tileAP(0, nparts, off, sizes, strides),
+                                  b.getF32FloatAttr(fill), DenseI64ArrayAttr(), UnitAttr());
+        };
+        if (lo > first)
+          fillBox(0, {(lo - first) * Wp}, {1});
+        if (hi < first + span)
+          fillBox((hi - first) * Wp, {(first + span - hi) * Wp}, {1});
+        if (hi > lo && pl)
+          fillBox((lo - first) * Wp, {hi - lo, pl}, {Wp, 1});
+        // Only the trailing padding some window reads (a write nobody reads
+        // would be lost at the next load).
+        int64_t usedRight = std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
+        if (hi > lo && usedRight > 0)
+          fillBox((lo - first) * Wp + pl + W, {hi - lo, usedRight}, {Wp, 1});
+        // The rows inside the image, split by partitions across the queues.
+        int64_t bytes = nparts * (hi - lo) * W * nisa::elementBytes(inT);
+        int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
+                                             std::min<int64_t>(hw.dmaEngines, nparts));
+        int64_t step = llvm::divideCeil(nparts, pieces);
+        for (int64_t q = 0; hi > lo && q < nparts; q += step) {
+          int64_t cnt = std::min(step, nparts - q);
+          kb.dma(tile, kb.tileAP(q, cnt, (lo - first) * Wp + pl, {hi - lo, W}, {Wp, 1}), x.sym,
+                 kb.hbmAP((p0 + q) * H * W + lo * W, {cnt, hi - lo, W}, {H * W, W, 1}), inT);
+        }
+        // The taps.
+        int64_t n = rows * OW;
+        auto box = kb.tileAP(0, nparts, 0, n);
+        auto col = [&](int64_t c) { return kb.tileAP(0, nparts, c, 1); };
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            int64_t t = kh * KW + kw;
+            auto window = kb.tileAP(0, nparts, kh * dh * Wp + kw * dw, {rows, OW}, {sh * Wp, sw});
+            if (kind == WindowKind::Depthwise) {
+              if (t == 0)
+                kb.emit<nisa::TensorScalarOp>(
+                    vecEngine(Opcode::TensorScalar, nparts, n), acc[slot], box, tile, window,
+                    nisa::AluOp::multiply, FloatAttr(), w, col(0), UnitAttr(),
+                    bias.sym ? nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::add)
+                             : nisa::AluOpAttr(),
+                    FloatAttr(), bt, bias.sym ? col(0) : nisa::AccessPatternAttr(), UnitAttr(),
+                    DenseI64ArrayAttr(), UnitAttr());
+              else
+                kb.emit<nisa::ScalarTensorTensorOp>(
+                    vecEngine(Opcode::ScalarTensorTensor, nparts, n), acc[slot], box, tile,
+                    window, nisa::AluOp::multiply, FloatAttr(), w, col(t), nisa::AluOp::add,
+                    acc[slot], box, DenseI64ArrayAttr(), UnitAttr());
+              continue;
+            }
+            if (t == 0) {
+              kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, n), acc[slot],
+                                          box, tile, window, DenseI64ArrayAttr(), UnitAttr());
+              continue;
+            }
+            kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, n),
+                                          kind == WindowKind::Max ? nisa::AluOp::max
+                                                                  : nisa::AluOp::add,
+                                          acc[slot], box, acc[slot], box, tile, window,
+                                          DenseI64ArrayAttr(), UnitAttr());
+          }
+        if (epilogue) {
+          // Rows are the planes (image x channel), columns the pixels.
+          epilogue->emitEpilogue(kb, p0, nparts, oh0 * OW, n, acc[slot], 0);
+          slot ^= 1;
+          continue;
+        }
+        // Average: scale; every kind: convert; then store.
+        if (divisorTable) {
+          kb.dma(div[slot], box, divisors.sym, kb.hbmAP(oh0 * OW, {nparts, n}, {0, 1}), f32);
+          kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, n),
+                                        nisa::AluOp::multiply, out[slot], box, acc[slot], box,
+                                        div[slot], box, DenseI64ArrayAttr(), UnitAttr());
+        } else {
+          float scale = kind == WindowKind::Avg ? 1.0f / static_cast<float>(KH * KW) : 1.0f;
+          kb.emit<nisa::TensorScalarOp>(
+              vecEngine(Opcode::TensorScalar, nparts, n), out[slot], box, acc[slot], box,
+              nisa::AluOp::multiply, b.getF32FloatAttr(scale), FlatSymbolRefAttr(),
+              nisa::AccessPatternAttr(), UnitAttr(), nisa::AluOpAttr(), FloatAttr(),
+              FlatSymbolRefAttr(), nisa::AccessPatternAttr(), UnitAttr(), DenseI64ArrayAttr(),
+              UnitAttr());
+        }
+        kb.dma(y.sym, kb.hbmAP(p0 * OH * OW + oh0 * OW, {nparts, n}, {OH * OW, 1}), out[slot],
+               box, outT);
+        slot ^= 1;
+      }
+    }
+    kb.program().levelQueues();
+  }
+
+  /// "... plane tile(s) x ... row block(s)" for remarks.
+  std::string describe() const {
+    return std::to_string(llvm::divideCeil(planes, P)) + " plane tile(s) x " +
+           std::to_string(llvm::divideCeil(OH, R)) + " row block(s) of " + std::to_string(R) +
+           ", " + std::to_string(KH * KW) + " taps each on VectorE/GpSimdE";
+  }
+};
+
+} // namespace
+
+LogicalResult mlir::neuron::lowering::lowerPool(FunctionLowering &fl, PoolOp op) {
+  KernelBuilder kb(fl.pb, "pool", op);
+  WindowLowering lowering(fl, kb, op,
+                          op.getKind() == PoolKind::max ? WindowKind::Max : WindowKind::Avg);
+  lowering.countIncludePad = op.getCountIncludePad();
+  std::string why;
+  if (!lowering.plan(op.getInput(), op.getResult(), op.getKernel(), op.getStrides(),
+                     op.getPadding(), {}, why))
+    return op.emitError("cannot lower the pooling: ") << why;
+  lowering.run();
+  if (fl.remarks)
+    op.emitRemark("lowered as one pooling kernel: ") << lowering.describe();
+  return success();
+}
+
+bool mlir::neuron::lowering::isDepthwise(ConvOp conv) {
+  auto x = conv.getInput().getType();
+  int64_t c = x.getDimSize(1);
+  return conv.getGroups() == c && conv.getWeight().getType().getDimSize(0) == c &&
+         x.getRank() <= 4;
+}
+
+LogicalResult mlir::neuron::lowering::lowerDepthwiseConv(FunctionLowering &fl, KernelBuilder &kb,
+                                                         Operation *anchor, ConvOp conv,
+                                                         RowKernel *epilogue) {
+  WindowLowering lowering(fl, kb, conv, WindowKind::Depthwise);
+  lowering.epilogue = epilogue;
+  std::string why;
+  ArrayRef<int64_t> kernel = conv.getWeight().getType().getShape().drop_front(2);
+  if (!lowering.plan(conv.getInput(), conv.getResult(), kernel, conv.getStrides(),
+                     conv.getPadding(), conv.getDilations(), why))
+    return conv.emitError("cannot lower the depthwise convolution: ") << why;
+  lowering.run();
+  if (fl.remarks)
+    anchor->emitRemark("lowered as one depthwise convolution kernel: ") << lowering.describe();
+  return success();
+}
