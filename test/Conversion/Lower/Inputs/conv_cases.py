@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Convolutions, depthwise convolutions, pooling and their fused epilogues on
+the simulator, against the interpreter (whose kernels check_ops.py checks
+against numpy): `neuron-run PROGRAM --check --random-inputs --target=T` per
+case and target. The cases sit at the thresholds of the lowering: channel and
+output-channel tiles (127/128/129), the PSUM bank (512/513 output columns,
+rows x columns around 512), image batching in one bank, padding that only
+some taps read, strides, dilations, groups, 1-D, bf16 with f32 results, and
+real model shapes (ResNet-50, MobileNetV2).
+
+usage: conv_cases.py --neuron-run BIN --workdir DIR [--targets trn1,trn2]
+Prints PASS/FAIL per case and `conv-cases: N cases, M failed`; exits 1 on a
+failure.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+
+def T(s, t):
+    return "tensor<%sx%s>" % ("x".join(map(str, s)), t)
+
+
+def L(v):
+    return "[" + ", ".join(map(str, v)) + "]"
+
+
+def window_out(x, k, st, pad, dil):
+    n = len(k)
+    return [(x[2 + d] + pad[d] + pad[n + d] - dil[d] * (k[d] - 1) - 1) // st[d] + 1
+            for d in range(n)]
+
+
+def conv(x, w, st, pad, dil, g, bias, ty="f32", oty=None, epilogue=False):
+    oty = oty or ty
+    y = [x[0], w[0]] + window_out(x, w[2:], st, pad, dil)
+    args = [("x", T(x, ty)), ("w", T(w, ty))] + ([("b", T([w[0]], oty))] if bias else [])
+    body = ["%%y = neuron.conv %%x, %%w%s strides = %s padding = %s dilations = %s groups = %d"
+            " : (%s) -> %s" % (" bias %b" if bias else "", L(st), L(pad), L(dil), g,
+                               ", ".join(t for _, t in args), T(y, oty))]
+    res = "y"
+    if epilogue:  # folded batchnorm (per-channel constants), residual add, relu
+        c = [1, w[0]] + [1] * (len(x) - 2)
+        args.append(("r", T(y, oty)))
+        body += ["%%s = neuron.constant dense<0.75> : %s" % T(c, oty),
+                 "%%m = neuron.mul %%y, %%s : %s, %s -> %s" % (T(y, oty), T(c, oty), T(y, oty)),
+                 "%%a = neuron.add %%m, %%r : %s, %s -> %s" % (T(y, oty), T(y, oty), T(y, oty)),
+                 "%%z = neuron.relu %%a : %s" % T(y, oty)]
+        res = "z"
+    return func(args, body, res, T(y, oty))
+
+
+def pool(x, kind, k, st, pad, incl=False, ty="f32"):
+    y = [x[0], x[1]] + window_out(x, k, st, pad, [1] * len(k))
+    body = ["%%y = neuron.pool %s %%x kernel = %s strides = %s padding = %s%s : %s -> %s" % (
+        kind, L(k), L(st), L(pad), " count_include_pad" if incl else "", T(x, ty), T(y, ty))]
+    return func([("x", T(x, ty))], body, "y", T(y, ty))
+
+
+def func(args, body, res, rty):
+    sig = ", ".join("%%%s: %s" % a for a in args)
+    lines = ["func.func @main(%s) -> %s {" % (sig, rty)]
+    lines += ["  " + b for b in body]
+    lines += ["  return %%%s : %s" % (res, rty), "}"]
+    return "\n".join(lines) + "\n"
+
+
+CASES = {
+    # TensorE implicit GEMM
+    "conv3x3_pad1_batch2": conv((2, 3, 7, 6), (4, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, False),
+    "conv_stride2_asym_pad": conv((2, 3, 9, 8), (5, 3, 3, 3), (2, 2), (1, 0, 1, 2), (1, 1), 1, True),
+    "conv_dilation2": conv((1, 2, 9, 9), (3, 2, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1, False),
+    "conv_groups2": conv((1, 4, 6, 6), (6, 2, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2, True),
+    "conv_groups4_32ch": conv((1, 32, 10, 10), (64, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 4, True),
+    "conv1d": conv((2, 3, 11), (4, 3, 5), (2,), (2, 1), (1,), 1, True),
+    "conv_bf16_f32": conv((1, 3, 6, 6), (4, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, False,
+                          ty="bf16", oty="f32"),
+    "conv_c127": conv((1, 127, 5, 5), (64, 127, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
+    "conv_c128_f129": conv((1, 128, 5, 5), (129, 128, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
+    "conv_c129_f127": conv((1, 129, 5, 5), (127, 129, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
+    "conv_ow512": conv((1, 4, 2, 512), (8, 4, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, False),
+    "conv_ow513": conv((1, 4, 1, 513), (8, 4, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, False),
+    "conv_ow1029_chunks": conv((1, 4, 2, 1030), (8, 4, 1, 3), (1, 1), (0, 0, 1, 1), (1, 1), 1, False),
+    "conv_rows_23x23_batch3": conv((3, 8, 23, 23), (16, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
+    "conv_images_per_bank": conv((12, 8, 6, 7), (16, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
+    "conv_stem_7x7s2": conv((1, 3, 64, 64), (16, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, False),
+    "conv_pad_beyond_kernel": conv((1, 4, 6, 6), (4, 4, 3, 3), (1, 1), (3, 3, 3, 3), (1, 1), 1, True),
+    "resnet50_1x1_256to64_56": conv((1, 256, 56, 56), (64, 256, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, True),
+    "resnet50_3x3_512_7_batch2": conv((2, 512, 7, 7), (512, 512, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True,
+                                      ty="bf16", oty="f32"),
+    "resnet50_3x3s2_128_56": conv((1, 128, 56, 56), (128, 128, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, True),
+    "fused_conv_bn_residual_relu": conv((2, 16, 9, 9), (32, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True,
+                                        epilogue=True),
+    # VectorE/GpSimdE windows
+    "depthwise_3x3_96ch_batch4": conv((4, 96, 15, 15), (96, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 96, True),
+    "depthwise_160ch_stride2": conv((2, 160, 14, 14), (160, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 160, True),
+    "depthwise_5x5_dilation2": conv((1, 32, 17, 17), (32, 1, 5, 5), (1, 1), (4, 4, 4, 4), (2, 2), 32, False),
+    "depthwise_bf16_f32": conv((2, 64, 9, 9), (64, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 64, True,
+                               ty="bf16", oty="f32"),
+    "depthwise_multiplier2_tensore": conv((1, 8, 9, 9), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 8, True),
+    "depthwise_1d": conv((2, 40, 33), (40, 1, 5), (2,), (2, 2), (1,), 40, True),
+    "depthwise_fused": conv((2, 96, 15, 15), (96, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 96, False,
+                            epilogue=True),
+    "mobilenetv2_dw_144_56": conv((1, 144, 56, 56), (144, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 144, True),
+    "maxpool_3x3s2_pad1": pool((2, 3, 9, 8), "max", (3, 3), (2, 2), (1, 1, 1, 1)),
+    "avgpool_pad_excluded": pool((1, 3, 7, 7), "avg", (3, 3), (2, 2), (1, 1, 1, 1)),
+    "avgpool_pad_included": pool((1, 3, 7, 7), "avg", (3, 3), (2, 2), (1, 1, 1, 1), True),
+    "avgpool_2x2": pool((2, 4, 6, 6), "avg", (2, 2), (2, 2), (0, 0, 0, 0)),
+    "maxpool1d": pool((2, 3, 10), "max", (3,), (1,), (1, 1)),
+    "maxpool_resnet_stem_batch2": pool((2, 64, 112, 112), "max", (3, 3), (2, 2), (1, 1, 1, 1)),
+    "maxpool_129_planes_bf16": pool((1, 129, 11, 11), "max", (3, 3), (2, 2), (1, 1, 1, 1), ty="bf16"),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--neuron-run", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--targets", default="trn1,trn2")
+    ap.add_argument("--only", default="", help="comma-separated case names")
+    args = ap.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    names = [n for n in CASES if not args.only or n in args.only.split(",")]
+    failed = 0
+    count = 0
+    for name in names:
+        path = os.path.join(args.workdir, name + ".mlir")
+        with open(path, "w") as f:
+            f.write(CASES[name])
+        for target in args.targets.split(","):
+            count += 1
+            r = subprocess.run([args.neuron_run, path, "--check", "--random-inputs",
+                                "--target=" + target], capture_output=True, text=True)
+            if r.returncode == 0:
+                print("PASS %s %s" % (name, target))
+            else:
+                failed += 1
+                print("FAIL %s %s: %s" % (name, target, (r.stdout + r.stderr).strip()[-600:]))
+            sys.stdout.flush()
+    print("conv-cases: %d cases, %d failed" % (count, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
