@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Convolutions alone, at the shapes of ResNet-50 (the stem, then the 1x1 and
 # 3x3 convolutions of each stage at 56², 28², 14² and 7²) and of
-# MobileNetV2's depthwise layers, batch 1 and 8, bf16 (splat weights: the
+# MobileNetV2's depthwise layers (against the vector engines' bound), batch 1
+# and 8, bf16 (splat weights: the
 # timing does not depend on the values). Each compiled by neuronc and
 # simulated on trn1 (TARGET=trn2 for the other): device time against the
 # compute bound 2·N·F·OH·OW·(C/groups)·KH·KW / TensorE peak and the memory
@@ -14,7 +15,7 @@ TARGET=${TARGET:-trn1}
 [ -x "$BUILD/bin/neuronc" ] || { echo "conv-bench.sh: build first" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$BIN"' EXIT
-printf "%-26s %5s %10s %10s %10s %8s %8s\n" layer batch device compute memory "%peak" "%bound"
+printf "%-26s %5s %10s %10s %10s %10s %8s %8s\n" layer batch device compute vector memory "%peak" "%bound"
 # name C F H KH stride pad groups
 while read -r name c f h k s p g; do
   for n in 1 8; do
@@ -38,20 +39,26 @@ PY
       continue
     fi
     "$BIN/neuron-run" "$d/m.neff" --no-data --profile "$d/p" > /dev/null
-    /usr/bin/python3 - "$name" "$n" "$d/p/summary.json" "$c" "$f" "$h" "$k" "$s" "$p" "$g" <<'PY'
+    /usr/bin/python3 - "$name" "$n" "$d/p/summary.json" "$c" "$f" "$h" "$k" "$s" "$p" "$g" "$TARGET" <<'PY'
 import json, sys
 name, n = sys.argv[1], int(sys.argv[2])
 s = json.load(open(sys.argv[3]))["summary"]
-c, f, h, k, st, p, g = map(int, sys.argv[4:])
+c, f, h, k, st, p, g = map(int, sys.argv[4:11])
 o = (h + 2 * p - k) // st + 1
 flops = 2 * n * f * o * o * (c // g) * k * k
-compute = flops / s["peak_flops"]
+depthwise = g == c and g > 1
+# A depthwise layer runs on the vector engines: one multiply-add per tap and
+# output element, 128 lanes at 1.12 GHz (trn1) / 0.96 GHz x 2 (trn2: bf16 at
+# twice the rate) - docs/hardware.md; VectorE and GpSimdE share SBUF on trn1.
+lanes_per_ns = {"trn1": 128 * 1.12, "trn2": 256 * 0.96}[sys.argv[11]]
+vector = (n * f * o * o * k * k / lanes_per_ns * 1e-9) if depthwise else 0.0
+compute = 0.0 if depthwise else flops / s["peak_flops"]
 bytes_ = 2 * (n * c * h * h + f * (c // g) * k * k + n * f * o * o)
 memory = bytes_ / s["dma_bandwidth_bytes_per_s"]
 t = s["total_time"]
-print("%-26s %5d %8.1f us %8.1f us %8.1f us %7.0f%% %7.0f%%" % (
-    name, n, t * 1e6, compute * 1e6, memory * 1e6, 100 * compute / t,
-    100 * max(compute, memory) / t))
+print("%-26s %5d %8.1f us %8.1f us %8.1f us %8.1f us %7.0f%% %7.0f%%" % (
+    name, n, t * 1e6, compute * 1e6, vector * 1e6, memory * 1e6, 100 * compute / t,
+    100 * max(compute, vector, memory) / t))
 PY
   done
 done <<'LAYERS'
@@ -69,4 +76,11 @@ s3-1x1-1024-256@14 1024 256 14 1 1 0 1
 s4-3x3-512-512@7 512 512 7 3 1 1 1
 s4-1x1-512-2048@7 512 2048 7 1 1 0 1
 s4-1x1-2048-512@7 2048 512 7 1 1 0 1
+mbv2-dw-32@112 32 32 112 3 1 1 32
+mbv2-dw-96/2@112 96 96 112 3 2 1 96
+mbv2-dw-144@56 144 144 56 3 1 1 144
+mbv2-dw-192@28 192 192 28 3 1 1 192
+mbv2-dw-384@14 384 384 14 3 1 1 384
+mbv2-dw-576/2@14 576 576 14 3 2 1 576
+mbv2-dw-960@7 960 960 7 3 1 1 960
 LAYERS

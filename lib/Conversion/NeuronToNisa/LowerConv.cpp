@@ -444,6 +444,7 @@ struct ConvLowering {
     // behind it.
     double loads = static_cast<double>(N) * C * H * W * ein *
                    llvm::divideCeil(Fg, fChunk); // the input once per weight chunk
+    loads += static_cast<double>(F) * Cg * T * ein; // the weights
     double stores = static_cast<double>(N) * F * OH * OW * eout;
     int64_t quarter = hw.dmaEngines / 4;
     kb.storeQueues = std::clamp<int64_t>(std::lround(stores / (loads + stores) * hw.dmaEngines),
@@ -462,7 +463,13 @@ struct ConvLowering {
     for (int64_t g = 0; g < groups; ++g)
       for (int64_t fc = 0; fc < Fg; fc += fChunk) {
         int64_t fn = std::min(fChunk, Fg - fc);
+        // Nothing is stored before the first weights arrive: they may use
+        // every queue.
+        int64_t storeQueues = kb.storeQueues;
+        if (g == 0 && fc == 0)
+          kb.storeQueues = 0;
         loadWeights(g, fc, fn);
+        kb.storeQueues = storeQueues;
         for (const OutTile &t : tiles) {
           // Column chunks of one row block share its input block.
           if (t.ow0 == 0) {

@@ -27,6 +27,10 @@ using neuronc::isa::Opcode;
 
 namespace {
 
+/// Buffers per block (input, accumulator, output): a block loads and
+/// another stores while the engines work on a third.
+constexpr int kSlots = 3;
+
 /// What the window computes.
 enum class WindowKind { Max, Avg, Depthwise };
 
@@ -42,6 +46,11 @@ struct WindowLowering {
   int64_t N = 1, C = 1, planes, H, W, KH, KW, OH, OW, sh, sw, dh = 1, dw = 1, pt, pl, Wp;
   int64_t R = 1, rowsIn = 1;
   bool divisorTable = false, countIncludePad = false;
+  /// Input rows in SBUF with their padding columns; else unpadded (one
+  /// contiguous run per plane) and taps that would read padding skip those
+  /// output columns, the first tap (`fullTap`) reading none.
+  bool padCols = true;
+  int64_t fullTap = 0;
   Type inT, outT, f32;
   HbmBuffer x, y, divisors, weight, bias;
   SmallVector<FlatSymbolRefAttr> in, acc, out, div, wts, bts;
@@ -78,6 +87,13 @@ struct WindowLowering {
     pt = k == 2 ? padding[0] : 0;
     pl = k == 2 ? padding[1] : padding[0];
     Wp = W + pl + padding.back();
+    if (Wp > W)
+      for (int64_t kw = 0; kw < KW && padCols; ++kw)
+        if (validColumns(kw) == std::pair<int64_t, int64_t>(0, OW)) {
+          padCols = false;
+          fullTap = kw;
+          Wp = W;
+        }
     bool padded = llvm::any_of(padding, [](int64_t v) { return v > 0; });
     divisorTable = kind == WindowKind::Avg && padded && !countIncludePad;
     inT = xt.getElementType();
@@ -88,7 +104,9 @@ struct WindowLowering {
     auto bytes = [&] {
       rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
       int64_t perBlock = rowsIn * Wp * ein + R * OW * (4 + eout + (divisorTable ? 4 : 0));
-      int64_t total = 2 * perBlock + (kind == WindowKind::Depthwise ? 2 * (KH * KW + 1) * 4 : 0);
+      int64_t total =
+          kSlots * perBlock +
+          (kind == WindowKind::Depthwise ? llvm::divideCeil(planes, P) * (KH * KW + 1) * 4 : 0);
       if (epilogue)
         total += epilogue->epilogueBytesPerPartition(R * OW);
       return total;
@@ -101,6 +119,15 @@ struct WindowLowering {
       return false;
     }
     return true;
+  }
+
+  /// The output columns [a, b) at which column tap `kw` reads inside the
+  /// image (not padding).
+  std::pair<int64_t, int64_t> validColumns(int64_t kw) const {
+    int64_t shift = kw * dw - pl; // input column of output column 0
+    int64_t a = shift >= 0 ? 0 : llvm::divideCeil(-shift, sw);
+    int64_t b = W - 1 - shift < 0 ? 0 : std::min(OW, (W - 1 - shift) / sw + 1);
+    return {a, std::max(a, b)};
   }
 
   /// 1 / (window positions inside the input) per output position.
@@ -122,14 +149,15 @@ struct WindowLowering {
   /// Loads, for planes [p0, p0 + np), each plane's channel's taps into the
   /// weight tile (and bias into the bias tile): runs of consecutive
   /// channels, one DMA each.
-  void loadWeights(int64_t p0, int64_t np, FlatSymbolRefAttr tile, FlatSymbolRefAttr biasTile) {
+  void loadWeights(int64_t p0, int64_t np, FlatSymbolRefAttr tile, FlatSymbolRefAttr biasTile,
+                   int64_t wcol, int64_t bcol) {
     int64_t taps = KH * KW;
     for (int64_t q = 0; q < np;) {
       int64_t c = (p0 + q) % C, run = std::min(np - q, C - c);
-      kb.dma(tile, kb.tileAP(q, run, 0, taps), weight.sym,
+      kb.dma(tile, kb.tileAP(q, run, wcol, taps), weight.sym,
              kb.hbmAP(c * taps, {run, taps}, {taps, 1}), weight.elementType);
       if (bias.sym)
-        kb.dma(biasTile, kb.tileAP(q, run, 0, 1), bias.sym, kb.hbmAP(c, {run, 1}, {1, 1}),
+        kb.dma(biasTile, kb.tileAP(q, run, bcol, 1), bias.sym, kb.hbmAP(c, {run, 1}, {1, 1}),
                bias.elementType);
       q += run;
     }
@@ -143,7 +171,7 @@ struct WindowLowering {
       divisors = divisorBuffer();
     auto sb = nisa::MemorySpace::sbuf;
     int64_t np = std::min(P, planes), taps = KH * KW;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < kSlots; ++i) {
       in.push_back(kb.alloc(sb, np, rowsIn * Wp, inT, "x"));
       acc.push_back(kb.alloc(sb, np, R * OW, f32, "acc"));
       if (!epilogue)
@@ -151,38 +179,34 @@ struct WindowLowering {
       if (divisorTable)
         div.push_back(kb.alloc(sb, np, R * OW, f32, "div"));
     }
-    // Depthwise weights (and bias) per plane tile; planes of one channel
-    // set repeat with the image, so a tile is loaded once when C tiles it.
-    bool reuseWeights = planes <= P || P % C == 0;
+    // Depthwise weights (and bias): the taps of each plane tile's channels,
+    // all plane tiles side by side, loaded once before the first block
+    // (planes of one channel set repeat with the image, so one tile's worth
+    // serves all when the channels tile the partitions).
+    int64_t ptiles = llvm::divideCeil(planes, P);
+    bool shared = planes <= P || P % C == 0;
+    int64_t wtiles = shared ? 1 : ptiles;
     if (kind == WindowKind::Depthwise) {
       auto conv = cast<ConvOp>(op);
       weight = fl.bufferOf(conv.getWeight());
       if (conv.getBias())
         bias = fl.bufferOf(conv.getBias());
-      for (int i = 0; i < (reuseWeights ? 1 : 2); ++i) {
-        wts.push_back(kb.alloc(sb, np, taps, weight.elementType, "w"));
-        bts.push_back(bias.sym ? kb.alloc(sb, np, 1, bias.elementType, "b") : FlatSymbolRefAttr());
-      }
-      if (reuseWeights)
-        loadWeights(0, np, wts[0], bts[0]);
+      wts.push_back(kb.alloc(sb, np, wtiles * taps, weight.elementType, "w"));
+      bts.push_back(bias.sym ? kb.alloc(sb, np, wtiles, bias.elementType, "b")
+                             : FlatSymbolRefAttr());
+      for (int64_t i = 0; i < wtiles; ++i)
+        loadWeights(i * P, std::min(P, planes - i * P), wts[0], bts[0], i * taps, i);
     }
     float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
     Builder b(op->getContext());
     auto vecEngine = [&](Opcode o, int64_t parts, int64_t n) {
       return kb.pick(o, {Engine::vector, Engine::gpsimd}, parts, n);
     };
-    int wslot = 0;
     for (int64_t p0 = 0; p0 < planes; p0 += P) {
       int64_t nparts = std::min(P, planes - p0);
-      FlatSymbolRefAttr w, bt;
-      if (kind == WindowKind::Depthwise) {
-        w = wts[reuseWeights ? 0 : wslot];
-        bt = bts[reuseWeights ? 0 : wslot];
-        if (!reuseWeights) {
-          loadWeights(p0, nparts, w, bt);
-          wslot ^= 1;
-        }
-      }
+      FlatSymbolRefAttr w = wts.empty() ? FlatSymbolRefAttr() : wts[0];
+      FlatSymbolRefAttr bt = bts.empty() ? FlatSymbolRefAttr() : bts[0];
+      int64_t wcol = shared ? 0 : p0 / P * taps, bcol = shared ? 0 : p0 / P;
       for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
         int64_t rows = std::min(R, OH - oh0);
         int64_t span = (rows - 1) * sh + (KH - 1) * dh + 1;
@@ -201,12 +225,13 @@ struct WindowLowering {
           fillBox(0, {(lo - first) * Wp}, {1});
         if (hi < first + span)
           fillBox((hi - first) * Wp, {(first + span - hi) * Wp}, {1});
-        if (hi > lo && pl)
+        int64_t colPad = padCols ? pl : 0;
+        if (hi > lo && colPad)
           fillBox((lo - first) * Wp, {hi - lo, pl}, {Wp, 1});
         // Only the trailing padding some window reads (a write nobody reads
         // would be lost at the next load).
         int64_t usedRight = std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
-        if (hi > lo && usedRight > 0)
+        if (hi > lo && usedRight > 0 && padCols)
           fillBox((lo - first) * Wp + pl + W, {hi - lo, usedRight}, {Wp, 1});
         // The rows inside the image, split by partitions across the queues.
         int64_t bytes = nparts * (hi - lo) * W * nisa::elementBytes(inT);
@@ -215,48 +240,62 @@ struct WindowLowering {
         int64_t step = llvm::divideCeil(nparts, pieces);
         for (int64_t q = 0; hi > lo && q < nparts; q += step) {
           int64_t cnt = std::min(step, nparts - q);
-          kb.dma(tile, kb.tileAP(q, cnt, (lo - first) * Wp + pl, {hi - lo, W}, {Wp, 1}), x.sym,
+          kb.dma(tile, kb.tileAP(q, cnt, (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1}), x.sym,
                  kb.hbmAP((p0 + q) * H * W + lo * W, {cnt, hi - lo, W}, {H * W, W, 1}), inT);
         }
         // The taps.
         int64_t n = rows * OW;
         auto box = kb.tileAP(0, nparts, 0, n);
         auto col = [&](int64_t c) { return kb.tileAP(0, nparts, c, 1); };
-        for (int64_t kh = 0; kh < KH; ++kh)
-          for (int64_t kw = 0; kw < KW; ++kw) {
-            int64_t t = kh * KW + kw;
-            auto window = kb.tileAP(0, nparts, kh * dh * Wp + kw * dw, {rows, OW}, {sh * Wp, sw});
-            if (kind == WindowKind::Depthwise) {
-              if (t == 0)
-                kb.emit<nisa::TensorScalarOp>(
-                    vecEngine(Opcode::TensorScalar, nparts, n), acc[slot], box, tile, window,
-                    nisa::AluOp::multiply, FloatAttr(), w, col(0), UnitAttr(),
-                    bias.sym ? nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::add)
-                             : nisa::AluOpAttr(),
-                    FloatAttr(), bt, bias.sym ? col(0) : nisa::AccessPatternAttr(), UnitAttr(),
-                    DenseI64ArrayAttr(), UnitAttr());
-              else
-                kb.emit<nisa::ScalarTensorTensorOp>(
-                    vecEngine(Opcode::ScalarTensorTensor, nparts, n), acc[slot], box, tile,
-                    window, nisa::AluOp::multiply, FloatAttr(), w, col(t), nisa::AluOp::add,
-                    acc[slot], box, DenseI64ArrayAttr(), UnitAttr());
+        // The first tap covers every output column (it initializes acc).
+        SmallVector<int64_t> order{padCols ? 0 : fullTap};
+        for (int64_t t = 0; t < KH * KW; ++t)
+          if (t != order.front())
+            order.push_back(t);
+        for (auto [i, t] : llvm::enumerate(order)) {
+          int64_t kh = t / KW, kw = t % KW;
+          int64_t c0 = 0, c1 = OW, off = kh * dh * Wp + kw * dw;
+          if (!padCols) {
+            std::tie(c0, c1) = validColumns(kw);
+            if (c1 <= c0)
               continue;
-            }
-            if (t == 0) {
-              kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, n), acc[slot],
-                                          box, tile, window, DenseI64ArrayAttr(), UnitAttr());
-              continue;
-            }
-            kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, n),
-                                          kind == WindowKind::Max ? nisa::AluOp::max
-                                                                  : nisa::AluOp::add,
-                                          acc[slot], box, acc[slot], box, tile, window,
-                                          DenseI64ArrayAttr(), UnitAttr());
+            off = kh * dh * Wp + c0 * sw + kw * dw - pl;
           }
+          int64_t cols = c1 - c0, m = rows * cols;
+          auto window = kb.tileAP(0, nparts, off, {rows, cols}, {sh * Wp, sw});
+          auto dst = cols == OW ? box : kb.tileAP(0, nparts, c0, {rows, cols}, {OW, 1});
+          bool first = i == 0;
+          if (kind == WindowKind::Depthwise) {
+            if (first)
+              kb.emit<nisa::TensorScalarOp>(
+                  vecEngine(Opcode::TensorScalar, nparts, m), acc[slot], dst, tile, window,
+                  nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), UnitAttr(),
+                  bias.sym ? nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::add)
+                           : nisa::AluOpAttr(),
+                  FloatAttr(), bt, bias.sym ? col(bcol) : nisa::AccessPatternAttr(), UnitAttr(),
+                  DenseI64ArrayAttr(), UnitAttr());
+            else
+              kb.emit<nisa::ScalarTensorTensorOp>(
+                  vecEngine(Opcode::ScalarTensorTensor, nparts, m), acc[slot], dst, tile, window,
+                  nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), nisa::AluOp::add,
+                  acc[slot], dst, DenseI64ArrayAttr(), UnitAttr());
+            continue;
+          }
+          if (first) {
+            kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, m), acc[slot], dst,
+                                        tile, window, DenseI64ArrayAttr(), UnitAttr());
+            continue;
+          }
+          kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, m),
+                                        kind == WindowKind::Max ? nisa::AluOp::max
+                                                                : nisa::AluOp::add,
+                                        acc[slot], dst, acc[slot], dst, tile, window,
+                                        DenseI64ArrayAttr(), UnitAttr());
+        }
         if (epilogue) {
           // Rows are the planes (image x channel), columns the pixels.
           epilogue->emitEpilogue(kb, p0, nparts, oh0 * OW, n, acc[slot], 0);
-          slot ^= 1;
+          slot = (slot + 1) % kSlots;
           continue;
         }
         // Average: scale; every kind: convert; then store.
@@ -276,7 +315,7 @@ struct WindowLowering {
         }
         kb.dma(y.sym, kb.hbmAP(p0 * OH * OW + oh0 * OW, {nparts, n}, {OH * OW, 1}), out[slot],
                box, outT);
-        slot ^= 1;
+        slot = (slot + 1) % kSlots;
       }
     }
     kb.program().levelQueues();
