@@ -496,7 +496,6 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
                                                 ConvOp conv, ArrayRef<Operation *> epilogueOps,
                                                 ArrayRef<std::pair<Value, Value>> outputs,
                                                 StringRef kind) {
-  KernelBuilder kb(fl.pb, kind, anchor);
   RowKernelSpec spec;
   spec.ops.push_back(conv);
   spec.ops.append(epilogueOps.begin(), epilogueOps.end());
@@ -506,15 +505,22 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
     for (auto [inner, outer] : outputs)
       spec.outputs.push_back({inner, fl.resultBuffer(outer)});
   spec.psum = conv.getResult();
-  std::string planWhy;
+  std::string planWhy = "its bias is not an add of the epilogue (only TensorE writes PSUM)";
   std::optional<RowKernel> epilogue =
-      epilogueOps.empty() ? std::nullopt : RowKernel::plan(std::move(spec), fl.pb.hw(), planWhy);
-  if (!epilogueOps.empty() && !epilogue)
-    return anchor->emitError("cannot lower the convolution's fused epilogue: ") << planWhy;
-  // Only TensorE writes PSUM, where the epilogue reads the convolution.
-  if (epilogue && conv.getBias())
-    return anchor->emitError("a fused convolution's bias must be an add of its epilogue (as "
-                             "--neuron-fuse-elementwise writes it)");
+      epilogueOps.empty() || conv.getBias()
+          ? std::nullopt
+          : RowKernel::plan(std::move(spec), fl.pb.hw(), planWhy);
+  if (!epilogueOps.empty() && !epilogue) {
+    // The epilogue cannot run on the output tiles (it reduces them, as a
+    // global average pool does): write the convolution to HBM and run the
+    // rest as its own kernel.
+    if (fl.remarks)
+      anchor->emitRemark("the convolution's epilogue is a separate kernel: ") << planWhy;
+    if (failed(lowerConv(fl, conv, conv, {}, {{conv.getResult(), conv.getResult()}}, "conv")))
+      return failure();
+    return lowerRowGroup(fl, anchor, epilogueOps, outputs, kind);
+  }
+  KernelBuilder kb(fl.pb, kind, anchor);
   if (isDepthwise(conv))
     return lowerDepthwiseConv(fl, kb, anchor, conv, epilogue ? &*epilogue : nullptr);
   ConvLowering lowering(fl, kb, conv, epilogue ? &*epilogue : nullptr);

@@ -103,6 +103,15 @@ CASES = {
     "depthwise_fused": conv((2, 96, 15, 15), (96, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 96, False,
                             epilogue=True),
     "mobilenetv2_dw_144_56": conv((1, 144, 56, 56), (144, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 144, True),
+    # A reduction in the epilogue (global average pooling): the epilogue runs
+    # as its own kernel after the convolution.
+    "conv_relu_global_avgpool": func(
+        [("x", T((2, 16, 9, 9), "f32")), ("w", T((32, 16, 3, 3), "f32"))],
+        ["%y = neuron.conv %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1]"
+         " groups = 1 : (tensor<2x16x9x9xf32>, tensor<32x16x3x3xf32>) -> tensor<2x32x9x9xf32>",
+         "%z = neuron.relu %y : tensor<2x32x9x9xf32>",
+         "%m = neuron.reduce_mean %z axes = [2, 3] keepdims : tensor<2x32x9x9xf32> -> "
+         "tensor<2x32x1x1xf32>"], "m", T((2, 32, 1, 1), "f32")),
     "maxpool_3x3s2_pad1": pool((2, 3, 9, 8), "max", (3, 3), (2, 2), (1, 1, 1, 1)),
     "avgpool_pad_excluded": pool((1, 3, 7, 7), "avg", (3, 3), (2, 2), (1, 1, 1, 1)),
     "avgpool_pad_included": pool((1, 3, 7, 7), "avg", (3, 3), (2, 2), (1, 1, 1, 1), True),
