@@ -129,7 +129,11 @@ bool Importer::reduce(llvm::StringRef op) {
 /// output pixel is one patch times the kernel, so it is x cut into patches
 /// (reshapes and transposes of rank <= 4) times the kernel as a matrix.
 /// False, with nothing built, for any other convolution (conv() builds a
-/// neuron.conv then).
+/// neuron.conv then), a 1x1 one included: a pointwise convolution (ResNet's
+/// bottlenecks, MobileNet's expansions and projections) has no patch to cut,
+/// and as a matmul it would cost four transposes of its NCHW input and
+/// output, which neuron.conv's implicit GEMM (channels on partitions) does
+/// not.
 bool Importer::patchEmbedding() {
   Value x = input(0), w = input(1);
   auto tx = cast<RankedTensorType>(x.getType()), tw = cast<RankedTensorType>(w.getType());
@@ -144,6 +148,7 @@ bool Importer::patchEmbedding() {
   if (tx.getRank() != 4 || tw.getRank() != 4 || !tx.hasStaticShape() || !tw.hasStaticShape() ||
       !out || !out->hasStaticShape() || !noPad || !ones(intsAttr("dilations")) ||
       intAttr("group", 1) != 1 || !strides || strides->size() != 2 ||
+      tw.getDimSize(2) * tw.getDimSize(3) == 1 ||
       (*strides)[0] != tw.getDimSize(2) || (*strides)[1] != tw.getDimSize(3) ||
       tx.getDimSize(2) % tw.getDimSize(2) ||
       tx.getDimSize(3) % tw.getDimSize(3))

@@ -206,6 +206,20 @@ elif name == "conv3x3":
         [init("w", rng.standard_normal((1, 1, 3, 3)).astype(np.float32))])
     save(g, [], [])
 
+elif name == "conv1x1":
+    # A pointwise (1x1, stride 1) convolution with a bias, as ResNet's
+    # bottlenecks and MobileNet's expansions have: a neuron.conv, not the
+    # patch-embedding matmul (its stride is its kernel too).
+    x = rng.standard_normal((2, 6, 5, 3)).astype(np.float32)
+    w = rng.standard_normal((4, 6, 1, 1)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="/conv/Conv",
+                              kernel_shape=[1, 1], strides=[1, 1])]
+    g = helper.make_graph(
+        nodes, "conv1x1", [helper.make_tensor_value_info("x", F, [2, 6, 5, 3])],
+        [helper.make_tensor_value_info("y", F, [2, 4, 5, 3])], [init("w", w), init("b", bias)])
+    save(g, [x], [conv_ref(x, w, bias, [1, 1], [0, 0, 0, 0])])
+
 elif name == "patches":
     # A patch embedding: Conv with stride == kernel (4x4 patches of 3 channels).
     x = rng.standard_normal((2, 3, 16, 8)).astype(np.float32)
