@@ -32,13 +32,28 @@ def window_out(x, k, st, pad, dil):
             for d in range(n)]
 
 
-def conv(x, w, st, pad, dil, g, bias, ty="f32", oty=None, epilogue=False):
+def dense_hex(shape, ty, seed):
+    """A seeded standard-normal constant as MLIR's hex dense literal."""
+    import numpy as np
+    v = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    if ty == "bf16":
+        v = (v.view(np.uint32) >> 16).astype(np.uint16)  # truncated: exact in bf16
+    return 'dense<"0x%s">' % v.tobytes().hex().upper()
+
+
+def conv(x, w, st, pad, dil, g, bias, ty="f32", oty=None, epilogue=False, const_w=False):
+    """A convolution case; with `const_w` the weight is a (seeded, non-splat)
+    constant, which the lowering packs at compile time (and packs kernel rows
+    onto the partitions when the input channels are few)."""
     oty = oty or ty
     y = [x[0], w[0]] + window_out(x, w[2:], st, pad, dil)
-    args = [("x", T(x, ty)), ("w", T(w, ty))] + ([("b", T([w[0]], oty))] if bias else [])
-    body = ["%%y = neuron.conv %%x, %%w%s strides = %s padding = %s dilations = %s groups = %d"
-            " : (%s) -> %s" % (" bias %b" if bias else "", L(st), L(pad), L(dil), g,
-                               ", ".join(t for _, t in args), T(y, oty))]
+    args = [("x", T(x, ty))] + ([] if const_w else [("w", T(w, ty))])
+    args += [("b", T([w[0]], oty))] if bias else []
+    body = ["%%w = neuron.constant %s : %s" % (dense_hex(w, ty, sum(w)), T(w, ty))] if const_w else []
+    body += ["%%y = neuron.conv %%x, %%w%s strides = %s padding = %s dilations = %s groups = %d"
+             " : (%s) -> %s" % (" bias %b" if bias else "", L(st), L(pad), L(dil), g,
+                                ", ".join([T(x, ty), T(w, ty)] + ([T([w[0]], oty)] if bias else [])),
+                                T(y, oty))]
     res = "y"
     if epilogue:  # folded batchnorm (per-channel constants), residual add, relu
         c = [1, w[0]] + [1] * (len(x) - 2)
@@ -92,6 +107,29 @@ CASES = {
     "resnet50_3x3s2_128_56": conv((1, 128, 56, 56), (128, 128, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, True),
     "fused_conv_bn_residual_relu": conv((2, 16, 9, 9), (32, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True,
                                         epilogue=True),
+    # Constant weights: packed at compile time; few input channels also pack
+    # kernel rows onto the partitions (all rows, two of three, a partial last
+    # group; with stride, dilation, padding, groups, bf16).
+    "const_stem_7x7s2_c3": conv((2, 3, 32, 32), (16, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, True,
+                                const_w=True),
+    "const_3x3_c16_rows_packed": conv((1, 16, 12, 12), (24, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
+                                      False, const_w=True),
+    "const_3x3_c64": conv((1, 64, 10, 10), (32, 64, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
+                          True, const_w=True),
+    "const_3x3_c40_three_rows": conv((1, 40, 10, 10), (32, 40, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
+                                     True, const_w=True),
+    "const_5x5_c32_partial_group": conv((1, 32, 11, 11), (20, 32, 5, 5), (2, 1), (2, 1, 2, 3), (1, 1),
+                                        1, True, const_w=True),
+    "const_3x3_c8_dilation2": conv((2, 8, 13, 13), (8, 8, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1, False,
+                                   const_w=True),
+    "const_3x3_c130": conv((1, 130, 6, 6), (40, 130, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True,
+                           const_w=True),
+    "const_groups4": conv((1, 32, 9, 9), (64, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 4, True,
+                          const_w=True),
+    "const_stem_bf16_f32": conv((1, 3, 40, 40), (32, 3, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, True,
+                                ty="bf16", oty="f32", const_w=True),
+    "const_fused_bn": conv((2, 16, 9, 9), (32, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True,
+                           epilogue=True, const_w=True),
     # VectorE/GpSimdE windows
     "depthwise_3x3_96ch_batch4": conv((4, 96, 15, 15), (96, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 96, True),
     "depthwise_160ch_stride2": conv((2, 160, 14, 14), (160, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 160, True),
