@@ -194,3 +194,35 @@ TEST(Kernels, NamedKernels) {
   expectNear(ok(softmax(floats({2, 2}, {0, 0, std::log(3.0f), 0}), 0, false)),
              {0.25f, 0.5f, 0.75f, 0.5f});
 }
+
+TEST(Kernels, ConvolutionByHand) {
+  // x = 1..9 as one 3x3 plane, w = ones 2x2: window sums.
+  Tensor x = floats({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Tensor w = floats({1, 1, 2, 2}, {1, 1, 1, 1});
+  expectNear(ok(ref::conv(x, w, nullptr, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, DType::F32)),
+             {12, 16, 24, 28});
+  // Padding 1 before only, stride 2: windows at (-1,-1), (-1,1), (1,-1), (1,1).
+  Tensor b = floats({1}, {0.5f});
+  expectNear(ok(ref::conv(x, w, &b, 1, {2, 2}, {1, 1, 0, 0}, {1, 1}, DType::F32)),
+             {1.5f, 5.5f, 11.5f, 28.5f});
+  // Dilation 2 over the corners; two groups of one channel each (depthwise).
+  expectNear(ok(ref::conv(x, w, nullptr, 1, {1, 1}, {0, 0, 0, 0}, {2, 2}, DType::F32)), {20});
+  Tensor x2 = floats({1, 2, 1, 2}, {1, 2, 3, 4});
+  Tensor w2 = floats({2, 1, 1, 1}, {10, 100});
+  expectNear(ok(ref::conv(x2, w2, nullptr, 2, {1, 1}, {0, 0, 0, 0}, {1, 1}, DType::F32)),
+             {10, 20, 300, 400});
+}
+
+TEST(Kernels, PoolingByHand) {
+  Tensor x = floats({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  // 3x3, stride 2, padding 1: windows centred on the corners.
+  expectNear(ok(ref::pool(true, x, {3, 3}, {2, 2}, {1, 1, 1, 1}, false)), {5, 6, 8, 9});
+  // Padding not counted: (1+2+4+5)/4; counted: /9.
+  expectNear(ok(ref::pool(false, x, {3, 3}, {2, 2}, {1, 1, 1, 1}, false)), {3, 4, 6, 7});
+  expectNear(ok(ref::pool(false, x, {3, 3}, {2, 2}, {1, 1, 1, 1}, true)),
+             {12.0f / 9, 16.0f / 9, 24.0f / 9, 28.0f / 9});
+  llvm::Expected<Tensor> tooBig = ref::pool(true, x, {4, 4}, {1, 1}, {0, 0, 0, 0}, false);
+  ASSERT_FALSE(static_cast<bool>(tooBig));
+  EXPECT_EQ(llvm::toString(tooBig.takeError()),
+            "pool: spatial dim 0 of size 3 (padded by 0) is smaller than the window span 4");
+}

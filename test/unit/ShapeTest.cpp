@@ -46,6 +46,40 @@ TEST(Shape, MatmulShapes) {
             "batch dimensions 2 and 3 do not broadcast");
 }
 
+TEST(Shape, ConvolutionShapes) {
+  Shape out;
+  // ResNet's stem: 224 + 3 + 3 - 7 = 223, / 2 + 1 = 112.
+  EXPECT_EQ(convShape({8, 3, 224, 224}, {64, 3, 7, 7}, 1, {2, 2}, {3, 3, 3, 3}, {1, 1}, out), "");
+  EXPECT_EQ(out, Shape({8, 64, 112, 112}));
+  // Asymmetric pads, dilation 2 (span 5), 1-D, depthwise.
+  EXPECT_EQ(convShape({1, 4, 9}, {4, 1, 3}, 4, {1}, {0, 2}, {2}, out), "");
+  EXPECT_EQ(out, Shape({1, 4, 7}));
+  // A dynamic batch and spatial dim stay dynamic.
+  EXPECT_EQ(convShape({kDynamic, 2, kDynamic, 5}, {6, 2, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}, {1, 1},
+                      out),
+            "");
+  EXPECT_EQ(out, Shape({kDynamic, 6, kDynamic, 5}));
+  EXPECT_EQ(convShape({1, 6, 8, 8}, {4, 4, 3, 3}, 2, {1, 1}, {0, 0, 0, 0}, {1, 1}, out),
+            "input channels 6 are not weight dim 1 (4) x groups (2)");
+  EXPECT_EQ(convShape({1, 4, 8, 8}, {6, 1, 3, 3}, 4, {1, 1}, {0, 0, 0, 0}, {1, 1}, out),
+            "output channels 6 are not a multiple of groups 4");
+  EXPECT_EQ(convShape({1, 1, 2, 2}, {1, 1, 3, 3}, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, out),
+            "spatial dim 0 of size 2 (padded by 0) is smaller than the window span 3");
+  EXPECT_EQ(convShape({1, 1, 4, 4}, {1, 1, 3, 3}, 1, {1, 1}, {0, 0}, {1, 1}, out),
+            "a window over 2 spatial dim(s) needs 2 strides and dilations and 4 pads (got 2, 2 "
+            "and 2)");
+}
+
+TEST(Shape, PoolingShapes) {
+  Shape out;
+  EXPECT_EQ(poolShape({1, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, out), "");
+  EXPECT_EQ(out, Shape({1, 64, 56, 56}));
+  EXPECT_EQ(poolShape({1, 64, 8, 8}, {2, 2}, {2, 2}, {2, 0, 0, 0}, out),
+            "spatial dim 0: pads must be smaller than the window (2)");
+  EXPECT_EQ(poolShape({1, 64, 8}, {2, 2}, {2, 2}, {0, 0, 0, 0}, out),
+            "an input of rank 3 needs 1 window sizes, got 2");
+}
+
 TEST(Shape, Format) {
   EXPECT_EQ(formatShape({4, kDynamic, 8}), "4x?x8");
   EXPECT_EQ(formatShape({}), "scalar");

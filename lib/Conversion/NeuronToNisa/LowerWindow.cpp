@@ -111,7 +111,12 @@ struct WindowLowering {
         total += epilogue->epilogueBytesPerPartition(R * OW);
       return total;
     };
-    R = OH;
+    // At least kSlots + 1 row blocks when each still has a PSUM bank's worth
+    // of columns (smaller instructions are all overhead: MobileNetV2's 7x7
+    // maps), so that loads, taps and stores of different blocks overlap.
+    R = std::max<int64_t>(llvm::divideCeil(OH, kSlots + 1),
+                          llvm::divideCeil(hw.psumBankFp32(), OW));
+    R = std::min(R, OH);
     while (R > 1 && bytes() > budget)
       R = llvm::divideCeil(R, 2);
     if (bytes() > budget) {
