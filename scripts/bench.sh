@@ -13,7 +13,8 @@
 #    mlir-opt), executable bytes per layer, and a compile-cache hit (< 5 % of a cold compile);
 #    a transposed LM head at vocab 32768 (< 2 s) and 151936 (< 10 s);
 #  - the Llama-7B layer against its bound (scripts/llama-bench.sh), attention alone fused and
-#    unfused (scripts/attention-bench.sh) and the calibration suite (scripts/calibrate.sh).
+#    unfused (scripts/attention-bench.sh), ResNet-50/MobileNetV2 convolution layers against their
+#    bounds (scripts/conv-bench.sh) and the calibration suite (scripts/calibrate.sh).
 # Usage: scripts/bench.sh [build-dir]
 set -euo pipefail
 BUILD=${1:-build}
@@ -159,6 +160,8 @@ echo
 bash "$SRC/scripts/llama-bench.sh" "$BUILD"
 echo
 bash "$SRC/scripts/attention-bench.sh" "$BUILD"
+echo
+bash "$SRC/scripts/conv-bench.sh" "$BUILD"
 echo
 bash "$SRC/scripts/models-bound.sh" "$BUILD"
 # The calibration suite keeps the simulated machine beside published figures.
