@@ -39,6 +39,8 @@ struct OutTile {
   int64_t pixels() const { return nbc * rows * cols; }
 };
 
+/// One convolution lowered as an implicit GEMM: its shapes, plan, tiles and
+/// the emission of its kernel (see the file comment).
 struct ConvLowering {
   FunctionLowering &fl;
   KernelBuilder &kb;
@@ -256,6 +258,8 @@ struct ConvLowering {
                          DenseElementsAttr::getFromRawBuffer(packedType, out));
   }
 
+  /// The kernel's tiles: weights, input block ring, PSUM accumulators,
+  /// output tiles and the bias column.
   void allocate() {
     auto sb = nisa::MemorySpace::sbuf, ps = nisa::MemorySpace::psum;
     int64_t parts = khPack * Cg; // partitions of the one channel tile when packed
@@ -304,6 +308,7 @@ struct ConvLowering {
         kb.dma(hbm.sym, inHbm, tile, onTile, type);
     }
   }
+  /// A load into a tile (see move).
   void load(FlatSymbolRefAttr tile, int64_t p0, int64_t nparts, int64_t tileOffset,
             ArrayRef<int64_t> tileSizes, ArrayRef<int64_t> tileStrides, const HbmBuffer &src,
             int64_t hbmOffset, int64_t partStride, ArrayRef<int64_t> hbmStrides) {
@@ -489,6 +494,8 @@ struct ConvLowering {
          OH * OW, {F * OH * OW, OW, 1}, outT);
   }
 
+  /// Emits the kernel: per group and weight chunk, the weights, then per
+  /// output tile its input block, multiplies and store.
   void run() {
     x = fl.bufferOf(conv.getInput());
     if (std::optional<HbmBuffer> p = packWeights()) {

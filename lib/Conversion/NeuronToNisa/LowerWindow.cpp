@@ -34,6 +34,8 @@ constexpr int kSlots = 3;
 /// What the window computes.
 enum class WindowKind { Max, Avg, Depthwise };
 
+/// One pooling or depthwise convolution lowered plane-per-partition: its
+/// window, row blocks and the emission of its kernel (see the file comment).
 struct WindowLowering {
   FunctionLowering &fl;
   KernelBuilder &kb;
@@ -168,6 +170,9 @@ struct WindowLowering {
     }
   }
 
+  /// Emits the kernel: per plane tile and row block, the input block with
+  /// its padding, one instruction per tap, then the scale/convert and store
+  /// or the fused epilogue.
   void run() {
     x = fl.bufferOf(op->getOperand(0));
     if (!epilogue)

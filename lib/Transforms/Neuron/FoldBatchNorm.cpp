@@ -164,6 +164,7 @@ struct FoldAffineIntoConv : RewritePattern {
   }
 };
 
+/// Applies FoldAffineIntoConv until nothing more folds.
 struct FoldBatchNormPass : mlir::neuron::impl::NeuronFoldBatchNormPassBase<FoldBatchNormPass> {
   using Base::Base;
   void runOnOperation() override {
