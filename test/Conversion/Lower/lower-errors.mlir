@@ -85,3 +85,20 @@ func.func @empty_slice(%a: tensor<20x10x5xf32>) -> tensor<20x10x5xf32> {
 func.func @empty_argument(%a: tensor<0xf32>) -> tensor<0xf32> {
   return %a : tensor<0xf32>
 }
+
+// -----
+
+// 3-D convolutions and pooling run on the interpreter only.
+func.func @conv3d(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>) -> tensor<1x3x3x3x3xf32> {
+  // expected-error@+1 {{cannot lower the convolution: 3-D convolutions are not lowered to the device yet (1-D and 2-D are); run them on the host interpreter}}
+  %0 = neuron.conv %x, %w strides = [1, 1, 1] padding = [0, 0, 0, 0, 0, 0] dilations = [1, 1, 1] groups = 1 : (tensor<1x2x4x4x4xf32>, tensor<3x2x2x2x2xf32>) -> tensor<1x3x3x3x3xf32>
+  return %0 : tensor<1x3x3x3x3xf32>
+}
+
+// -----
+
+func.func @pool3d(%x: tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32> {
+  // expected-error@+1 {{cannot lower the pooling: 3-D windows are not lowered to the device yet (1-D and 2-D are)}}
+  %0 = neuron.pool max %x kernel = [2, 2, 2] strides = [2, 2, 2] padding = [0, 0, 0, 0, 0, 0] : tensor<1x2x4x4x4xf32> -> tensor<1x2x2x2x2xf32>
+  return %0 : tensor<1x2x2x2x2xf32>
+}
