@@ -359,8 +359,8 @@ LogicalResult mlir::neuron::lowering::lowerPool(FunctionLowering &fl, PoolOp op)
 bool mlir::neuron::lowering::isDepthwise(ConvOp conv) {
   auto x = conv.getInput().getType();
   int64_t c = x.getDimSize(1);
-  return conv.getGroups() == c && conv.getWeight().getType().getDimSize(0) == c &&
-         x.getRank() <= 4;
+  return static_cast<int64_t>(conv.getGroups()) == c &&
+         conv.getWeight().getType().getDimSize(0) == c && x.getRank() <= 4;
 }
 
 LogicalResult mlir::neuron::lowering::lowerDepthwiseConv(FunctionLowering &fl, KernelBuilder &kb,
