@@ -155,30 +155,21 @@ LogicalResult lowerKernelOp(FunctionLowering &fl, KernelOp k) {
   SmallVector<std::pair<Value, Value>> outputs;
   for (auto [inner, outer] : llvm::zip(yield.getValues(), k.getResults()))
     outputs.push_back({inner, outer});
-  SmallVector<Operation *> ops;
-  MatmulOp hero;
-  ConvOp convHero;
+  // A matmul or convolution hero: the rest is its epilogue.
+  SmallVector<Operation *> ops, epilogue;
+  Operation *hero = nullptr;
   for (Operation &op : body.without_terminator()) {
     ops.push_back(&op);
-    if (auto mm = dyn_cast<MatmulOp>(op))
-      hero = mm;
-    if (auto c = dyn_cast<ConvOp>(op))
-      convHero = c;
+    if (isa<MatmulOp, ConvOp>(op))
+      hero = &op;
   }
-  if (convHero) {
-    SmallVector<Operation *> epilogue;
-    for (Operation *op : ops)
-      if (op != convHero)
-        epilogue.push_back(op);
-    return lowerConv(fl, k, convHero, epilogue, outputs, k.getKind());
-  }
-  if (hero) {
-    SmallVector<Operation *> epilogue;
-    for (Operation *op : ops)
-      if (op != hero)
-        epilogue.push_back(op);
-    return lowerMatmul(fl, k, hero, epilogue, outputs, k.getKind());
-  }
+  for (Operation *op : ops)
+    if (op != hero)
+      epilogue.push_back(op);
+  if (auto mm = dyn_cast_or_null<MatmulOp>(hero))
+    return lowerMatmul(fl, k, mm, epilogue, outputs, k.getKind());
+  if (auto conv = dyn_cast_or_null<ConvOp>(hero))
+    return lowerConv(fl, k, conv, epilogue, outputs, k.getKind());
   return lowerRowGroup(fl, k, ops, outputs, k.getKind());
 }
 

@@ -503,14 +503,8 @@ bool Importer::lowerNode() {
       error() << "starts, ends, axes and steps must be constants";
       return false;
     }
-    SmallVector<int64_t> axes, steps(starts->size(), 1);
-    if (std::optional<SmallVector<int64_t>> a = ints(3))
-      axes = *a;
-    else
-      for (size_t i = 0; i < starts->size(); ++i)
-        axes.push_back(static_cast<int64_t>(i));
-    if (std::optional<SmallVector<int64_t>> s = ints(4))
-      steps = *s;
+    SmallVector<int64_t> axes, steps;
+    sliceAxesAndSteps(starts->size(), ints(3), ints(4), axes, steps);
     // Negative steps walk the axis backwards: a gather of the positions
     // (s, s + step, ... > e) after the slice of the positive-step axes.
     SmallVector<std::pair<int64_t, SmallVector<int32_t>>> backwards;
@@ -521,20 +515,13 @@ bool Importer::lowerNode() {
         error() << "a zero step is not allowed (axis " << axis << ")";
         return false;
       }
-      int64_t s = (*starts)[i], e = (*ends)[i];
+      SmallVector<int64_t> pos = slicePositions((*starts)[i], (*ends)[i], step, d);
       if (step < 0) {
-        s = std::clamp<int64_t>(s < 0 ? s + d : s, 0, d - 1);
-        e = std::clamp<int64_t>(e < 0 ? e + d : e, -1, d - 1);
-        SmallVector<int32_t> positions;
-        for (int64_t k = s; k > e; k += step)
-          positions.push_back(static_cast<int32_t>(k));
-        backwards.push_back({axis, positions});
+        backwards.push_back({axis, SmallVector<int32_t>(pos.begin(), pos.end())});
         continue;
       }
-      s = std::clamp<int64_t>(s < 0 ? s + d : s, 0, d);
-      e = std::clamp<int64_t>(e < 0 ? e + d : e, 0, d);
-      offsets[axis] = s;
-      sizes[axis] = e > s ? (e - s + step - 1) / step : 0;
+      offsets[axis] = pos.empty() ? 0 : pos.front();
+      sizes[axis] = static_cast<int64_t>(pos.size());
       strides[axis] = step;
     }
     if (backwards.empty()) {

@@ -189,34 +189,15 @@ bool Importer::fold() {
       std::optional<SmallVector<int64_t>> starts = ints(1), ends = ints(2);
       if (!starts || !ends || starts->size() != ends->size())
         return false;
-      SmallVector<int64_t> axes, steps(starts->size(), 1);
-      if (std::optional<SmallVector<int64_t>> a = ints(3))
-        axes = *a;
-      else
-        for (size_t i = 0; i < starts->size(); ++i)
-          axes.push_back(static_cast<int64_t>(i));
-      if (std::optional<SmallVector<int64_t>> st = ints(4))
-        steps = *st;
+      SmallVector<int64_t> axes, steps;
+      sliceAxesAndSteps(starts->size(), ints(3), ints(4), axes, steps);
       if (axes.size() != starts->size() || steps.size() != starts->size())
         return false;
       for (size_t i = 0; i < axes.size(); ++i) {
         int64_t axis = normAxis(axes[i], rank);
         if (axis < 0 || axis >= rank || steps[i] == 0)
           return false;
-        int64_t n = x.shape[axis], st = (*starts)[i], e = (*ends)[i];
-        SmallVector<int64_t> pos;
-        if (steps[i] > 0) {
-          st = std::clamp<int64_t>(st < 0 ? st + n : st, 0, n);
-          e = std::clamp<int64_t>(e < 0 ? e + n : e, 0, n);
-          for (int64_t k = st; k < e; k += steps[i])
-            pos.push_back(k);
-        } else {
-          st = std::clamp<int64_t>(st < 0 ? st + n : st, 0, n - 1);
-          e = std::clamp<int64_t>(e < 0 ? e + n : e, -1, n - 1);
-          for (int64_t k = st; k > e; k += steps[i])
-            pos.push_back(k);
-        }
-        positions[axis] = pos;
+        positions[axis] = slicePositions((*starts)[i], (*ends)[i], steps[i], x.shape[axis]);
       }
     }
     SmallVector<int64_t> inStrides(rank, 1);

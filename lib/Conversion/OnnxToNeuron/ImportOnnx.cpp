@@ -236,6 +236,36 @@ int64_t neuronc::onnximport::product(ArrayRef<int64_t> shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
 }
 
+void neuronc::onnximport::sliceAxesAndSteps(size_t count, std::optional<SmallVector<int64_t>> axes,
+                                            std::optional<SmallVector<int64_t>> steps,
+                                            SmallVector<int64_t> &outAxes,
+                                            SmallVector<int64_t> &outSteps) {
+  outAxes.clear();
+  if (axes)
+    outAxes = *axes;
+  else
+    for (size_t i = 0; i < count; ++i)
+      outAxes.push_back(static_cast<int64_t>(i));
+  outSteps = steps ? *steps : SmallVector<int64_t>(count, 1);
+}
+
+SmallVector<int64_t> neuronc::onnximport::slicePositions(int64_t start, int64_t end, int64_t step,
+                                                         int64_t n) {
+  SmallVector<int64_t> pos;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start < 0 ? start + n : start, 0, n);
+    end = std::clamp<int64_t>(end < 0 ? end + n : end, 0, n);
+    for (int64_t k = start; k < end; k += step)
+      pos.push_back(k);
+  } else {
+    start = std::clamp<int64_t>(start < 0 ? start + n : start, 0, n - 1);
+    end = std::clamp<int64_t>(end < 0 ? end + n : end, -1, n - 1);
+    for (int64_t k = start; k > end; k += step)
+      pos.push_back(k);
+  }
+  return pos;
+}
+
 bool Importer::importNode(const onnx::NodeProto &n, int index) {
   node = &n;
   // onnx::<OpType>, then the node's name inside it (tables name an op by its

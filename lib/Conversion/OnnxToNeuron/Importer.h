@@ -197,6 +197,15 @@ std::optional<Known> knownOf(DenseElementsAttr attr);
 std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> c);
 /// The number of elements of `shape`.
 int64_t product(ArrayRef<int64_t> shape);
+/// ONNX Slice's axes and steps for `count` starts: as given, else every axis
+/// from 0 and steps of 1.
+void sliceAxesAndSteps(size_t count, std::optional<SmallVector<int64_t>> axes,
+                       std::optional<SmallVector<int64_t>> steps, SmallVector<int64_t> &outAxes,
+                       SmallVector<int64_t> &outSteps);
+/// The positions ONNX Slice reads along an axis of size `n`: start, start +
+/// step, ... before end, negative bounds counted from the end and clamped as
+/// the operator specifies (a negative step walks backwards; step != 0).
+SmallVector<int64_t> slicePositions(int64_t start, int64_t end, int64_t step, int64_t n);
 
 } // namespace neuronc::onnximport
 
