@@ -80,6 +80,43 @@ def NeuronDecomposeNamedKernelsPass : Pass<"neuron-decompose-named-kernels",
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
 }
 
+def NeuronDecomposeWindowsPass : Pass<"neuron-decompose-windows", "::mlir::func::FuncOp"> {
+  let summary = "Splits convolutions and poolings over three or more spatial dims into 2-D ones";
+  let description = [{
+    The device lowering tiles 1-D and 2-D windows; a window over k > 2
+    spatial dims becomes windows over k - 1 dims until two are left (exact
+    in real arithmetic; the sums are only reassociated).
+
+    A convolution `[N, C, D, S...]` with weight `[F, C/g, KD, K...]` moves
+    the first spatial dim next to the batch (a transpose), pads it with
+    zero planes, and for every depth tap `kd` convolves the planes
+    `kd * dilation + od * stride` (a strided slice, folded into the batch by
+    a reshape) with the weight's slice `kd`; the KD partial results are
+    added (the bias goes to the first) and the depth dim is moved back.
+
+    A pooling is separable: max and sum are associative, and the count of
+    in-bounds positions (or the window size with `count_include_pad`) is a
+    product over the dims, so it pools the last k - 1 dims of
+    `[N, C*D, S...]` (a reshape) and then the first dim of `[N, C, D, R]`
+    with a `[KD, 1]` window.
+    ```mlir
+    %y = neuron.pool max %x kernel = [3, 3, 3] strides = [2, 2, 2] padding = [1, 1, 1, 1, 1, 1]
+        : tensor<1x4x8x8x8xf32> -> tensor<1x4x4x4x4xf32>
+    // becomes
+    %a = neuron.reshape %x : tensor<1x4x8x8x8xf32> -> tensor<1x32x8x8xf32>
+    %b = neuron.pool max %a kernel = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1]
+        : tensor<1x32x8x8xf32> -> tensor<1x32x4x4xf32>
+    %c = neuron.reshape %b : tensor<1x32x4x4xf32> -> tensor<1x4x8x16xf32>
+    %d = neuron.pool max %c kernel = [3, 1] strides = [2, 1] padding = [1, 0, 1, 0]
+        : tensor<1x4x8x16xf32> -> tensor<1x4x4x16xf32>
+    %y = neuron.reshape %d : tensor<1x4x4x16xf32> -> tensor<1x4x4x4x4xf32>
+    ```
+    Windows with a dynamic dim are left alone (bucketing makes them static
+    before this pass runs in the compile pipeline).
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+}
+
 def NeuronFoldTransposesPass : Pass<"neuron-fold-transposes", "::mlir::func::FuncOp"> {
   let summary = "Folds transposes of a matmul operand's two matrix dims into the matmul";
   let description = [{

@@ -202,6 +202,12 @@ void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly,
       fpm.addPass(createCanonicalizerPass());
     if (!llvm::is_contained(disabled, rule.name) && !(general && namedOnly))
       fpm.addPass(rule.create());
+    // Windows over more than two spatial dims become the lowering's 2-D ones
+    // once batch normalization has folded into them and before the other
+    // fusions see the convolutions (the lowering pipeline repeats it for
+    // programs that skip fusion).
+    if (rule.name == "batchnorm")
+      fpm.addPass(neuron::createNeuronDecomposeWindowsPass());
   }
   buildNeuronCleanupPipeline(pm);
 }
@@ -210,6 +216,7 @@ void neuronc::buildLowerPipeline(OpPassManager &pm, const BackendOptions &option
   neuron::NeuronLowerPassOptions lower;
   lower.target = options.target;
   lower.remarks = options.remarks;
+  pm.addNestedPass<func::FuncOp>(neuron::createNeuronDecomposeWindowsPass());
   pm.addPass(neuron::createNeuronLowerPass(lower));
 }
 

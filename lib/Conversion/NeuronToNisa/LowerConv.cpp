@@ -99,8 +99,8 @@ struct ConvLowering {
     auto yt = conv.getResult().getType();
     int64_t k = xt.getRank() - 2;
     if (k > 2) {
-      why = std::to_string(k) + "-D convolutions are not lowered to the device yet (1-D and 2-D "
-                                "are); run them on the host interpreter";
+      why = std::to_string(k) + "-D convolutions are tiled as 2-D ones: run "
+                                "--neuron-decompose-windows first (neuronc does)";
       return false;
     }
     auto sp = [&](ShapedType t, int64_t d2) { return k == 2 ? t.getDimSize(d2) : 1; };

@@ -68,7 +68,8 @@ struct WindowLowering {
     auto yt = cast<RankedTensorType>(result.getType());
     int64_t k = xt.getRank() - 2;
     if (k > 2) {
-      why = std::to_string(k) + "-D windows are not lowered to the device yet (1-D and 2-D are)";
+      why = std::to_string(k) + "-D windows are tiled as 2-D ones: run --neuron-decompose-windows "
+                               "first (neuronc does)";
       return false;
     }
     N = xt.getDimSize(0);

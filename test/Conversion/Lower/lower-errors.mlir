@@ -88,9 +88,9 @@ func.func @empty_argument(%a: tensor<0xf32>) -> tensor<0xf32> {
 
 // -----
 
-// 3-D convolutions and pooling run on the interpreter only.
+// 3-D convolutions and pooling reach the lowering only through neuron-decompose-windows.
 func.func @conv3d(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>) -> tensor<1x3x3x3x3xf32> {
-  // expected-error@+1 {{cannot lower the convolution: 3-D convolutions are not lowered to the device yet (1-D and 2-D are); run them on the host interpreter}}
+  // expected-error@+1 {{cannot lower the convolution: 3-D convolutions are tiled as 2-D ones: run --neuron-decompose-windows first (neuronc does)}}
   %0 = neuron.conv %x, %w strides = [1, 1, 1] padding = [0, 0, 0, 0, 0, 0] dilations = [1, 1, 1] groups = 1 : (tensor<1x2x4x4x4xf32>, tensor<3x2x2x2x2xf32>) -> tensor<1x3x3x3x3xf32>
   return %0 : tensor<1x3x3x3x3xf32>
 }
@@ -98,7 +98,7 @@ func.func @conv3d(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>) -> tenso
 // -----
 
 func.func @pool3d(%x: tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32> {
-  // expected-error@+1 {{cannot lower the pooling: 3-D windows are not lowered to the device yet (1-D and 2-D are)}}
+  // expected-error@+1 {{cannot lower the pooling: 3-D windows are tiled as 2-D ones: run --neuron-decompose-windows first (neuronc does)}}
   %0 = neuron.pool max %x kernel = [2, 2, 2] strides = [2, 2, 2] padding = [0, 0, 0, 0, 0, 0] : tensor<1x2x4x4x4xf32> -> tensor<1x2x2x2x2xf32>
   return %0 : tensor<1x2x2x2x2xf32>
 }

@@ -157,6 +157,29 @@ CASES = {
     "maxpool1d": pool((2, 3, 10), "max", (3,), (1,), (1, 1)),
     "maxpool_resnet_stem_batch2": pool((2, 64, 112, 112), "max", (3, 3), (2, 2), (1, 1, 1, 1)),
     "maxpool_129_planes_bf16": pool((1, 129, 11, 11), "max", (3, 3), (2, 2), (1, 1, 1, 1), ty="bf16"),
+    # Three and four spatial dims: neuron-decompose-windows splits them into
+    # the 2-D windows above (depth taps as 2-D convolutions over planes moved
+    # into the batch; pooling separably).
+    "conv3d_3x3x3_pad1_batch2": conv((2, 4, 5, 6, 6), (8, 4, 3, 3, 3), (1, 1, 1), (1, 1, 1, 1, 1, 1),
+                                     (1, 1, 1), 1, True),
+    "conv3d_strided_dilated_groups": conv((1, 4, 9, 7, 8), (6, 2, 3, 2, 3), (2, 1, 2),
+                                          (2, 0, 1, 1, 1, 0), (2, 1, 1), 2, True),
+    "conv3d_pad_beyond_depth": conv((1, 2, 2, 5, 5), (3, 2, 3, 3, 3), (1, 1, 1), (3, 1, 1, 3, 1, 1),
+                                    (1, 1, 1), 1, False),
+    "conv3d_depthwise": conv((1, 16, 6, 9, 9), (16, 1, 3, 3, 3), (1, 2, 2), (1, 1, 1, 1, 1, 1),
+                             (1, 1, 1), 16, True),
+    "conv3d_const_bf16_fused": conv((1, 8, 4, 8, 8), (16, 8, 3, 3, 3), (1, 1, 1), (1, 1, 1, 1, 1, 1),
+                                    (1, 1, 1), 1, True, ty="bf16", oty="f32", epilogue=True,
+                                    const_w=True),
+    "c3d_3x3x3_64ch_4x28x28": conv((1, 64, 4, 28, 28), (64, 64, 3, 3, 3), (1, 1, 1),
+                                   (1, 1, 1, 1, 1, 1), (1, 1, 1), 1, True, const_w=True),
+    "conv4d": conv((1, 2, 3, 4, 3, 4), (3, 2, 2, 2, 2, 2), (1, 1, 1, 1), (1, 0, 0, 1, 0, 1, 1, 0),
+                   (1, 1, 1, 1), 1, True),
+    "maxpool3d_pad": pool((1, 3, 7, 6, 5), "max", (3, 2, 3), (2, 2, 2), (1, 0, 1, 1, 0, 1)),
+    "avgpool3d_pad_excluded": pool((2, 3, 7, 6, 5), "avg", (3, 2, 3), (2, 2, 2), (1, 0, 1, 1, 0, 1)),
+    "avgpool3d_pad_included": pool((2, 3, 7, 6, 5), "avg", (3, 2, 3), (2, 2, 2), (1, 0, 1, 1, 0, 1), True),
+    "maxpool3d_video_batch2": pool((2, 64, 8, 28, 28), "max", (2, 2, 2), (2, 2, 2), (0, 0, 0, 0, 0, 0)),
+    "avgpool4d": pool((1, 2, 4, 5, 4, 6), "avg", (2, 3, 2, 3), (1, 1, 2, 2), (1, 0, 0, 1, 0, 1, 1, 0)),
 }
 
 
