@@ -420,6 +420,29 @@ def Neuron_CastOp : Neuron_Op<"cast">, Neuron_ElementwiseCost<1, 0> {
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives (tensor-parallel programs)
+//===----------------------------------------------------------------------===//
+
+def Neuron_AllReduceOp : Neuron_Op<"all_reduce", [SameOperandsAndResultType]> {
+  let summary = "the elementwise sum of `input` over the `group` cores running this program";
+  let description = [{
+    In a program sharded over `group` NeuronCores (`neuronc --tp=N`, the
+    function's `neuron.tp` attribute), every core holds a partial `input`
+    (the product of its slice of a row-parallel matmul's contraction) and
+    receives the sum of all of them. The executable runs it on the cores'
+    collective engines as a ring all-reduce; the interpreter, which runs
+    one core's program, cannot evaluate it.
+    ```mlir
+    %y = neuron.all_reduce %x group = 8 : tensor<128x4096xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_FloatTensor:$input, I64Attr:$group);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = "$input `group` `=` $group attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Named kernels
 //===----------------------------------------------------------------------===//
 

@@ -197,6 +197,11 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
                          p.getPadding(), p.getCountIncludePad());
       })
       .Case([&](SoftmaxOp s) { return ref::softmax(in[0], s.getAxis(), s.getLog()); })
+      .Case([&](AllReduceOp a) -> llvm::Expected<Tensor> {
+        return fail("neuron.all_reduce sums the values of " + llvm::Twine(a.getGroup()) +
+                    " cores and the interpreter runs one: run the sharded program on the "
+                    "simulator (neuron-run --tp), or the unsharded one here");
+      })
       .Default([&](Operation *other) -> llvm::Expected<Tensor> {
         return fail("'" + other->getName().getStringRef() + "' has no reference kernel");
       });

@@ -89,6 +89,16 @@ std::optional<OpCost> MatmulOp::getCost() {
   return c;
 }
 
+/// One add per element and core of the group; the link traffic is the
+/// simulator's (ring all-reduce), the HBM traffic reads and writes it once.
+std::optional<OpCost> AllReduceOp::getCost() {
+  std::optional<OpCost> c = memoryCost(*this);
+  if (!c)
+    return std::nullopt;
+  c->flops = numElements(getResult()) * (getGroup() - 1);
+  return c;
+}
+
 /// Pure data movement: no arithmetic.
 std::optional<OpCost> TransposeOp::getCost() { return memoryCost(*this); }
 std::optional<OpCost> BroadcastToOp::getCost() { return memoryCost(*this); }

@@ -515,3 +515,9 @@ LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 
 #define GET_OP_CLASSES
 #include "neuronc/Dialect/Neuron/NeuronOps.cpp.inc"
+
+LogicalResult AllReduceOp::verify() {
+  if (getGroup() < 2)
+    return emitOpError("group must be at least 2 cores, got ") << getGroup();
+  return success();
+}
