@@ -12,6 +12,7 @@ PKGS=(
   python3-torch python3-torchvision
   chromium
   fonts-dejavu-core
+  nginx
   clang-22 libclang-rt-22-dev
 )
 

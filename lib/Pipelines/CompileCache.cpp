@@ -3,6 +3,7 @@
 #include "neuronc/Pipelines/CompileCache.h"
 
 #include "neuronc/Pipelines/Registration.h"
+#include "neuronc/Support/AtomicWrite.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -88,8 +89,12 @@ CompileCache::Lookup CompileCache::lookup(llvm::StringRef key) const {
 }
 
 llvm::Error CompileCache::store(llvm::StringRef key, const neff::Executable &exe) const {
+  return store(key, neff::writeNeff(exe));
+}
+
+llvm::Error CompileCache::store(llvm::StringRef key, llvm::ArrayRef<uint8_t> bytes) const {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create the cache directory " + dir + ": " +
                                            ec.message());
-  return neff::writeNeffFile(pathOf(key), exe);
+  return writeFileAtomically(pathOf(key), std::string(bytes.begin(), bytes.end()));
 }

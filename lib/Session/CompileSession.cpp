@@ -10,6 +10,7 @@
 #include "neuronc/Pipelines/Entry.h"
 #include "neuronc/Pipelines/Program.h"
 #include "neuronc/Pipelines/Registration.h"
+#include "neuronc/Pipelines/RemoteCache.h"
 #include "neuronc/Support/AtomicWrite.h"
 #include "neuronc/Transforms/BucketReport.h"
 #include "neuronc/Transforms/FusionReport.h"
@@ -18,12 +19,14 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 using namespace mlir;
 using neuronc::EmitStage;
+using neuronc::HttpUrl;
 
 namespace {
 
@@ -81,6 +84,17 @@ llvm::Error neuronc::validateSessionOptions(const SessionOptions &o) {
     return error("--bucket-histogram is read by --bucket-report; give --bucket-report too");
   if (o.noCache && !o.cacheDir.empty())
     return error("--no-cache and --cache-dir contradict each other; give one");
+  if (o.noCache && !o.cacheUrl.empty())
+    return error("--no-cache and --cache-url contradict each other; give one");
+  if (!o.cacheUrl.empty())
+    if (llvm::Expected<HttpUrl> url = HttpUrl::parse(o.cacheUrl); !url)
+      return error("--cache-url " + llvm::toString(url.takeError()));
+  if (!(o.cacheTimeout > 0 && o.cacheTimeout <= 600)) {
+    std::string seconds;
+    llvm::raw_string_ostream(seconds) << llvm::format("%g", o.cacheTimeout);
+    return error("--cache-timeout=" + seconds +
+                 " is not a number of seconds above 0 and at most 600");
+  }
   return llvm::Error::success();
 }
 
@@ -104,10 +118,15 @@ int Session::run() {
   bool sideOutputs = !fusionReport.empty() || !bucketReport.empty() || !dumpPhasesTo.empty() ||
                      lowerRemarks;
   std::optional<neuronc::CompileCache> cache;
+  std::optional<neuronc::RemoteCache> remote; // --cache-url: the shared cache
+  bool remoteMissed = false;
   std::string key;
   if (options.stage == EmitStage::Neff && !noCache) {
     cache.emplace(cacheDir.empty() ? neuronc::CompileCache::defaultDir() : cacheDir);
     key = neuronc::CompileCache::key(input->getBuffer(), options.fingerprint());
+    if (!o.cacheUrl.empty())
+      remote.emplace(cantFail(neuronc::HttpUrl::parse(o.cacheUrl)),
+                     std::chrono::milliseconds(static_cast<int64_t>(o.cacheTimeout * 1000)));
     if (!sideOutputs) {
       neuronc::CompileCache::Lookup found = cache->lookup(key);
       if (!found.corrupt.empty())
@@ -120,6 +139,31 @@ int Session::run() {
         llvm::errs() << o.tool << ": cache hit " << key << " in " << cache->pathOf(key)
                      << ": compilation skipped\n";
         return 0;
+      }
+      // The shared cache second: a verified hit is written out and kept in
+      // the local cache; a server that fails is not asked again this run.
+      if (remote) {
+        neuronc::RemoteCache::Lookup shared = remote->lookup(key);
+        if (!shared.unavailable.empty()) {
+          llvm::errs() << o.tool << ": warning: the remote cache " << remote->str()
+                       << " is not used: " << shared.unavailable << "; compiling locally\n";
+          remote.reset();
+        } else if (!shared.corrupt.empty()) {
+          llvm::errs() << o.tool << ": warning: ignored a corrupted remote cache entry ("
+                       << shared.corrupt << "); compiling locally\n";
+        } else if (shared.bytes) {
+          if (llvm::Error err = neuronc::writeFileAtomically(
+                  outputFilename, std::string(shared.bytes->begin(), shared.bytes->end())))
+            return fail(llvm::toString(std::move(err)));
+          if (llvm::Error err = cache->store(key, *shared.bytes))
+            llvm::errs() << o.tool << ": warning: the compile cache was not updated: "
+                         << llvm::toString(std::move(err)) << "\n";
+          llvm::errs() << o.tool << ": remote cache hit " << key << " from " << remote->str()
+                       << ": compilation skipped\n";
+          return 0;
+        } else {
+          remoteMissed = true;
+        }
       }
     }
   }
@@ -217,12 +261,25 @@ int Session::run() {
     if (failed(exe))
       return 1;
     // Written to a temporary file and renamed: never a partial executable.
-    if (llvm::Error err = neuronc::neff::writeNeffFile(outputFilename, *exe))
+    std::vector<uint8_t> bytes = neuronc::neff::writeNeff(*exe);
+    if (llvm::Error err =
+            neuronc::writeFileAtomically(outputFilename, std::string(bytes.begin(), bytes.end())))
       return fail(llvm::toString(std::move(err)));
     if (cache)
-      if (llvm::Error err = cache->store(key, *exe))
+      if (llvm::Error err = cache->store(key, bytes))
         llvm::errs() << o.tool << ": warning: the compile cache was not updated: "
                      << llvm::toString(std::move(err)) << "\n";
+    if (remote) {
+      if (llvm::Error err = remote->store(key, bytes))
+        llvm::errs() << o.tool << ": warning: the remote cache " << remote->str()
+                     << " was not updated: " << llvm::toString(std::move(err)) << "\n";
+      else if (remoteMissed)
+        llvm::errs() << o.tool << ": remote cache miss " << key << " at " << remote->str()
+                     << ": compiled and uploaded\n";
+      else
+        llvm::errs() << o.tool << ": uploaded " << key << " to the remote cache "
+                     << remote->str() << "\n";
+    }
     return 0;
   }
 

@@ -3,7 +3,8 @@
 // neuronc in.mlir -o out --emit=<stage>. Parses the flags into a
 // SessionOptions; lib/Pipelines/CompileSession.cpp does the rest (the
 // pipeline grows stage by stage up to the requested one; executables go
-// through the compile cache unless --no-cache).
+// through the compile cache unless --no-cache, and through the shared one of
+// --cache-url).
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +104,17 @@ static cl::opt<std::string> cacheDir(
     cl::value_desc("dir"), cl::cat(category));
 static cl::opt<bool> noCache("no-cache", cl::desc("Neither read nor write the compile cache"),
                              cl::cat(category));
+static cl::opt<std::string> cacheUrl(
+    "cache-url",
+    cl::desc("Share executables through an HTTP remote cache (Bazel's protocol: bazel-remote, "
+             "or any server taking PUT): looked up after the local cache, uploaded after a "
+             "compile; a failing server costs one warning, never the compile"),
+    cl::value_desc("http://host[:port][/prefix]"), cl::cat(category));
+static cl::opt<double> cacheTimeout(
+    "cache-timeout",
+    cl::desc("Seconds the remote cache may take to connect, or to make progress sending or "
+             "receiving, before it is given up for this run"),
+    cl::value_desc("seconds"), cl::init(5), cl::cat(category));
 static cl::opt<bool> listOnnxOps("list-onnx-ops",
                                  cl::desc("Print the ONNX op types the importer supports and exit"),
                                  cl::cat(category));
@@ -153,5 +165,7 @@ int main(int argc, char **argv) {
   session.dumpPhasesTo = dumpPhasesTo;
   session.cacheDir = cacheDir;
   session.noCache = noCache;
+  session.cacheUrl = cacheUrl;
+  session.cacheTimeout = cacheTimeout;
   return neuronc::runCompileSession(session);
 }

@@ -49,6 +49,8 @@ public:
 
   /// Stores `exe` under `key` (atomically; the directory is created).
   llvm::Error store(llvm::StringRef key, const neff::Executable &exe) const;
+  /// Stores the encoded executable `bytes` under `key` (a remote hit).
+  llvm::Error store(llvm::StringRef key, llvm::ArrayRef<uint8_t> bytes) const;
 
 private:
   std::string dir;

@@ -28,6 +28,8 @@ struct SessionOptions {
   std::string dumpPhasesTo;  ///< directory for <input>.<n>.<stage>.mlir
   std::string cacheDir;      ///< '' the default directory
   bool noCache = false;
+  std::string cacheUrl;      ///< '' no shared cache; else http://host[:port][/prefix]
+  double cacheTimeout = 5;   ///< seconds each wait on the shared cache may take
   /// Prefix of every message ("neuronc").
   std::string tool = "neuronc";
 };
