@@ -10,7 +10,7 @@
 // that protocol, or a plain WebDAV server (nginx `dav_methods PUT`), serves
 // it. A hit is trusted only when the blob's SHA-256 and size match the
 // entry and the executable passes its own checks (header, section CRCs,
-// content hash); see docs/tutorial.md#sharing-the-cache-across-machines.
+// content hash); see docs/compile-cache.md.
 //
 //===----------------------------------------------------------------------===//
 
