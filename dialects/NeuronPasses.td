@@ -339,4 +339,39 @@ def NeuronBucketShapesPass : Pass<"neuron-bucket-shapes", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
 }
 
+def NeuronShardTensorParallelPass : Pass<"neuron-shard-tp", "::mlir::ModuleOp"> {
+  let summary = "Rewrites each entry function into the program one core of a tensor-parallel group runs";
+  let description = [{
+    Megatron-style tensor parallelism over `parts` NeuronCores (`neuronc
+    --tp=N`). A sharding state (replicated, split along a dim into P parts,
+    partial sum) is propagated forward from the arguments through the
+    program in order. A matmul reading a weight argument (`[out, in]`, read
+    transposed as nn.Linear does) is column-parallel when its activation is
+    replicated (the weight's `out` dim is split; Q/K/V, gate and up) and
+    row-parallel when the activation is split along the contraction (the
+    weight's `in` dim is split, the product is a partial sum followed by a
+    `neuron.all_reduce`; the output and down projections). Elementwise ops,
+    reshapes that split the features into heads, transposes, slices and
+    concatenations off the split dim (RoPE), reductions and softmax off it,
+    attention's batched matmuls and grouped-query attention's `repeat_kv`
+    keep a split; a K/V projection with fewer heads than cores is split
+    into as many parts as it has heads, each part held by consecutive cores.
+
+    The function is rewritten in place: split arguments take their local
+    type and `neuron.shard = array<i64: DIM, PARTS>` (core r reads part
+    r / (N / PARTS) along DIM), the function gets `neuron.tp = N`, every
+    result is replicated. An op the rules do not cover on a split value, a
+    dim N does not divide, or a program with nothing to split is an error
+    naming the op and the reason. `report` (a file, `-` for stderr) lists
+    each argument's role, each all-reduce and its bytes per core.
+  }];
+  let options = [
+    Option<"parts", "parts", "int64_t", /*default=*/"1",
+           "Cores of the tensor-parallel group (1: nothing to do)">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write every sharding decision to this file ('-' for stderr)">
+  ];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+}
+
 #endif // NEURON_PASSES_TD

@@ -250,12 +250,12 @@ llvm::StringRef neuronc::stageName(EmitStage stage) {
 std::string neuronc::CompileOptions::fingerprint() const {
   return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
                        "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10} "
-                       "disable-fusion={11} prepack-weights={12} random-elided-weights={13}",
+                       "disable-fusion={11} prepack-weights={12} random-elided-weights={13} tp={14}",
                        stageName(stage), optLevel, entry, import.dropHostCalls,
                        import.returnPrinted, import.autoCast, import.autoCastType,
                        bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks,
                        llvm::join(disabledFusions, ","), prepackWeights,
-                       import.randomElidedWeights)
+                       import.randomElidedWeights, tp)
       .str();
 }
 
@@ -273,6 +273,13 @@ void neuronc::buildStagePipeline(OpPassManager &pm, EmitStage stage,
       buildBucketPipeline(pm, options.bucket);
     return;
   case EmitStage::Fused:
+    // Tensor parallelism decides the per-core shapes every later pass sees.
+    if (options.tp > 1) {
+      neuron::NeuronShardTensorParallelPassOptions tp;
+      tp.parts = options.tp;
+      tp.report = options.tpReport;
+      pm.addPass(neuron::createNeuronShardTensorParallelPass(tp));
+    }
     // Prepacking is a layout choice, made at every level, before the
     // fusions see the transposes it removes.
     if (options.prepackWeights)

@@ -71,6 +71,18 @@ static cl::opt<bool> prepackWeights(
              "them, and the program streams them without transposes. For weights loaded once "
              "and called many times"),
     cl::cat(category));
+static cl::opt<unsigned> tensorParallel(
+    "tp",
+    cl::desc("Tensor parallelism: compile the program one of N cores runs, Megatron-style "
+             "(column-parallel Q/K/V and gate/up projections, row-parallel output and down "
+             "projections with an all-reduce, heads split); split arguments are marked "
+             "neuron.shard with their local shape. 1: no sharding"),
+    cl::value_desc("N"), cl::init(1), cl::cat(category));
+static cl::opt<std::string> tpReport(
+    "tp-report",
+    cl::desc("With --tp: write each argument's sharding and each all-reduce to FILE ('-' for "
+             "stderr)"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<bool> lowerRemarks("lowering-remarks",
                                   cl::desc("Say how each kernel was lowered (and why a fused "
                                            "kernel was split)"),
@@ -156,6 +168,16 @@ int main(int argc, char **argv) {
   options.bucket = neuronc::bucketOptionsFromCL();
   options.backend.target = target;
   options.backend.remarks = lowerRemarks;
+  if (tensorParallel == 0) {
+    llvm::errs() << "neuronc: error: --tp=0: the number of cores must be at least 1\n";
+    return 1;
+  }
+  if (!tpReport.empty() && tensorParallel == 1) {
+    llvm::errs() << "neuronc: error: --tp-report needs --tp=N with N >= 2\n";
+    return 1;
+  }
+  options.tp = tensorParallel;
+  options.tpReport = tpReport;
 
   session.input = inputFilename;
   session.output = outputFilename;
@@ -167,5 +189,9 @@ int main(int argc, char **argv) {
   session.noCache = noCache;
   session.cacheUrl = cacheUrl;
   session.cacheTimeout = cacheTimeout;
+  // The tensor-parallel report comes from the compilation: a cached
+  // executable has none.
+  if (!tpReport.empty())
+    session.noCache = true;
   return neuronc::runCompileSession(session);
 }

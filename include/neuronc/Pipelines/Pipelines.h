@@ -75,6 +75,10 @@ struct CompileOptions {
   /// Entry arguments only read transposed are taken in the device's layout
   /// and swapped by the runtime at load (--prepack-weights).
   bool prepackWeights = false;
+  /// Tensor parallelism: the program one of `tp` cores runs (--tp=N;
+  /// 1: none), and where --neuron-shard-tp writes its report ('-': stderr).
+  int64_t tp = 1;
+  std::string tpReport;
   EmitStage stage = EmitStage::Neff;    ///< the last stage to run
   std::string entry;                    ///< compile only this function (and callees)
   /// A stable text of every field, for cache keys and reproducers.
