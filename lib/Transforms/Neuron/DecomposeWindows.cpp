@@ -212,6 +212,17 @@ struct DecomposeWindowsPass
     : mlir::neuron::impl::NeuronDecomposeWindowsPassBase<DecomposeWindowsPass> {
   using Base::Base;
   void runOnOperation() override {
+    // Nothing to split: leave the function exactly as it is (the greedy
+    // driver would also fold, and the lowering pipeline runs this pass on
+    // programs no other pass has touched at -O0).
+    auto wide = [](Operation *op) {
+      return isa<ConvOp, PoolOp>(op) &&
+             cast<RankedTensorType>(op->getOperand(0).getType()).getRank() > 4;
+    };
+    if (!getOperation()->walk([&](Operation *op) {
+          return wide(op) ? WalkResult::interrupt() : WalkResult::advance();
+        }).wasInterrupted())
+      return;
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeConv, DecomposePool>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
