@@ -197,18 +197,23 @@ def Nisa_HbmOp : Nisa_Op<"hbm", [Symbol, HasParent<"ProgramOp">]> {
     nisa.hbm @c const : tensor<64xf32> = dense<1.0>
     nisa.hbm @t internal : tensor<128x64xf32> offset = 4096
     nisa.hbm @w input 1 host_transposed : tensor<4096x14336xbf16>
+    nisa.hbm @wq input 3 shard [0, 8] : tensor<512x4096xbf16>
     ```
     `offset` (bytes into the scratch area) is set on internal tensors by
     memory allocation. i1 elements take one byte. `host_transposed` marks an
     input the runtime loads with its last two dims swapped (the caller gives
     `[.., N, K]`, the program reads `[.., K, N]`; `--prepack-weights`).
+    `shard = [dim, parts]` marks an input of a tensor-parallel program (one
+    core's part of a group): the caller gives the whole tensor, `parts` times
+    larger along `dim` of the shape it gives (the host layout), and core r of the N-core group receives part
+    `r / (N / parts)` of it (`neuron.shard`, docs/tensor-parallel.md).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Nisa_HbmKind:$kind,
                        OptionalAttr<I64Attr>:$index, TypeAttrOf<AnyRankedTensor>:$type,
                        OptionalAttr<ElementsAttr>:$value, OptionalAttr<I64Attr>:$offset,
-                       UnitAttr:$host_transposed);
+                       UnitAttr:$host_transposed, OptionalAttr<DenseI64ArrayAttr>:$shard);
   let assemblyFormat = [{
-    $sym_name $kind ($index^)? (`host_transposed` $host_transposed^)? `:` $type
+    $sym_name $kind ($index^)? (`host_transposed` $host_transposed^)? (`shard` $shard^)? `:` $type
     (`=` $value^)? (`offset` `=` $offset^)? attr-dict
   }];
   let hasVerifier = 1;
@@ -349,6 +354,26 @@ def Nisa_DmaCopyOp : Nisa_Instruction<"dma_copy"> {
     custom<Queue>($queue) custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
     (`indirect` custom<Access>($indirect, $indirect_ap)^ `stride` $indirect_stride `bound` $indirect_bound)?
     (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_AllReduceOp : Nisa_Instruction<"all_reduce"> {
+  let recordParams = ["group"];
+  let summary = "sums an HBM tensor over the cores of a tensor-parallel group (ring all-reduce)";
+  let description = [{
+    Every core of the group (cores 0 .. group-1, each running this program)
+    issues it on one of its DMA queues with its own partial `src`; once all
+    have arrived, the collective engines run a ring all-reduce over the
+    cores' links and each core's `dst` holds the elementwise sum (f32
+    arithmetic; bf16 rounded once at the end). Both operands are contiguous
+    HBM tensors of the same type and element count.
+  }];
+  let arguments = !con((ins I64Attr:$queue, FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap,
+                            I64Attr:$group), syncArgs);
+  let assemblyFormat = [{
+    custom<Queue>($queue) custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    `group` $group (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
   }];
 }
 

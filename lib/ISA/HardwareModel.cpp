@@ -27,7 +27,8 @@ const HardwareModel kModels[] = {
    /*hbmGBps=*/410.0, /*dmaEngines=*/16, /*dmaBytesPerNsPerEngine=*/17.0,
    /*dmaLatencyNs=*/1300.0, /*dmaEfficientBytes=*/32 * 1024, /*dmaIssueNs=*/100.0,
    /*dmaRunOverheadBytes=*/256, /*sbufStrideBytes=*/16,
-   /*coresPerChip=*/2, /*chipHbmGBps=*/820.0, /*chipHbmBytes=*/32ll << 30},
+   /*coresPerChip=*/2, /*chipHbmGBps=*/820.0, /*chipHbmBytes=*/32ll << 30,
+   /*chipsPerInstance=*/16, /*neuronLinkGBps=*/412.0, /*collectiveStepNs=*/1500.0},
   {/*name=*/"trn2", /*core=*/"NeuronCore-v3",
    /*partitions=*/128, /*sbufPartitionBytes=*/224 * 1024, /*psumPartitionBytes=*/16 * 1024,
    /*psumBanks=*/8, /*partitionQuadrant=*/32, /*vectorTransposeMax=*/32,
@@ -41,7 +42,8 @@ const HardwareModel kModels[] = {
    /*hbmGBps=*/362.0, /*dmaEngines=*/16, /*dmaBytesPerNsPerEngine=*/23.0,
    /*dmaLatencyNs=*/1300.0, /*dmaEfficientBytes=*/32 * 1024, /*dmaIssueNs=*/600.0,
    /*dmaRunOverheadBytes=*/256, /*sbufStrideBytes=*/16,
-   /*coresPerChip=*/8, /*chipHbmGBps=*/2900.0, /*chipHbmBytes=*/96ll << 30},
+   /*coresPerChip=*/8, /*chipHbmGBps=*/2900.0, /*chipHbmBytes=*/96ll << 30,
+   /*chipsPerInstance=*/16, /*neuronLinkGBps=*/1280.0, /*collectiveStepNs=*/1500.0},
 };
 // clang-format on
 } // namespace

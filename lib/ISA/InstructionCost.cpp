@@ -54,6 +54,7 @@ int64_t neuronc::instructionCycles(const HardwareModel &hw, const CostQuery &q) 
   int64_t cycles = 0;
   switch (q.opcode) {
   case Opcode::DmaCopy:
+  case Opcode::AllReduce:
     return 0;
   case Opcode::MultiplyMoving:
     // max(min(64, N_stationary), N_moving), x4 for fp32.

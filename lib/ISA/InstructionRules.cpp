@@ -137,7 +137,7 @@ struct ProgramChecker {
     for (size_t i = 0; i < inst.operands.size(); ++i)
       if (!operand(inst.operands[i], c, "operand"))
         return false;
-    if (inst.opcode != Opcode::DmaCopy)
+    if (inst.opcode != Opcode::DmaCopy && inst.opcode != Opcode::AllReduce)
       for (const isa::Operand &o : inst.operands) {
         if (!isTile(o)) {
           c.fail(isa::opcodeName(inst.opcode) + " addresses HBM; only DMA does");
@@ -195,6 +195,17 @@ struct ProgramChecker {
     using isa::Opcode;
     const auto &ops = inst.operands;
     switch (inst.opcode) {
+    case Opcode::AllReduce: {
+      if (ops.size() != 2 || isTile(ops[0]) || isTile(ops[1]) ||
+          ops[0].totalElements() != ops[1].totalElements() || ops[0].dtype != ops[1].dtype ||
+          !(ops[0].dtype == isa::DType::F32 || ops[0].dtype == isa::DType::BF16) ||
+          inst.params[0] < 2) {
+        c.fail("all_reduce needs two HBM operands of one float type and element count and a "
+               "group of at least 2 cores");
+        return false;
+      }
+      return true;
+    }
     case Opcode::DmaCopy: {
       if (ops.size() < 2 || ops[0].totalElements() != ops[1].totalElements() ||
           ops[0].dtype != ops[1].dtype) {

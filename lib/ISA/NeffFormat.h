@@ -22,6 +22,9 @@ constexpr uint32_t kOperandHeaderBytes = 24;
 constexpr uint32_t kMaxSections = 4096;
 /// Variable record flags.
 constexpr uint8_t kVarHostTransposed = 1; ///< input loaded with its last two dims swapped
+/// Input of a tensor-parallel program: the record's dims are followed by
+/// the shard's dim and parts (i64 each).
+constexpr uint8_t kVarSharded = 2;
 
 /// Header field offsets.
 enum HeaderField : uint32_t {

@@ -300,7 +300,7 @@ public:
   }
     v.kind = static_cast<VarKind>(kind);
     v.dtype = static_cast<isa::DType>(dtype);
-    if (flags & ~kVarHostTransposed) {
+    if (flags & ~(kVarHostTransposed | kVarSharded)) {
       c.fail("variable '" + v.name + "' has unknown flags " + llvm::Twine(unsigned(flags)));
       return false;
     }
@@ -325,6 +325,23 @@ public:
   }
     if (!c.ok())
       return false;
+    if (flags & kVarSharded) {
+      v.shardDim = c.i64("shard dim");
+      v.shardParts = c.i64("shard parts");
+      if (!c.ok())
+        return false;
+      if (v.kind != VarKind::Input || !(exe.requiredFeatures & kFeatureTensorParallel) ||
+          v.shardDim < 0 || v.shardDim >= rank || v.shardParts < 2 || v.shardParts > 1024) {
+        c.fail("variable '" + v.name + "' is sharded along dim " + llvm::Twine(v.shardDim) +
+               " into " + llvm::Twine(v.shardParts) + " parts but " +
+               (v.kind != VarKind::Input ? "is not an input"
+                : !(exe.requiredFeatures & kFeatureTensorParallel)
+                    ? "the 'tensor-parallel' feature bit is not set"
+                    : "it has rank " + std::to_string(rank) +
+                          " (a dim in 0..rank-1 and 2..1024 parts are valid)"));
+        return false;
+      }
+    }
     // Offsets come from the file: compared without sums that could wrap
     // (bytes() is at most 2^43 here).
     int64_t constBytes = static_cast<int64_t>(exe.constants.size());
@@ -545,6 +562,20 @@ private:
     return llvm::Error::success();
   }
 
+  /// A sharded input belongs to a program with collectives, and its parts
+  /// divide the program's group (each core receives a whole part).
+  llvm::Error checkShards(const Program &p) {
+    int64_t group = p.collectiveGroup();
+    for (const Variable &v : p.variables)
+      if (v.sharded() && (group < 2 || group % v.shardParts))
+        return fail("program '" + p.name + "': input '" + v.name + "' is sharded into " +
+                    llvm::Twine(v.shardParts) + " parts but the program " +
+                    (group < 2 ? llvm::Twine("has no collective (it is not part of a group)")
+                               : "is one core's part of a group of " + llvm::Twine(group) +
+                                     " cores"));
+    return llvm::Error::success();
+  }
+
   /// What the device allocates for a run of `p` must fit one core's HBM.
   void checkFootprint(Cursor &c, const Program &p) {
     int64_t total = p.scratchBytes;
@@ -632,6 +663,8 @@ llvm::Error MetaReader::program(Cursor &c, size_t pi) {
   for (int64_t s = 0; s < isa::kMaxStreams; ++s)
     if (llvm::Error err = stream(pi, p, s, present))
       return err;
+  if (llvm::Error err = checkShards(p))
+    return err;
   exe.programs.push_back(std::move(p));
   return llvm::Error::success();
 }

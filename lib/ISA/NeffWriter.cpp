@@ -27,10 +27,17 @@ llvm::StringRef neuronc::neff::varKindName(VarKind k) {
   return "?";
 }
 
-std::vector<int64_t> Variable::hostShape() const {
+std::vector<int64_t> Variable::localHostShape() const {
   std::vector<int64_t> s = shape;
   if (hostTransposed && s.size() >= 2)
     std::swap(s[s.size() - 1], s[s.size() - 2]);
+  return s;
+}
+
+std::vector<int64_t> Variable::hostShape() const {
+  std::vector<int64_t> s = localHostShape();
+  if (sharded() && shardDim < static_cast<int64_t>(s.size()))
+    s[shardDim] *= shardParts;
   return s;
 }
 
@@ -64,6 +71,15 @@ int64_t Program::instructionCount() const {
   for (const auto &s : streams)
     n += s.size();
   return n;
+}
+
+int64_t Program::collectiveGroup() const {
+  int64_t group = 1;
+  for (const auto &s : streams)
+    for (const isa::Instruction &inst : s)
+      if (inst.opcode == isa::Opcode::AllReduce)
+        group = std::max(group, inst.params[0]);
+  return group;
 }
 
 bool neuronc::isa::operator==(const isa::Operand &a, const isa::Operand &b) {
@@ -318,11 +334,16 @@ std::vector<uint8_t> neuronc::neff::writeNeff(const Executable &exe) {
       meta.u8(static_cast<uint8_t>(v.kind));
       meta.u8(static_cast<uint8_t>(v.dtype));
       meta.u8(static_cast<uint8_t>(v.shape.size()));
-      meta.u8(v.hostTransposed ? kVarHostTransposed : 0); // flags
+      meta.u8((v.hostTransposed ? kVarHostTransposed : 0) |
+              (v.sharded() ? kVarSharded : 0)); // flags
       meta.i64(v.index);
       meta.i64(v.offset);
       for (int64_t d : v.shape)
         meta.i64(d);
+      if (v.sharded()) {
+        meta.i64(v.shardDim);
+        meta.i64(v.shardParts);
+      }
     }
     meta.u32(p.kernels.size());
     for (const Kernel &k : p.kernels)

@@ -408,6 +408,17 @@ LogicalResult neuronc::prepackWeights(ModuleOp module) {
   return pm.run(module);
 }
 
+LogicalResult neuronc::shardModule(ModuleOp module, int64_t tp) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  neuron::NeuronShardTensorParallelPassOptions options;
+  options.parts = tp;
+  pm.addPass(neuron::createNeuronShardTensorParallelPass(options));
+  return pm.run(module);
+}
+
 LogicalResult neuronc::fuseModule(ModuleOp module) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))

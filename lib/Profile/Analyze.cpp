@@ -199,8 +199,21 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
     // HBM byte ranges each kernel read, per variable.
     std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<double, double>>> hbmRanges;
     std::vector<bool> ran(nk, false);
+    // A tensor-parallel run: its collectives' intervals and everything else's.
+    int64_t group = p.collectiveGroup();
+    std::vector<std::pair<double, double>> collectiveIntervals, otherIntervals;
+    CoreCommunication comm{run->id, run->core, group, res.deviceNs};
     for (const sim::TraceEvent &e : res.trace) {
       const isa::Instruction &inst = p.streams[e.stream][e.index];
+      if (group > 1) {
+        if (inst.opcode == isa::Opcode::AllReduce) {
+          collectiveIntervals.push_back({e.start, e.end});
+          comm.waitNs += e.waitNs;
+          comm.bytes += inst.operands[1].bytes();
+        } else {
+          otherIntervals.push_back({e.start, e.end});
+        }
+      }
       InstInfo info = infoOf(p, inst);
       if (info.kernel >= nk)
         continue;
@@ -239,7 +252,17 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
               e.waitNs;
         }
       }
-      if (dma) {
+      if (inst.opcode == isa::Opcode::AllReduce) {
+        // The collective engines' ring: neither a compute engine nor a DMA
+        // transfer of this core's own.
+        k.evidence.collectiveNs += busy;
+        k.evidence.collectiveWaitNs += e.waitNs;
+        k.evidence.collectiveBytes += inst.operands[1].bytes();
+        k.evidence.collectiveGroup = inst.params[0];
+        ++k.evidence.collectives;
+        k.hbmReadBytes += inst.operands[1].bytes();
+        k.hbmWriteBytes += inst.operands[0].bytes();
+      } else if (dma) {
         k.dmaBusyNs += busy;
         ++k.dmaTransfers;
         k.dmaBytes += info.bytes;
@@ -293,6 +316,15 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
         kernels[{&p, static_cast<uint32_t>(k)}].tensorActiveNs += unionLength(tensorIntervals[k]);
     dmaActive += unionLength(dmaIntervals);
     dmaIntervals.clear();
+    if (group > 1) {
+      comm.collectiveNs = unionLength(collectiveIntervals);
+      comm.computeNs = unionLength(otherIntervals);
+      std::vector<std::pair<double, double>> both = collectiveIntervals;
+      both.insert(both.end(), otherIntervals.begin(), otherIntervals.end());
+      // |collective \ other| = |collective U other| - |other|.
+      comm.exposedNs = std::max(0.0, unionLength(both) - comm.computeNs);
+      prof.communication.push_back(comm);
+    }
     for (auto &[key, ranges] : hbmRanges)
       kernels[{&p, key.first}].evidence.hbmDistinctReadBytes +=
           static_cast<int64_t>(unionLength(ranges));
@@ -485,6 +517,16 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
   m["dma_transfer_average_bytes"] =
       dmaTransfers ? static_cast<double>(dmaBytes) / dmaTransfers : 0;
   m["semaphore_wait_time"] = waitNs / 1e9;
+  if (!prof.communication.empty()) {
+    double collective = 0, exposed = 0, device = 0;
+    for (const CoreCommunication &c : prof.communication) {
+      collective += c.collectiveNs;
+      exposed += c.exposedNs;
+      device += c.deviceNs;
+    }
+    m["collective_time_percent"] = 100 * collective / std::max(device, 1e-9);
+    m["exposed_communication_percent"] = 100 * exposed / std::max(device, 1e-9);
+  }
   summarizeBottlenecks(prof);
   return prof;
 }

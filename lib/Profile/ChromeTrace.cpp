@@ -40,10 +40,13 @@ using llvm::json::Value;
 namespace {
 
 constexpr int kHostPid = 0;
-constexpr int kLoadTid = 1, kMultiplyTid = 2, kVectorTid = 3, kScalarTid = 4, kGpsimdTid = 5;
+constexpr int kLoadTid = 1, kMultiplyTid = 2, kVectorTid = 3, kScalarTid = 4, kGpsimdTid = 5,
+              kCollectiveTid = 6;
 constexpr int kFirstKernelTid = 100, kFirstQueueTid = 10;
 
 int tidOf(const isa::Instruction &inst) {
+  if (inst.opcode == isa::Opcode::AllReduce)
+    return kCollectiveTid; // its own track, though issued on a DMA queue
   switch (inst.engine) {
   case isa::Engine::tensor:
     return inst.opcode == isa::Opcode::LoadStationary ? kLoadTid : kMultiplyTid;
@@ -160,6 +163,15 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
       events.push_back(meta("thread_name", pid, tid, name));
       events.push_back(meta("thread_sort_index", pid, tid, tid));
     }
+    int64_t group = 1;
+    for (const rt::Run *run : p.runs)
+      if (run->core == c)
+        group = std::max(group, run->program->collectiveGroup());
+    if (group > 1) {
+      events.push_back(meta("thread_name", pid, kCollectiveTid,
+                            "Collectives (ring over " + std::to_string(group) + " cores)"));
+      events.push_back(meta("thread_sort_index", pid, kCollectiveTid, kCollectiveTid));
+    }
     for (int q = 0; q < hw.dmaEngines; ++q) {
       events.push_back(meta("thread_name", pid, kFirstQueueTid + q, "DMA q" + std::to_string(q)));
       events.push_back(meta("thread_sort_index", pid, kFirstQueueTid + q, kFirstQueueTid + q));
@@ -216,7 +228,12 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
         if (!d->location.empty())
           args["location"] = d->location;
       }
-      if (dma) {
+      if (inst.opcode == isa::Opcode::AllReduce) {
+        args["bytes"] = inst.operands[1].bytes();
+        args["group"] = inst.params[0];
+        args["queue"] = static_cast<int64_t>(inst.queue);
+        args["waited_for_group_us"] = e.waitNs / 1e3;
+      } else if (dma) {
         args["bytes"] = inst.operands.size() > 1 ? inst.operands[1].bytes() : 0;
         if (inst.operands.size() > 1) {
           args["from"] = isa::spaceName(inst.operands[1].space);

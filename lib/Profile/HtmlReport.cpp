@@ -329,7 +329,10 @@ std::string timelineJson(const Profile &p) {
     case isa::Engine::vector: return {2, "VectorE"};
     case isa::Engine::scalar: return {3, "ScalarE"};
     case isa::Engine::gpsimd: return {4, "GpSimdE"};
-    case isa::Engine::dma: return {10 + inst.queue, "DMA q" + std::to_string(inst.queue)};
+    case isa::Engine::dma:
+      if (inst.opcode == isa::Opcode::AllReduce)
+        return {5, "Collectives (ring over " + std::to_string(inst.params[0]) + " cores)"};
+      return {10 + inst.queue, "DMA q" + std::to_string(inst.queue)};
     }
     return {2, "VectorE"};
   };

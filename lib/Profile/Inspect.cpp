@@ -150,8 +150,10 @@ struct Inspector {
                              {"type", isa::variableTypeString(v)},
                              {"bytes", v.bytes()},
                              {"index", v.index}};
-        if (v.hostTransposed)
+        if (v.hostTransposed || v.sharded())
           o["host_shape"] = llvm::json::Array(v.hostShape());
+        if (v.sharded())
+          o["shard"] = llvm::json::Object{{"dim", v.shardDim}, {"parts", v.shardParts}};
         vars.push_back(std::move(o));
       }
       for (const auto &k : p.kernels) {
@@ -224,7 +226,9 @@ struct Inspector {
     if (exe.requiredFeatures & neff::kFeatureBuckets)
       os << "buckets ";
     if (exe.requiredFeatures & neff::kFeatureHostLayouts)
-      os << "host-layouts";
+      os << "host-layouts ";
+    if (exe.requiredFeatures & neff::kFeatureTensorParallel)
+      os << "tensor-parallel";
     os << "\n\nsections (" << sections.size() << "):\n";
     for (const auto &s : sections)
       os << llvm::formatv("  {0,-14} offset {1,9}  size {2,10}  crc32 {3:x8}\n", s.name, s.offset,
@@ -265,12 +269,19 @@ struct Inspector {
       os << "\nprogram @" << p.name << " on " << p.target << ": " << p.inputs().size()
          << " input(s), " << p.outputs().size() << " output(s), scratch "
          << formatBytes(p.scratchBytes) << "\n";
+      if (int64_t group = p.collectiveGroup(); group > 1)
+        os << "  one core's part of a tensor-parallel group of " << group
+           << " cores: runs on cores 0-" << group - 1
+           << " together, sharded inputs split by the runtime\n";
       for (const auto &v : p.variables) {
         os << llvm::formatv("  {0,-10} {1,-8} {2,-28} {3}", v.name, neff::varKindName(v.kind),
                             isa::variableTypeString(v), formatBytes(v.bytes()));
         if (v.hostTransposed)
-          os << "  (given as " << formatShape(v.hostShape())
+          os << "  (given as " << formatShape(v.localHostShape())
              << ", its last two dims swapped at load)";
+        if (v.sharded())
+          os << "  (part of " << formatShape(v.hostShape()) << ": dim " << v.shardDim << " in "
+             << v.shardParts << " parts)";
         os << "\n";
       }
       os << "  instructions:";

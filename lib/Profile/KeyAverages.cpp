@@ -11,6 +11,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 
+#include <map>
+
 using namespace neuronc;
 using namespace neuronc::profile;
 
@@ -182,6 +184,7 @@ std::string neuronc::profile::keyAveragesTable(const Profile &p, size_t rowLimit
      << llvm::format("%.1f", p.deviceNs > 0 ? 100 * p.idleNs / p.deviceNs : 0.0)
      << " % with no kernel active)\n";
   os << bucketSummaryText(p) << "\n";
+  os << communicationText(p);
   out += tail;
 
   // Per-name totals, when some name is at several locations.
@@ -269,5 +272,41 @@ std::string neuronc::profile::bucketSummaryText(const Profile &p) {
     os << "@" << u.entry << " bucket " << u.bucket << " ran " << u.runs << " time(s) for "
        << (u.trueSizes == "several" ? "several sizes" : u.trueSizes) << ": "
        << llvm::format("%.1f", 100 * u.paddingFraction) << " % of its work was padding\n";
+  return out;
+}
+
+std::string neuronc::profile::communicationText(const Profile &p) {
+  if (p.communication.empty())
+    return "";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  auto line = [&](const CoreCommunication &c) {
+    double d = std::max(c.deviceNs, 1e-9);
+    os << "device " << formatNs(c.deviceNs) << ", compute " << formatNs(c.computeNs)
+       << ", collective " << formatNs(c.collectiveNs) << " ("
+       << llvm::format("%.1f", 100 * c.collectiveNs / d) << " %), exposed "
+       << formatNs(c.exposedNs) << " (" << llvm::format("%.1f", 100 * c.exposedNs / d)
+       << " %), waiting for the group " << formatNs(c.waitNs) << "\n";
+  };
+  os << "Tensor parallel, each core's last run (compute: any other instruction running; "
+        "exposed: a collective with nothing else running):\n";
+  // Each core's last profiled run, and the group's figure: each quantity's
+  // slowest core.
+  std::map<unsigned, CoreCommunication> last;
+  for (const CoreCommunication &c : p.communication)
+    last[c.core] = c;
+  CoreCommunication worst;
+  worst.group = p.communication.front().group;
+  for (const auto &[core, c] : last) {
+    os << "  core " << core << ": ";
+    line(c);
+    worst.deviceNs = std::max(worst.deviceNs, c.deviceNs);
+    worst.computeNs = std::max(worst.computeNs, c.computeNs);
+    worst.collectiveNs = std::max(worst.collectiveNs, c.collectiveNs);
+    worst.exposedNs = std::max(worst.exposedNs, c.exposedNs);
+    worst.waitNs = std::max(worst.waitNs, c.waitNs);
+  }
+  os << "  group of " << worst.group << " (the slowest core in each): ";
+  line(worst);
   return out;
 }

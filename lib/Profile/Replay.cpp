@@ -1,7 +1,8 @@
 //===- Replay.cpp - Predicted verdicts from a replay of the streams -------===//
 //
 // neuron-inspect's prediction, and the one a profile compares each kernel
-// with: every program replayed alone on core 0, without data (the timing
+// with: every program replayed alone on core 0 (a tensor-parallel one with
+// its group on the next cores), without data (the timing
 // model only), so the instruction streams and the cost formulas decide its
 // time, DMA efficiency included, with the semaphore dependencies, the ports
 // and the core's own HBM bandwidth, and no other core's traffic. The replay
@@ -20,7 +21,9 @@ using namespace neuronc::profile;
 
 namespace {
 
-/// One timing-only run of `program`, alone on core 0 of `hw`.
+/// One timing-only run of `program`, alone on core 0 of `hw`; a
+/// tensor-parallel program with the rest of its group on cores 1..N-1 (it
+/// cannot run without them), core 0's run.
 llvm::Expected<std::shared_ptr<rt::Run>> replayProgram(const neff::Executable &exe,
                                                        const neff::Program &program,
                                                        const HardwareModel &hw, uint64_t id) {
@@ -28,9 +31,16 @@ llvm::Expected<std::shared_ptr<rt::Run>> replayProgram(const neff::Executable &e
   options.data = false;
   options.trace = true;
   options.target = &hw;
-  auto result = sim::run(exe, program, {}, options);
-  if (!result)
-    return result.takeError();
+  std::vector<sim::Job> jobs(std::max<int64_t>(1, program.collectiveGroup()));
+  for (auto [core, job] : llvm::enumerate(jobs)) {
+    job.exe = &exe;
+    job.program = &program;
+    job.core = static_cast<unsigned>(core);
+  }
+  auto results = sim::runChip(jobs, options);
+  if (!results)
+    return results.takeError();
+  auto result = std::make_optional(std::move(results->front()));
   auto run = std::make_shared<rt::Run>();
   run->id = id;
   run->model = nullptr;

@@ -86,6 +86,12 @@ const MetricDefinition kMetrics[] = {
     {"semaphore_wait_time", "s (summed over streams)",
      "time instructions waited on semaphores after their engine was ready, summed over every "
      "engine and queue: it can exceed total_time"},
+    {"collective_time_percent", "% of total_time",
+     "tensor-parallel runs: the union of each core's collective (all-reduce) intervals, summed "
+     "over the cores' runs"},
+    {"exposed_communication_percent", "% of total_time",
+     "tensor-parallel runs: collective time while nothing else ran on the core, summed over "
+     "the cores' runs: communication not hidden behind compute"},
 };
 
 } // namespace
@@ -178,8 +184,20 @@ Value neuronc::profile::summaryJson(const Profile &p) {
   Object bottlenecks{{"lower_bound_ns", p.lowerBoundNs},
                      {"device_time_over_bound", p.lowerBoundNs > 0 ? p.deviceNs / p.lowerBoundNs : 0},
                      {"opportunities", std::move(opportunities)}};
+  Array communication;
+  for (const CoreCommunication &c : p.communication)
+    communication.push_back(Object{{"correlation_id", static_cast<int64_t>(c.run)},
+                                   {"core", c.core},
+                                   {"group", c.group},
+                                   {"device_time_ns", c.deviceNs},
+                                   {"compute_ns", c.computeNs},
+                                   {"collective_ns", c.collectiveNs},
+                                   {"exposed_communication_ns", c.exposedNs},
+                                   {"collective_wait_ns", c.waitNs},
+                                   {"collective_bytes", c.bytes}});
   return Object{{"target", p.hw->name},
                 {"runs", std::move(runs)},
+                {"tensor_parallel", std::move(communication)},
                 {"bottlenecks", std::move(bottlenecks)},
                 {"buckets", std::move(buckets)},
                 {"summary", std::move(summary)},

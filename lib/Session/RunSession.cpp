@@ -148,6 +148,7 @@ struct RunSession {
   const bool fuse = o.fuse;
   const bool prepackWeights = o.prepackWeights;
   const bool check = o.check;
+  const int64_t tp = o.tp;
   const double checkRtol = o.checkRtol;
   const double checkAtol = o.checkAtol;
 
@@ -172,8 +173,18 @@ int RunSession::runOnDevice(neuronc::neff::Executable exe, const std::string &na
                 llvm::SmallVector<Tensor> &results) {
   namespace rt = neuronc::rt;
   rt::NeuronConfig config;
-  if (!cores.empty())
+  // A tensor-parallel program runs on every core of its group.
+  int64_t group = 1;
+  for (const auto &e : exe.entries)
+    if (e.name == name)
+      group = exe.programs[e.buckets.front().program].collectiveGroup();
+  if (!cores.empty()) {
     config.cores.assign(cores.begin(), cores.end());
+  } else if (group > 1) {
+    config.cores.clear();
+    for (int64_t c = 0; c < group; ++c)
+      config.cores.push_back(static_cast<unsigned>(c));
+  }
   if (hw)
     config.target = hw->name.str();
   config.computeValues = !noData;
@@ -241,6 +252,32 @@ int RunSession::runOnDevice(neuronc::neff::Executable exe, const std::string &na
       llvm::outs() << " core " << runtime.config().cores[c];
     llvm::outs() << " (" << instructions << " instructions)\n";
   }
+  if (group > 1) {
+    // The group's time is its slowest core's; the ring's share of it.
+    double slowest = 0, collective = 0, wait = 0;
+    int64_t bytes = 0;
+    for (uint64_t id : last) {
+      const neuronc::sim::Result &d = runtime.find(id)->device;
+      slowest = std::max(slowest, d.deviceNs);
+      collective = std::max(collective, d.collectiveNs);
+      wait = std::max(wait, d.collectiveWaitNs);
+      bytes = std::max(bytes, d.collectiveBytes);
+    }
+    // The analytic ring model of the same collectives.
+    double model = 0;
+    for (const auto &stream : first.program->streams)
+      for (const neuronc::isa::Instruction &inst : stream)
+        if (inst.opcode == neuronc::isa::Opcode::AllReduce)
+          model += runtime.target()->allReduceNs(inst.params[0], inst.operands[1].bytes());
+    llvm::outs() << "@" << name << ": tensor parallel over " << group << " cores: device time "
+                 << llvm::format("%.3f", slowest / 1000.0) << " us; all-reduce "
+                 << llvm::format("%.3f", collective / 1000.0) << " us per core ("
+                 << llvm::format("%.1f", slowest > 0 ? 100 * collective / slowest : 0.0)
+                 << " %; ring model " << llvm::format("%.3f", model / 1000.0) << " us), "
+                 << neuronc::formatByteSize(static_cast<double>(bytes))
+                 << " per core, waiting for other cores "
+                 << llvm::format("%.3f", wait / 1000.0) << " us\n";
+  }
   if (profiler) {
     llvm::Expected<neuronc::profile::Profile> prof = profiler->exportTo(profileDir);
     profiler->stop();
@@ -272,6 +309,9 @@ int RunSession::run() {
   ModuleOp checkedModule;
   if (inputFilename != "-" && isExecutable(inputFilename)) {
 
+    if (tp > 1)
+      return fail("--tp compiles a program: an executable built with neuronc --tp=N already "
+                  "holds the per-core program and runs on cores 0..N-1 by itself");
     auto read = neuronc::neff::readNeffFile(inputFilename);
     if (!read)
       return fail(llvm::toString(read.takeError()));
@@ -295,6 +335,13 @@ int RunSession::run() {
         return 1;
     if (prepackWeights && !check && !simulate)
       return fail("--prepack-weights compiles: give it with --check or --sim");
+    if (tp < 1)
+      return fail("--tp=" + llvm::Twine(tp) + ": the number of cores must be at least 1");
+    if (tp > 1 && !check && !simulate)
+      return fail("--tp shards the program for the device: give it with --check or --sim "
+                  "(the interpreter runs the unsharded program)");
+    if (tp > 1 && !check && failed(neuronc::shardModule(module, tp)))
+      return 1;
     if (prepackWeights && !check && failed(neuronc::prepackWeights(module)))
       return 1;
     if (fuse && !check) {
@@ -437,6 +484,7 @@ int RunSession::run() {
     options.backend.target = hw ? hw->name.str() : "trn1";
     options.fuse = fuse;
     options.prepackWeights = prepackWeights;
+    options.tp = tp;
     options.tolerance = {checkRtol, checkAtol};
     llvm::Expected<neuronc::check::Report> report =
         neuronc::check::checkEntry(checkedModule, name, args, options);
@@ -454,7 +502,15 @@ int RunSession::run() {
     neuronc::sim::Options options;
     options.checkReads = true;
     options.target = hw;
-    llvm::Expected<neuronc::sim::Result> run = neuronc::sim::run(*exe, *device, args, options);
+    // Every core of a tensor-parallel group, on the whole arguments.
+    std::vector<neuronc::sim::Job> jobs(std::max<int64_t>(1, device->collectiveGroup()));
+    for (auto [core, job] : llvm::enumerate(jobs)) {
+      job.exe = &*exe;
+      job.program = device;
+      job.inputs.assign(args.begin(), args.end());
+      job.core = static_cast<unsigned>(core);
+    }
+    llvm::Expected<std::vector<neuronc::sim::Result>> run = neuronc::sim::runChip(jobs, options);
     if (!run) {
       llvm::outs() << "check @" << name << ": the simulator stopped: "
                    << llvm::toString(run.takeError()) << "\ncheck: FAILED\n";

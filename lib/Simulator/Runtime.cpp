@@ -84,10 +84,8 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(NeuronConfig config) {
       return fail("unknown target '" + rt->config_.target + "' (known: " + hardwareModelNames() +
                   ")");
     for (unsigned c : rt->config_.cores)
-      if (c >= static_cast<unsigned>(rt->target_->coresPerChip))
-        return fail("NeuronCore " + llvm::Twine(c) + " does not exist: a " +
-                    rt->target_->name + " chip has " + llvm::Twine(rt->target_->coresPerChip) +
-                    " (0-" + llvm::Twine(rt->target_->coresPerChip - 1) + ")");
+      if (c >= static_cast<unsigned>(rt->target_->instanceCores()))
+        return fail(sim::missingCoreMessage(*rt->target_, c));
   }
   return rt;
 }
@@ -137,10 +135,8 @@ llvm::Expected<uint64_t> Runtime::submit(const Model &model, llvm::StringRef ent
     return fail("unknown target '" + selected->target + "'");
   if (!target_) {
     for (unsigned c : config_.cores)
-      if (c >= static_cast<unsigned>(hw->coresPerChip))
-        return fail("NeuronCore " + llvm::Twine(c) + " does not exist: a " + hw->name +
-                    " chip has " + llvm::Twine(hw->coresPerChip) + " (0-" +
-                    llvm::Twine(hw->coresPerChip - 1) + ")");
+      if (c >= static_cast<unsigned>(hw->instanceCores()))
+        return fail(sim::missingCoreMessage(*hw, c));
     target_ = hw;
   } else if (config_.target.empty() && hw != target_) {
     return fail(model.name() + " is compiled for " + hw->name + " but this runtime's chip is " +
@@ -170,7 +166,8 @@ llvm::Expected<uint64_t> Runtime::submit(const Model &model, llvm::StringRef ent
       if (llvm::ArrayRef<int64_t>(ins[i]->hostShape()) != inputs[i].shape())
         return fail("input #" + llvm::Twine(i) + " ('" + ins[i]->name + "') must be " +
                     sim::variableType(*ins[i]) + ", got " + inputs[i].typeString());
-      run->inputBytes.push_back(sim::encodeInput(inputs[i], *ins[i]));
+      run->inputBytes.push_back(
+          sim::encodeInput(inputs[i], *ins[i], core, run->program->collectiveGroup()));
     }
   }
   if (config_.traceModes & kTraceRuntime)

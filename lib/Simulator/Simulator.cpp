@@ -151,6 +151,10 @@ struct Timing {
   int64_t hbmRead = 0, hbmWrite = 0, bytes = 0;
   bool sbuf = false, psum = false; ///< touches SBUF / PSUM (port sharing)
   bool dma = false, signal = false;
+  /// all_reduce: starts when every core of its group has reached it; `ns`
+  /// is the ring's time (HardwareModel::allReduceNs).
+  bool collective = false;
+  int64_t group = 0;
   isa::Engine engine = isa::Engine::dma;
   uint32_t waitFirst = 0, waitCount = 0; ///< its waits in ProgramTiming::waits
   enum Row : uint8_t { Other, Load, Multiply, Both } row = Other; ///< TensorE rows
@@ -206,7 +210,13 @@ ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
         t.sbuf |= o.space == isa::Space::Sbuf;
         t.psum |= o.space == isa::Space::Psum;
       }
-      if (inst.opcode == isa::Opcode::DmaCopy) {
+      if (inst.opcode == isa::Opcode::AllReduce) {
+        t.collective = true;
+        t.group = inst.params[0];
+        t.bytes = inst.operands[1].bytes();
+        t.hbmRead = t.hbmWrite = t.bytes;
+        t.ns = hw.allReduceNs(t.group, t.bytes);
+      } else if (inst.opcode == isa::Opcode::DmaCopy) {
         DmaShape shape = dmaShapeOf(hw, inst);
         t.ns = dmaQueueNs(hw, shape.bytes, shape.runs, shape.stridedSbuf) -
                hw.dmaIssueNs;
@@ -354,7 +364,7 @@ private:
   /// The HBM bandwidth of one core at `t`: the chip's, divided among the
   /// cores that have work then (a core whose last transfer has completed
   /// by `t` and that has no job left frees its share).
-  double hbmShareAt(double t) const;
+  double hbmShareAt(double t, int64_t chip) const;
   /// Starts the next job of `c` (if any), not before `at`.
   void startJob(Core &c, double at);
   /// Finishes the running job of `c`: reads its outputs back.
@@ -368,6 +378,11 @@ private:
   /// The earliest time stream `s` of `c` can start its next instruction, or
   /// infinity when it is blocked or done.
   double candidateOf(Core &c, int64_t s);
+  /// candidateOf for `c` alone: its engine and its semaphores.
+  double ownCandidateOf(Core &c, int64_t s);
+  /// Issues the all_reduce at the head of stream `s` on every core of its
+  /// group at `at`: the sum of their sources into each destination.
+  llvm::Error issueCollective(int64_t s, double at);
   /// The instruction, of any core, that can start first; false when no core
   /// has work left. Fails on a deadlock.
   llvm::Expected<bool> pick(Core *&bestCore, int64_t &best, double &bestAt);
@@ -392,10 +407,8 @@ llvm::Error ChipRun::prepare() {
          hw->psumPartitionBytes < built->psumPartitionBytes))
       return fail("the program was compiled for " + built->name + " and needs its memories; " +
                   hw->name + " has less SBUF or PSUM");
-    if (job.core >= static_cast<unsigned>(hw->coresPerChip))
-      return fail("NeuronCore " + llvm::Twine(job.core) + " does not exist: a " + hw->name +
-                  " chip has " + llvm::Twine(hw->coresPerChip) + " (0-" +
-                  llvm::Twine(hw->coresPerChip - 1) + ")");
+    if (job.core >= static_cast<unsigned>(hw->instanceCores()))
+      return fail(missingCoreMessage(*hw, job.core));
     numCores = std::max(numCores, job.core + 1);
     std::vector<const neff::Variable *> ins = program.inputs();
     if (!job.inputBytes.empty()) {
@@ -432,17 +445,38 @@ llvm::Error ChipRun::prepare() {
   cores = std::vector<Core>(numCores);
   for (size_t j = 0; j < jobs.size(); ++j)
     cores[jobs[j].core].jobs.push_back(j);
-  for (Core &c : cores)
+  for (auto [i, c] : llvm::enumerate(cores)) {
+    int64_t chip = static_cast<int64_t>(i) / hw->coresPerChip;
     for (auto &queue : c.hbm)
-      queue = std::make_unique<BandwidthLedger>(
-          [this](double t) { return hbmShareAt(t) / static_cast<double>(hw->dmaEngines); });
+      queue = std::make_unique<BandwidthLedger>([this, chip](double t) {
+        return hbmShareAt(t, chip) / static_cast<double>(hw->dmaEngines);
+      });
+  }
+  // A program with collectives runs on every core of its group, the same
+  // program on each, one job per core.
+  for (const Job &job : jobs) {
+    int64_t group = job.program->collectiveGroup();
+    if (group <= 1)
+      continue;
+    for (int64_t k = 0; k < group; ++k)
+      if (k >= static_cast<int64_t>(cores.size()) || cores[k].jobs.size() != 1 ||
+          jobs[cores[k].jobs.front()].program != job.program)
+        return fail("program '" + job.program->name +
+                    "' is one core's part of a tensor-parallel group of " + llvm::Twine(group) +
+                    " cores: run it once on each of cores 0-" + llvm::Twine(group - 1) +
+                    " together (neuron-run does for an executable built with --tp)");
+  }
   return llvm::Error::success();
 }
 
-double ChipRun::hbmShareAt(double t) const {
+double ChipRun::hbmShareAt(double t, int64_t chip) const {
   unsigned busy = 0;
-  for (const Core &c : cores)
+  int64_t first = chip * hw->coresPerChip;
+  int64_t last = std::min<int64_t>(first + hw->coresPerChip, cores.size());
+  for (int64_t i = first; i < last; ++i) {
+    const Core &c = cores[i];
     busy += c.job >= 0 || c.next < c.jobs.size() || (!c.jobs.empty() && c.lastEnd > t);
+  }
   return hw->chipHbmGBps / std::max(1u, busy);
 }
 
@@ -485,9 +519,12 @@ void ChipRun::startJob(Core &c, double at) {
           c.dev->bind(v, const_cast<uint8_t *>(job.inputBytes[i].data()));
         else
           std::memcpy(c.dev->variable(v), job.inputBytes[i].data(), ins[i]->bytes());
-      } else if (ins[i]->hostTransposed) {
-        // A prepacked input: the runtime's load swaps its last two dims.
-        toDevice(ref::swapLastTwoDims(job.inputs[i]), ins[i]->dtype, c.dev->variable(v));
+      } else if (ins[i]->sharded() || ins[i]->hostTransposed) {
+        // This core's part of a sharded input; a prepacked input: the
+        // runtime's load swaps its last two dims.
+        std::vector<uint8_t> bytes = encodeInput(job.inputs[i], *ins[i], job.core,
+                                                 program.collectiveGroup());
+        std::memcpy(c.dev->variable(v), bytes.data(), bytes.size());
       } else if (canBind && sameFormat(job.inputs[i], *ins[i])) {
         // The host tensor already is the device's bytes: no copy.
         c.dev->bind(v, reinterpret_cast<uint8_t *>(const_cast<float *>(job.inputs[i].f())));
@@ -577,6 +614,27 @@ double ChipRun::readyAt(Core &c, int64_t s, const Timing &t) {
 }
 
 double ChipRun::candidateOf(Core &c, int64_t s) {
+  double at = ownCandidateOf(c, s);
+  if (at == kInf)
+    return at;
+  const Timing &t = (*c.timing)[s][c.cursor[s]];
+  if (!t.collective)
+    return at;
+  // A collective starts when every core of the group has reached it.
+  for (int64_t k = 0; k < t.group; ++k) {
+    Core &peer = cores[k];
+    if (&peer == &c)
+      continue;
+    if (peer.job < 0 || peer.cursor[s] != c.cursor[s])
+      return kInf;
+    at = std::max(at, ownCandidateOf(peer, s));
+    if (at == kInf)
+      return at;
+  }
+  return at;
+}
+
+double ChipRun::ownCandidateOf(Core &c, int64_t s) {
   const auto &stream = (*c.timing)[s];
   if (c.cursor[s] >= stream.size())
     return kInf;
@@ -601,7 +659,10 @@ llvm::Expected<bool> ChipRun::pick(Core *&bestCore, int64_t &best, double &bestA
       continue;
     running = true;
     for (int64_t s = 0; s < kStreams; ++s) {
-      if (c.dirty[s]) {
+      // A collective's start also depends on the other cores: recomputed.
+      bool collective = c.cursor[s] < (*c.timing)[s].size() &&
+                        (*c.timing)[s][c.cursor[s]].collective;
+      if (c.dirty[s] || collective) {
         c.candidate[s] = candidateOf(c, s);
         c.dirty[s] = false;
       }
@@ -669,7 +730,69 @@ double ChipRun::timeCompute(Core &c, int64_t best, const Timing &t, Result &r, d
   return end;
 }
 
+llvm::Error ChipRun::issueCollective(int64_t s, double at) {
+  const Timing &t = (*cores[0].timing)[s][cores[0].cursor[s]];
+  // The values: the sum of every core's source, in f32, into each
+  // destination (rounded to its type once).
+  if (options.data) {
+    const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
+    int64_t n = inst0.operands[1].totalElements();
+    std::vector<float> sum(n, 0.0f), part(n);
+    for (int64_t k = 0; k < t.group; ++k) {
+      Core &c = cores[k];
+      const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
+      if (options.checkReads)
+        if (int64_t missing = c.dev->unwrittenBytes(inst.operands[1]))
+          return fail("program '" + jobs[c.job].program->name + "' on core " +
+                      llvm::Twine(jobs[c.job].core) + ": all_reduce (instruction " +
+                      llvm::Twine(c.cursor[s]) + " of stream " + isa::streamName(s) +
+                      ") sums " + llvm::Twine(missing) + " bytes nothing wrote");
+      c.dev->load(inst.operands[1], part.data());
+      for (int64_t i = 0; i < n; ++i)
+        sum[i] += part[i];
+    }
+    for (int64_t k = 0; k < t.group; ++k) {
+      Core &c = cores[k];
+      const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
+      c.dev->store(inst.operands[0], sum.data());
+      c.dev->markWritten(inst.operands[0]);
+    }
+  }
+  for (int64_t k = 0; k < t.group; ++k) {
+    Core &c = cores[k];
+    Result &r = results[c.job];
+    double waitNs = std::max(0.0, at - ownCandidateOf(c, s));
+    double end = at + t.ns;
+    c.freeAt[s] = c.dataFree[s] = end;
+    r.busyNs[s] += t.ns;
+    r.hbmReadBytes += t.hbmRead;
+    r.hbmWriteBytes += t.hbmWrite;
+    r.collectiveNs += t.ns;
+    r.collectiveBytes += t.bytes;
+    r.waitNs += waitNs;
+    r.collectiveWaitNs += waitNs;
+    if (options.trace)
+      r.trace.push_back({static_cast<uint8_t>(s), static_cast<uint32_t>(c.cursor[s]), at, at,
+                         end, end, waitNs});
+    c.dirty[s] = true;
+    if (t.signal) {
+      c.signals[s].push_back(end);
+      for (int64_t o = 0; o < kStreams; ++o)
+        c.dirty[o] = true;
+    }
+    r.endNs = std::max(r.endNs, end);
+    ++r.instructions[s];
+    ++c.cursor[s];
+    if (--c.remaining == 0)
+      if (llvm::Error e = advance(c))
+        return e;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error ChipRun::issue(Core &c, int64_t best, double bestAt) {
+  if ((*c.timing)[best][c.cursor[best]].collective)
+    return issueCollective(best, bestAt);
   const Job &job = jobs[c.job];
   const neff::Program &program = *job.program;
   Result &r = results[c.job];
@@ -769,10 +892,30 @@ llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jo
   return ChipRun(jobs, options, hw).run();
 }
 
-std::vector<uint8_t> neuronc::sim::encodeInput(const Tensor &t, const neff::Variable &v) {
+Tensor neuronc::sim::shardInput(const Tensor &t, const neff::Variable &v, int64_t rank,
+                                int64_t group) {
+  if (!v.sharded())
+    return t;
+  std::vector<int64_t> local = v.localHostShape();
+  llvm::SmallVector<int64_t> offsets(local.size(), 0), strides(local.size(), 1);
+  offsets[v.shardDim] = v.shardOf(rank, group) * local[v.shardDim];
+  // The reader checked the shard against the shape; the caller the shape.
+  return llvm::cantFail(ref::slice(t, offsets, local, strides));
+}
+
+std::vector<uint8_t> neuronc::sim::encodeInput(const Tensor &t, const neff::Variable &v,
+                                               int64_t rank, int64_t group) {
   std::vector<uint8_t> bytes(v.bytes());
-  toDevice(v.hostTransposed ? ref::swapLastTwoDims(t) : t, v.dtype, bytes.data());
+  Tensor part = shardInput(t, v, rank, group);
+  toDevice(v.hostTransposed ? ref::swapLastTwoDims(part) : part, v.dtype, bytes.data());
   return bytes;
+}
+
+std::string neuronc::sim::missingCoreMessage(const HardwareModel &hw, unsigned core) {
+  return ("NeuronCore " + llvm::Twine(core) + " does not exist: a " + hw.name + " instance has " +
+          llvm::Twine(hw.instanceCores()) + " (0-" + llvm::Twine(hw.instanceCores() - 1) + ", " +
+          llvm::Twine(hw.coresPerChip) + " per chip)")
+      .str();
 }
 
 DType neuronc::sim::hostDType(isa::DType t) { return deviceToHost(t); }

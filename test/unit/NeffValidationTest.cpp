@@ -108,7 +108,7 @@ TEST(NeffValidation, ResealedSampleReadsBack) {
 TEST(NeffValidation, Container) {
   EXPECT_EQ(resealed([](auto &b) { put<uint32_t>(b, 12, 64); }), "header size 64 is not 128");
   EXPECT_EQ(resealed([](auto &b) { put<uint16_t>(b, 8, 0); }),
-            "format version 0.1 is older than this reader's 1.1: recompile the model with this "
+            "format version 0.2 is older than this reader's 1.2: recompile the model with this "
             "neuronc");
   {
     std::vector<uint8_t> b = writeNeff(sample());

@@ -233,13 +233,13 @@ TEST(Simulator, CoresShareTheChipsHbmBandwidth) {
   auto real = sim::runChip({job, second}, options);
   ASSERT_TRUE(static_cast<bool>(real));
   EXPECT_NEAR((*real)[0].deviceNs, (*alone)[0].deviceNs, 0.01 * (*alone)[0].deviceNs);
-  // A core the chip does not have is refused.
-  sim::Job third = job;
-  third.core = 2;
-  auto bad = sim::runChip({third}, options);
+  // A core the instance does not have is refused.
+  sim::Job past = job;
+  past.core = 32;
+  auto bad = sim::runChip({past}, options);
   ASSERT_FALSE(static_cast<bool>(bad));
   EXPECT_EQ(llvm::toString(bad.takeError()),
-            "NeuronCore 2 does not exist: a trn1 chip has 2 (0-1)");
+            "NeuronCore 32 does not exist: a trn1 instance has 32 (0-31, 2 per chip)");
 }
 
 /// 16 MiB copied HBM->HBM by 16 queues, each moving 8 transfers of 128

@@ -12,7 +12,7 @@
 // Runs the executable on the simulated chip through the runtime API, prints
 // its device time, and with --profile writes the profile into DIR.
 //
-// neuron-run model.mlir --check [--fuse] [--target T] [--check-rtol R]
+// neuron-run model.mlir --check [--fuse] [--tp N] [--target T] [--check-rtol R]
 // Compiles the program, runs it on the simulator (every read of memory
 // nothing wrote is an error) and on the interpreter, compares every output
 // and names the first kernel that diverges. Exits 1 when they differ. On an
@@ -96,6 +96,12 @@ static cl::opt<bool> check(
              "errors) and on the interpreter, compare the outputs and name the first kernel "
              "that diverges; exit 1 when they differ"),
     cl::cat(category));
+static cl::opt<int64_t> tensorParallel(
+    "tp",
+    cl::desc("With --sim or --check: shard the program over N NeuronCores as neuronc --tp=N does "
+             "and run the per-core programs together on cores 0..N-1 (an executable compiled "
+             "with --tp runs on its group's cores without this flag)"),
+    cl::init(1), cl::value_desc("N"), cl::cat(category));
 static cl::opt<double> checkRtol("check-rtol",
                                  cl::desc("--check: relative tolerance (default 1e-3; 2e-2 at "
                                           "least for bf16/f16 results)"),
@@ -137,6 +143,7 @@ int main(int argc, char **argv) {
   session.fuse = fuse;
   session.prepackWeights = prepackWeights;
   session.check = check;
+  session.tp = tensorParallel;
   session.checkRtol = checkRtol;
   session.checkAtol = checkAtol;
   session.import = neuronc::importOptionsFromCL();

@@ -76,7 +76,9 @@ static cl::opt<unsigned> tensorParallel(
     cl::desc("Tensor parallelism: compile the program one of N cores runs, Megatron-style "
              "(column-parallel Q/K/V and gate/up projections, row-parallel output and down "
              "projections with an all-reduce, heads split); split arguments are marked "
-             "neuron.shard with their local shape. 1: no sharding"),
+             "neuron.shard with their local shape. The executable runs on cores 0..N-1 "
+             "together (neuron-run does so by itself), each given its part of the caller's "
+             "tensors. 1: no sharding"),
     cl::value_desc("N"), cl::init(1), cl::cat(category));
 static cl::opt<std::string> tpReport(
     "tp-report",

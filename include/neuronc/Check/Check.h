@@ -59,6 +59,7 @@ struct Divergence {
 /// What a checked run found.
 struct Report {
   std::string entry, target;
+  int64_t cores = 1; ///< the tensor-parallel group that ran
   Tolerance tolerance;
   std::vector<std::string> outputTypes;
   std::vector<Difference> outputs;
@@ -78,6 +79,10 @@ struct Options {
   /// Take arguments only read transposed in the device's layout
   /// (`--prepack-weights`); the simulator's loads swap them.
   bool prepackWeights = false;
+  /// Tensor parallelism (`--tp=N`): the program is sharded over N cores,
+  /// which run together on the simulator; every core's outputs are compared
+  /// with the unsharded program's, and core 0's kernels with the interpreter.
+  int64_t tp = 1;
   Tolerance tolerance;
 };
 

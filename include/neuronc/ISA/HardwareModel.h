@@ -89,6 +89,30 @@ struct HardwareModel {
   double chipHbmGBps;          ///< HBM bandwidth all cores of the chip share
   int64_t chipHbmBytes;        ///< HBM capacity of the chip
 
+  // The instance (trn1.32xlarge, trn2.48xlarge): chips joined by NeuronLink.
+  int64_t chipsPerInstance;    ///< chips in a 2-D torus of NeuronLink
+  double neuronLinkGBps;       ///< NeuronLink bandwidth of one chip, all its links
+  /// Fixed cost of one step of a ring collective (synchronization of the
+  /// collective engines and the hop's DMA start); an assumption.
+  double collectiveStepNs;
+
+  /// NeuronCores of the whole instance.
+  int64_t instanceCores() const { return coresPerChip * chipsPerInstance; }
+  /// Bytes per ns a ring collective over `group` cores (0 .. group-1) moves
+  /// per step: two counter-rotating rings use two of a chip's four links each
+  /// way (half its NeuronLink bandwidth); a group inside one chip goes
+  /// through the chip's HBM, read and written once per step.
+  double ringGBps(int64_t group) const {
+    return group <= coresPerChip ? chipHbmGBps / 2 : neuronLinkGBps / 2;
+  }
+  /// A ring all-reduce of `bytes` over `group` cores: 2(N-1) steps, each
+  /// moving bytes / N per core, plus each step's fixed cost.
+  double allReduceNs(int64_t group, int64_t bytes) const {
+    double n = static_cast<double>(group);
+    return 2 * (n - 1) / n * static_cast<double>(bytes) / ringGBps(group) +
+           2 * (n - 1) * collectiveStepNs;
+  }
+
   /// HBM capacity of one core: the chip's divided evenly (what one program
   /// may use, inputs, outputs, constants and scratch together).
   int64_t hbmBytesPerCore() const { return chipHbmBytes / coresPerChip; }

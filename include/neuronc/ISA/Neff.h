@@ -33,7 +33,7 @@ namespace neuronc::neff {
 
 constexpr char kMagic[8] = {'N', 'C', 'X', 'N', 'E', 'F', 'F', '\0'};
 constexpr uint16_t kMajorVersion = 1;
-constexpr uint16_t kMinorVersion = 1;
+constexpr uint16_t kMinorVersion = 2;
 constexpr uint32_t kHeaderBytes = 128; // format: the header's size, not hardware
 
 /// Feature bits. A reader refuses a file whose required bits it does not
@@ -42,9 +42,12 @@ enum Feature : uint64_t {
   kFeatureIndirectDma = 1ull << 0, ///< dma_copy with an index tile (gather)
   kFeatureBuckets = 1ull << 1,     ///< some entry point is bucketed (has dynamic dims)
   kFeatureHostLayouts = 1ull << 2, ///< some input is loaded in another layout than given
+  /// some program is one core's part of a tensor-parallel group: it has
+  /// collectives, and some input is a shard of the tensor the caller gives
+  kFeatureTensorParallel = 1ull << 3,
 };
 constexpr uint64_t kKnownRequiredFeatures =
-    kFeatureIndirectDma | kFeatureBuckets | kFeatureHostLayouts;
+    kFeatureIndirectDma | kFeatureBuckets | kFeatureHostLayouts | kFeatureTensorParallel;
 
 /// What a variable is to the program.
 enum class VarKind : uint8_t { Input = 0, Output, Const, Internal };
@@ -62,9 +65,23 @@ struct Variable {
   /// Input only: the caller gives the tensor with its last two dims swapped
   /// and the runtime swaps them when it loads it (a prepacked weight).
   bool hostTransposed = false;
+  /// Input only, in a tensor-parallel program: the caller gives the whole
+  /// tensor, `shardParts` times larger along `shardDim` of the host shape,
+  /// and each core receives one part of it (-1: every core receives all).
+  int64_t shardDim = -1;
+  int64_t shardParts = 1;
+  bool sharded() const { return shardDim >= 0; }
+  /// The part core `rank` of a `group`-core group receives: consecutive
+  /// cores share a part when there are fewer parts than cores.
+  int64_t shardOf(int64_t rank, int64_t group) const {
+    return sharded() ? rank / (group / shardParts) : 0;
+  }
   int64_t numElements() const;
-  /// The shape the caller gives: `shape`, with the last two dims swapped
-  /// when hostTransposed.
+  /// The shape of this core's tensor as the caller lays it out: `shape`,
+  /// with the last two dims swapped when hostTransposed.
+  std::vector<int64_t> localHostShape() const;
+  /// The shape the caller gives: localHostShape(), times shardParts along
+  /// shardDim.
   std::vector<int64_t> hostShape() const;
   int64_t bytes() const { return numElements() * isa::dtypeBytes(dtype); }
   bool operator==(const Variable &) const = default;
@@ -142,6 +159,9 @@ struct Program {
   std::vector<const Variable *> inputs() const;
   std::vector<const Variable *> outputs() const;
   int64_t instructionCount() const;
+  /// The cores of the tensor-parallel group this program is one core's part
+  /// of: the largest all_reduce group (1 when it has no collectives).
+  int64_t collectiveGroup() const;
 };
 
 /// A static shape an entry point was specialized for.

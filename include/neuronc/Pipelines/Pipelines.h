@@ -168,6 +168,11 @@ mlir::LogicalResult fuseModule(mlir::ModuleOp module);
 /// options applied).
 mlir::LogicalResult prepackWeights(mlir::ModuleOp module);
 
+/// --neuron-shard-tp=parts=`tp` on `module`: each function becomes the
+/// program one of `tp` cores runs (with the pass manager command-line
+/// options applied).
+mlir::LogicalResult shardModule(mlir::ModuleOp module, int64_t tp);
+
 /// The backend: lower to nisa, allocate memory, insert semaphores, check
 /// for races.
 void buildBackendPipeline(mlir::OpPassManager &pm, const BackendOptions &options);

@@ -94,6 +94,11 @@ struct KernelEvidence {
   /// carried them.
   std::array<double, isa::kMaxQueues> queueBusyNs{};
   std::array<uint8_t, isa::kMaxQueues> queueCarries{};
+  /// Collectives (a tensor-parallel program's all-reduces): their ring time,
+  /// the time they waited for the group's last core, the bytes each core
+  /// gave and the group's size.
+  double collectiveNs = 0, collectiveWaitNs = 0;
+  int64_t collectiveBytes = 0, collectiveGroup = 0, collectives = 0;
 };
 
 /// Device time of one kernel, over every call.
@@ -157,6 +162,22 @@ struct OpStats {
   std::vector<std::string> kernels; ///< which kernels (program/kernel)
 };
 
+/// One run of a tensor-parallel program (one core of its group): where its
+/// device time went, from its trace.
+struct CoreCommunication {
+  uint64_t run = 0;
+  unsigned core = 0;
+  int64_t group = 1;
+  double deviceNs = 0;
+  double computeNs = 0;    ///< union of every other instruction's interval
+  double collectiveNs = 0; ///< union of its collectives' intervals
+  /// Collective time while nothing else ran on the core: communication the
+  /// program did not hide behind compute.
+  double exposedNs = 0;
+  double waitNs = 0;       ///< collectives waiting for the group's last core
+  int64_t bytes = 0;       ///< bytes the core gave to its collectives
+};
+
 /// The whole profile.
 struct Profile {
   const HardwareModel *hw = nullptr;
@@ -174,6 +195,9 @@ struct Profile {
   /// The roofline lower bound of every run: max(matmul FLOPs / TensorE's
   /// bf16 peak, HBM bytes / memory bandwidth) per kernel, summed.
   double lowerBoundNs = 0;
+  /// Per run of a tensor-parallel program, in run order (empty when no
+  /// profiled program has collectives).
+  std::vector<CoreCommunication> communication;
   /// The runs of a replay (replay()), which `runs` points into.
   std::vector<std::shared_ptr<rt::Run>> replayed;
 };
@@ -210,6 +234,10 @@ std::vector<BucketUse> bucketUses(const Profile &profile);
 /// One line per bucket use ("bucket seq=128 ran 3 time(s) for seq=100:
 /// 21.9 % of its work was padding"), empty for static programs.
 std::string bucketSummaryText(const Profile &profile);
+/// For tensor-parallel runs, one line per core and one for the group: device
+/// time split into compute, collective and exposed communication (empty
+/// when no profiled program has collectives).
+std::string communicationText(const Profile &profile);
 
 /// The waits that explain a kernel, as indices of KernelEvidence::waitNs:
 /// the consumer (the busiest compute engine that waited at all, else 4,

@@ -37,6 +37,8 @@ struct RunSessionOptions {
   bool fuse = false;
   bool prepackWeights = false; ///< --check / --sim: compile with --prepack-weights
   bool check = false;
+  /// --sim / --check: shard over this many cores (neuronc --tp=N).
+  int64_t tp = 1;
   double checkRtol = 1e-3;
   double checkAtol = 1e-5;
   ImportOptions import;

@@ -82,6 +82,11 @@ struct Result {
   int64_t hbmReadBytes = 0, hbmWriteBytes = 0;
   int64_t dmaTransfers = 0, dmaBytes = 0;
   double waitNs = 0;                       ///< summed semaphore waits
+  double collectiveNs = 0;                 ///< summed all_reduce times (ring)
+  int64_t collectiveBytes = 0;             ///< bytes this core gave to all_reduces
+  /// Summed time this core's collectives waited for the group's last core
+  /// to reach them (load imbalance, or the others' earlier work).
+  double collectiveWaitNs = 0;
   std::vector<TraceEvent> trace;
   std::vector<uint8_t> scratch;            ///< with Options::keepScratch
 };
@@ -107,8 +112,18 @@ struct Job {
 
 /// `t` in the device format of `v` (bf16/f16 rounded to nearest even,
 /// integers truncated and saturated, the last two dims swapped for a
-/// host-transposed input); the shape must be v's host shape.
-std::vector<uint8_t> encodeInput(const Tensor &t, const neff::Variable &v);
+/// host-transposed input); the shape must be v's host shape. A sharded
+/// input of a tensor-parallel program is the part core `rank` of its
+/// `group` receives.
+std::vector<uint8_t> encodeInput(const Tensor &t, const neff::Variable &v, int64_t rank = 0,
+                                 int64_t group = 1);
+/// The part of the caller's tensor `t` core `rank` of a `group`-core
+/// tensor-parallel group receives for input `v` (`t` itself when `v` is not
+/// sharded).
+Tensor shardInput(const Tensor &t, const neff::Variable &v, int64_t rank, int64_t group);
+/// "NeuronCore 40 does not exist: ...": the error for a core number past
+/// the target's instance (its chips joined by NeuronLink).
+std::string missingCoreMessage(const HardwareModel &hw, unsigned core);
 /// The host element type of a device element type.
 DType hostDType(isa::DType t);
 /// "tensor<4096x4096xf32>": the host type of `v` (its host shape).

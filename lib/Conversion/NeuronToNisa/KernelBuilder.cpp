@@ -162,7 +162,7 @@ HbmBuffer ProgramBuilder::declare(nisa::HbmKind kind, RankedTensorType type, Loc
   IntegerAttr indexAttr = index ? b.getI64IntegerAttr(*index) : IntegerAttr();
   nisa::HbmOp::create(b, loc, b.getStringAttr(sym), nisa::HbmKindAttr::get(b.getContext(), kind),
                       indexAttr, TypeAttr::get(type), value, IntegerAttr(),
-                      hostTransposed ? b.getUnitAttr() : UnitAttr());
+                      hostTransposed ? b.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr());
   return {FlatSymbolRefAttr::get(b.getContext(), sym), SmallVector<int64_t>(type.getShape()),
           type.getElementType()};
 }

@@ -218,8 +218,14 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
                                         << "; the device needs statically shaped tensors "
                                            "(bucket dynamic dims first)";
     bool hostTransposed = static_cast<bool>(fn.getArgAttr(i, neuron::kHostTransposedAttrName));
-    fl.setBuffer(arg, pb.declare(nisa::HbmKind::input, type, arg.getLoc(), i,
-                                 ("in" + Twine(i)).str(), ElementsAttr(), hostTransposed));
+    HbmBuffer in = pb.declare(nisa::HbmKind::input, type, arg.getLoc(), i,
+                              ("in" + Twine(i)).str(), ElementsAttr(), hostTransposed);
+    // A tensor-parallel program's input that is one core's part of the
+    // caller's tensor.
+    if (auto shard = fn.getArgAttrOfType<DenseI64ArrayAttr>(i, neuron::kShardAttrName))
+      cast<nisa::HbmOp>(SymbolTable::lookupSymbolIn(program, in.sym.getAttr()))
+          .setShardAttr(shard);
+    fl.setBuffer(arg, in);
   }
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   SmallVector<HbmBuffer> results;
@@ -285,6 +291,8 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       ok = lowerPool(fl, pool);
     else if (auto at = dyn_cast<AttentionOp>(op))
       ok = lowerAttention(fl, at);
+    else if (auto ar = dyn_cast<AllReduceOp>(op))
+      ok = lowerAllReduce(fl, ar);
     else if (isRowOp(&op))
       ok = lowerOne(fl, &op);
     else

@@ -79,6 +79,9 @@ LogicalResult lowerAttention(FunctionLowering &fl, AttentionOp op);
 /// false, emitting nothing, when the reduction suits the free axis.
 FailureOr<bool> lowerPartitionReduction(FunctionLowering &fl, Operation *op);
 
+/// A tensor-parallel all-reduce: one nisa.all_reduce on a DMA queue.
+LogicalResult lowerAllReduce(FunctionLowering &fl, AllReduceOp op);
+
 /// Transpose, slice, concat, gather, broadcast_to and copies: DMA.
 LogicalResult lowerDataMovement(FunctionLowering &fl, Operation *op);
 

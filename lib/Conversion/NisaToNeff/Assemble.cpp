@@ -206,6 +206,10 @@ struct ProgramAssembler {
         v.kind = neff::VarKind::Input;
         v.index = *t.getIndex();
         v.hostTransposed = t.getHostTransposed();
+        if (std::optional<ArrayRef<int64_t>> shard = t.getShard()) {
+          v.shardDim = (*shard)[0];
+          v.shardParts = (*shard)[1];
+        }
         break;
       case nisa::HbmKind::output:
         v.kind = neff::VarKind::Output;
@@ -322,6 +326,8 @@ struct ProgramAssembler {
     }
     if (inst.opcode == isa::Opcode::DmaCopy)
       encodeDescriptor(op, inst);
+    else if (inst.opcode == isa::Opcode::AllReduce)
+      inst.queue = op->getAttrOfType<IntegerAttr>("queue").getInt(); // its operands in the record
     return inst;
   }
 
@@ -411,6 +417,8 @@ FailureOr<neff::Executable> neuronc::assemble(ModuleOp module, StringRef compile
     for (const neff::Variable &v : pa.out.variables)
       if (v.hostTransposed)
         exe.requiredFeatures |= neff::kFeatureHostLayouts;
+    if (pa.out.collectiveGroup() > 1)
+      exe.requiredFeatures |= neff::kFeatureTensorParallel;
     programIndex[pa.out.name] = static_cast<uint32_t>(exe.programs.size());
     exe.programs.push_back(std::move(pa.out));
   }

@@ -268,6 +268,14 @@ LogicalResult HbmOp::verify() {
     return emitOpError("only internal tensors have a scratch offset");
   if (getHostTransposed() && (getKind() != HbmKind::input || type.getRank() < 2))
     return emitOpError("host_transposed needs an input of rank 2 or more");
+  if (std::optional<ArrayRef<int64_t>> shard = getShard()) {
+    if (getKind() != HbmKind::input)
+      return emitOpError("only an input is sharded across cores");
+    if (shard->size() != 2 || (*shard)[0] < 0 || (*shard)[0] >= type.getRank() ||
+        (*shard)[1] < 2)
+      return emitOpError("shard must be [dim, parts] with dim in 0..")
+             << type.getRank() - 1 << " and at least 2 parts";
+  }
   // Read the attribute signed: the accessor is unsigned and -8 would pass.
   if (getOffsetAttr() && getOffsetAttr().getValue().isNegative())
     return emitOpError("offset ") << getOffsetAttr().getInt() << " is negative";
@@ -341,6 +349,8 @@ Operation *MemoryResolver::lookup(KernelOp kernel, FlatSymbolRefAttr name) {
 int64_t mlir::nisa::detail::queueOf(Operation *op) {
   if (auto dma = dyn_cast<DmaCopyOp>(op))
     return dma.getQueue();
+  if (auto ar = dyn_cast<AllReduceOp>(op))
+    return ar.getQueue();
   return 0;
 }
 
@@ -475,6 +485,31 @@ void DmaCopyOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
   out.push_back({getSrcAttr(), getSrcAp(), false});
   if (getIndirect())
     out.push_back({getIndirectAttr(), *getIndirectAp(), false});
+}
+
+// all_reduce ----------------------------------------------------------------
+
+LogicalResult AllReduceOp::verify() {
+  int64_t queue = getQueueAttr().getInt();
+  if (queue < 0 || queue >= kMaxQueues)
+    return emitOpError("queue ") << queue << " is not in 0.." << kMaxQueues - 1;
+  if (getGroup() < 2)
+    return emitOpError("group must be at least 2 cores, got ") << getGroup();
+  for (auto [role, ap] : {std::pair{"destination", getDstAp()}, {"source", getSrcAp()}}) {
+    if (ap.isTile() || ap.getSizes().size() != 1 || ap.getStrides()[0] != 1)
+      return emitOpError(role) << " must be one contiguous run of an HBM tensor";
+  }
+  if (getDstAp().getTotalElements() != getSrcAp().getTotalElements())
+    return emitOpError("reduces ") << getSrcAp().getTotalElements() << " source elements into "
+                                   << getDstAp().getTotalElements() << " destination elements";
+  return success();
+}
+
+Engine AllReduceOp::getInstructionEngine() { return Engine::dma; }
+
+void AllReduceOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
 }
 
 // TensorE ---------------------------------------------------------------------
@@ -942,6 +977,16 @@ LogicalResult verifyMemories(InstructionOpInterface inst, ProgramOp program, Ker
         if (dma.getIndirect() && (!typeOf(dma.getIndirectAttr()).isInteger(32) ||
                                   spaceOf(dma.getIndirectAttr()) != MemorySpace::sbuf))
           return dma.emitOpError("indirect indices must be an i32 SBUF tile");
+        return success();
+      })
+      .Case([&](AllReduceOp ar) -> LogicalResult {
+        if (spaceOf(ar.getSrcAttr()) != MemorySpace::hbm ||
+            spaceOf(ar.getDstAttr()) != MemorySpace::hbm)
+          return ar.emitOpError("reduces HBM tensors only");
+        Type t = typeOf(ar.getSrcAttr());
+        if (t != typeOf(ar.getDstAttr()) || !(t.isF32() || t.isBF16()))
+          return ar.emitOpError("reduces f32 or bf16 into the same type, got ")
+                 << t << " into " << typeOf(ar.getDstAttr());
         return success();
       })
       .Case([&](MultiplyMovingOp mm) -> LogicalResult {

@@ -723,7 +723,7 @@ void Sharder::rewrite() {
     if (!s.isSplit())
       continue;
     arg.setType(localType(arg, s));
-    fn.setArgAttr(arg.getArgNumber(), "neuron.shard",
+    fn.setArgAttr(arg.getArgNumber(), kShardAttrName,
                   b.getDenseI64ArrayAttr({s.dim, s.parts}));
   }
   for (Operation &op : body) {
@@ -753,7 +753,7 @@ void Sharder::rewrite() {
   auto results = body.getTerminator()->getOperandTypes();
   fn.setType(FunctionType::get(fn.getContext(), body.getArgumentTypes(),
                                SmallVector<Type>(results.begin(), results.end())));
-  fn->setAttr("neuron.tp", b.getI64IntegerAttr(n));
+  fn->setAttr(kTensorParallelAttrName, b.getI64IntegerAttr(n));
 }
 
 std::string Sharder::report() {

@@ -6,7 +6,7 @@
 // RUN: neuron-inspect %t.neff --json > %t.json
 // RUN: %python %S/Inputs/check_json.py %t.json | FileCheck %s --check-prefix=JSON
 
-// CHECK: executable: format 1.1, target trn1 (NeuronCore-v2), neuronc {{[0-9.]+}}
+// CHECK: executable: format 1.2, target trn1 (NeuronCore-v2), neuronc {{[0-9.]+}}
 // CHECK: sections (
 // CHECK: meta
 // CHECK: p0.scalar
@@ -37,7 +37,7 @@
 // DIS: load_stationary sbuf[0:128]+{{[0-9]+}}{{\[\[}}1,128]] bf16 ; k0 neuron.matmul
 // DIS-NEXT: multiply_moving psum[0:128]+{{[0-9]+}}{{\[\[}}1,512]] f32, sbuf[0:128]+{{[0-9]+}}{{\[\[}}1,512]] bf16 start
 
-// JSON: format 1.1 target trn1 programs 2
+// JSON: format 1.2 target trn1 programs 2
 // JSON: norm rmsnorm memory-bound (HBM)
 // JSON: project matmul compute-bound (TensorE) intensity 512.0
 func.func @norm(%x: tensor<4096x4096xf32>, %w: tensor<4096xf32>) -> tensor<4096x4096xf32> {

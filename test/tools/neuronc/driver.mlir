@@ -57,7 +57,7 @@
 // The version says the compiler, the executable format and the targets.
 // RUN: neuronc --version | FileCheck %s --check-prefix=VERSION
 // VERSION: neuronc {{[0-9]+\.[0-9]+\.[0-9]+}}
-// VERSION-NEXT: executable format 1.1, targets trn1, trn2
+// VERSION-NEXT: executable format 1.2, targets trn1, trn2
 
 // MLIR's flags: timing per stage, IR after every pass, crash reproducers.
 // RUN: neuronc %s --buckets=seq:8 --emit=nisa --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=TIMING

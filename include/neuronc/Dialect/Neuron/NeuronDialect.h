@@ -37,6 +37,12 @@ struct OpCost {
 /// its last two dims swapped (`--prepack-weights`): the argument's type is
 /// the device's layout, the caller gives the tensor as the source declared it.
 constexpr llvm::StringLiteral kHostTransposedAttrName = "neuron.host_transposed";
+/// Argument attribute `array<i64: dim, parts>` of a tensor-parallel
+/// program: the caller gives the whole tensor, core r of the N-core group
+/// receives part r / (N / parts) along `dim` (docs/tensor-parallel.md).
+constexpr llvm::StringLiteral kShardAttrName = "neuron.shard";
+/// Function attribute: the number of cores of its tensor-parallel group.
+constexpr llvm::StringLiteral kTensorParallelAttrName = "neuron.tp";
 
 /// The value of a constant scalar or splat tensor (of any dialect's
 /// constant op) as a double, or nullopt when `v` is not one.

@@ -1,0 +1,48 @@
+// A tensor-parallel program's all-reduce is one nisa.all_reduce kernel from
+// the partial sums' HBM tensor into the result's; sharded arguments become
+// inputs marked with their shard (the runtime hands each core its part).
+// RUN: neuron-opt %s --neuron-lower -split-input-file -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: nisa.program @mlp target "trn1"
+// CHECK-NEXT: nisa.hbm @in0 input 0 : tensor<4x64xf32>
+// CHECK-NEXT: nisa.hbm @in1 input 1 shard [0, 4] : tensor<32x64xf32>
+// CHECK-NEXT: nisa.hbm @in2 input 2 shard [1, 4] : tensor<64x32xf32>
+// CHECK: nisa.kernel @{{.*}} "all_reduce" from "neuron.all_reduce"
+// CHECK-NEXT: nisa.all_reduce q{{[0-9]+}} @[[SUM:tmp[0-9]+]][0, [1,256]] = @[[PART:tmp[0-9]+]][0, [1,256]] group 4
+// CHECK-NEXT: }
+// CHECK: nisa.kernel @{{.*}} "add" from "neuron.add"
+func.func @mlp(%x: tensor<4x64xf32>, %w1: tensor<32x64xf32> {neuron.shard = array<i64: 0, 4>},
+               %w2: tensor<64x32xf32> {neuron.shard = array<i64: 1, 4>}) -> tensor<4x64xf32>
+    attributes {neuron.tp = 4 : i64} {
+  %h = neuron.matmul %x, %w1 transpose_rhs : tensor<4x64xf32>, tensor<32x64xf32> -> tensor<4x32xf32>
+  %p = neuron.matmul %h, %w2 transpose_rhs : tensor<4x32xf32>, tensor<64x32xf32> -> tensor<4x64xf32>
+  %y = neuron.all_reduce %p group = 4 : tensor<4x64xf32>
+  %r = neuron.add %x, %y : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
+// -----
+
+// A returned sum is written straight into the output.
+// CHECK-LABEL: nisa.program @returned
+// CHECK: nisa.all_reduce q{{[0-9]+}} @out0[0, [1,512]] = @in0[0, [1,512]] group 2
+func.func @returned(%p: tensor<2x256xbf16>) -> tensor<2x256xbf16> attributes {neuron.tp = 2 : i64} {
+  %y = neuron.all_reduce %p group = 2 : tensor<2x256xbf16>
+  return %y : tensor<2x256xbf16>
+}
+
+// -----
+
+func.func @half(%p: tensor<2x256xf16>) -> tensor<2x256xf16> {
+  // expected-error@+1 {{cannot lower 'neuron.all_reduce' of 'tensor<2x256xf16>': the collective engines sum f32 or bf16 (cast the partial sums first)}}
+  %y = neuron.all_reduce %p group = 2 : tensor<2x256xf16>
+  return %y : tensor<2x256xf16>
+}
+
+// -----
+
+func.func @too_many(%p: tensor<256xf32>) -> tensor<256xf32> {
+  // expected-error@+1 {{all_reduce over 64 cores, but a trn1 instance has 32 NeuronCores (2 per chip, 16 chips): compile with a smaller --tp}}
+  %y = neuron.all_reduce %p group = 64 : tensor<256xf32>
+  return %y : tensor<256xf32>
+}

@@ -1,0 +1,193 @@
+//===- CollectiveTest.cpp - all_reduce across the cores of a group --------===//
+//
+// Hand-written tensor-parallel programs (a sharded input, one nisa.all_reduce)
+// run on the simulator: every core of the group receives the sum of their
+// parts, whether the group sits in one chip or spans chips; the collective
+// starts when the group's last core reaches it and takes the ring's time;
+// a group program run on fewer cores is refused; and the sharded input's
+// fields survive the executable's round trip, guarded by their feature bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BackendHarness.h"
+
+#include "neuronc/Host/Tensor.h"
+#include "neuronc/ISA/HardwareModel.h"
+#include "neuronc/Simulator/Simulator.h"
+
+#include "gtest/gtest.h"
+
+using namespace neuronc;
+
+namespace {
+
+/// A program summing its `rows`x8 part of input 0 (sharded into `parts`
+/// along dim 0) over a `group`-core group into output 0.
+std::string allReduceProgram(const std::string &target, int64_t rows, int64_t parts,
+                             int64_t group) {
+  std::string n = std::to_string(rows * 8);
+  return "nisa.program @tp target \"" + target + "\" {\n"
+         "  nisa.hbm @x input 0 shard [0, " + std::to_string(parts) +
+         "] : tensor<" + std::to_string(rows) + "x8xf32>\n"
+         "  nisa.hbm @y output 0 : tensor<" + std::to_string(rows) + "x8xf32>\n"
+         "  nisa.kernel @k \"all_reduce\" from \"neuron.all_reduce\" {\n"
+         "    nisa.all_reduce q3 @y[0, [1," + n + "]] = @x[0, [1," + n + "]] group " +
+         std::to_string(group) + "\n"
+         "  }\n"
+         "}\n";
+}
+
+neff::Executable assembleText(neuronc::testing::BackendHarness &h, const std::string &text) {
+  std::string why;
+  auto exe = h.capture(why, [&]() -> mlir::FailureOr<neff::Executable> {
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &h.context);
+    if (!module)
+      return mlir::failure();
+    return assemble(*module, "test");
+  });
+  EXPECT_TRUE(mlir::succeeded(exe)) << why << text;
+  return mlir::succeeded(exe) ? std::move(*exe) : neff::Executable();
+}
+
+/// The caller's whole input: element (r, c) = r * 8 + c + 1.
+Tensor wholeInput(int64_t rows) {
+  Tensor t = Tensor::empty(DType::F32, {rows, 8});
+  for (int64_t i = 0; i < rows * 8; ++i)
+    t.f()[i] = static_cast<float>(i + 1);
+  return t;
+}
+
+/// One job per core 0..group-1, each given the whole input.
+std::vector<sim::Job> groupJobs(const neff::Executable &exe, int64_t group, const Tensor &x) {
+  std::vector<sim::Job> jobs(group);
+  for (int64_t c = 0; c < group; ++c) {
+    jobs[c].exe = &exe;
+    jobs[c].program = &exe.programs.front();
+    jobs[c].inputs = {x};
+    jobs[c].core = static_cast<unsigned>(c);
+  }
+  return jobs;
+}
+
+TEST(Collective, RingTimeIsTheAnalyticModel) {
+  const HardwareModel &trn1 = *lookupHardwareModel("trn1");
+  const HardwareModel &trn2 = *lookupHardwareModel("trn2");
+  EXPECT_EQ(trn1.instanceCores(), 32);
+  EXPECT_EQ(trn2.instanceCores(), 128);
+  // Inside one chip the ring goes through the chip's HBM; across chips
+  // over half of the chip's NeuronLink (two of four links each way).
+  EXPECT_DOUBLE_EQ(trn1.ringGBps(2), trn1.chipHbmGBps / 2);
+  EXPECT_DOUBLE_EQ(trn1.ringGBps(8), trn1.neuronLinkGBps / 2);
+  EXPECT_DOUBLE_EQ(trn2.ringGBps(8), trn2.chipHbmGBps / 2);
+  EXPECT_DOUBLE_EQ(trn2.ringGBps(16), trn2.neuronLinkGBps / 2);
+  // 2(N-1)/N * bytes / bandwidth + 2(N-1) steps.
+  int64_t bytes = 8 << 20;
+  EXPECT_DOUBLE_EQ(trn1.allReduceNs(8, bytes),
+                   2.0 * 7 / 8 * bytes / (trn1.neuronLinkGBps / 2) + 14 * trn1.collectiveStepNs);
+  // More cores move barely more bytes each, but pay more steps.
+  EXPECT_GT(trn1.allReduceNs(32, 1024), trn1.allReduceNs(8, 1024));
+}
+
+TEST(Collective, EveryCoreReceivesTheSumOfTheParts) {
+  neuronc::testing::BackendHarness h;
+  // Two cores of one trn1 chip, each with its half of the rows.
+  neff::Executable exe = assembleText(h, allReduceProgram("trn1", 4, 2, 2));
+  ASSERT_EQ(exe.programs.size(), 1u);
+  EXPECT_EQ(exe.programs[0].collectiveGroup(), 2);
+  EXPECT_TRUE(exe.requiredFeatures & neff::kFeatureTensorParallel);
+  Tensor x = wholeInput(8);
+  sim::Options options;
+  auto run = sim::runChip(groupJobs(exe, 2, x), options);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  for (const sim::Result &r : *run) {
+    ASSERT_EQ(r.outputs.size(), 1u);
+    for (int64_t i = 0; i < 32; ++i) // rows 0-3 plus rows 4-7
+      EXPECT_EQ(r.outputs[0].f()[i], x.f()[i] + x.f()[32 + i]) << "core " << r.core;
+    EXPECT_EQ(r.collectiveBytes, 128);
+  }
+}
+
+TEST(Collective, AGroupAcrossChipsWithFewerPartsThanCores) {
+  neuronc::testing::BackendHarness h;
+  // Eight cores on four trn1 chips; four parts, each held by two cores (a
+  // GQA KV head kept whole).
+  neff::Executable exe = assembleText(h, allReduceProgram("trn1", 2, 4, 8));
+  Tensor x = wholeInput(8);
+  sim::Options options;
+  auto run = sim::runChip(groupJobs(exe, 8, x), options);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const HardwareModel &hw = *lookupHardwareModel("trn1");
+  for (const sim::Result &r : *run) {
+    for (int64_t i = 0; i < 16; ++i) {
+      float sum = 0;
+      for (int64_t part = 0; part < 4; ++part)
+        sum += x.f()[part * 16 + i];
+      EXPECT_EQ(r.outputs[0].f()[i], 2 * sum) << "core " << r.core << " element " << i;
+    }
+    // The ring over NeuronLink is the instruction's time.
+    EXPECT_NEAR(r.collectiveNs, hw.allReduceNs(8, 64), 1e-6);
+    EXPECT_GE(r.deviceNs, hw.allReduceNs(8, 64));
+    EXPECT_LT(r.deviceNs, hw.allReduceNs(8, 64) + 2000);
+  }
+}
+
+TEST(Collective, StartsWhenTheLastCoreArrives) {
+  neuronc::testing::BackendHarness h;
+  neff::Executable exe = assembleText(h, allReduceProgram("trn1", 4, 2, 2));
+  std::vector<sim::Job> jobs = groupJobs(exe, 2, wholeInput(8));
+  jobs[1].notBeforeNs = 10000; // core 1 comes 10 us late
+  sim::Options options;
+  options.data = false;
+  for (sim::Job &j : jobs)
+    j.inputs.clear();
+  auto run = sim::runChip(jobs, options);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const sim::Result &early = (*run)[0], &late = (*run)[1];
+  EXPECT_NEAR(early.collectiveWaitNs, 10000, 1);
+  EXPECT_NEAR(late.collectiveWaitNs, 0, 1e-6);
+  EXPECT_DOUBLE_EQ(early.endNs, late.endNs); // both receive the sum together
+}
+
+TEST(Collective, AGroupProgramRunsOnEveryCoreOfItsGroup) {
+  neuronc::testing::BackendHarness h;
+  neff::Executable exe = assembleText(h, allReduceProgram("trn1", 4, 2, 2));
+  sim::Options options;
+  options.data = false;
+  std::vector<sim::Job> one = groupJobs(exe, 1, wholeInput(8));
+  auto run = sim::runChip(one, options);
+  ASSERT_FALSE(static_cast<bool>(run));
+  EXPECT_EQ(llvm::toString(run.takeError()),
+            "program 'tp' is one core's part of a tensor-parallel group of 2 cores: run it once "
+            "on each of cores 0-1 together (neuron-run does for an executable built with --tp)");
+}
+
+TEST(Collective, ShardedInputsRoundTripAndNeedTheirFeatureBit) {
+  neuronc::testing::BackendHarness h;
+  neff::Executable exe = assembleText(h, allReduceProgram("trn2", 4, 2, 2));
+  const neff::Variable &x = exe.programs[0].variables[0];
+  EXPECT_EQ(x.shardDim, 0);
+  EXPECT_EQ(x.shardParts, 2);
+  EXPECT_EQ(x.hostShape(), (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(x.shape, (std::vector<int64_t>{4, 8}));
+  auto back = neff::readNeff(neff::writeNeff(exe));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_TRUE(*back == exe);
+
+  exe.requiredFeatures &= ~neff::kFeatureTensorParallel;
+  back = neff::readNeff(neff::writeNeff(exe));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "section 'meta': variable 'x' is sharded along dim 0 into 2 parts but the "
+            "'tensor-parallel' feature bit is not set");
+
+  // Parts that do not divide the group leave some core without a whole part.
+  exe.requiredFeatures |= neff::kFeatureTensorParallel;
+  exe.programs[0].variables[0].shardParts = 3;
+  back = neff::readNeff(neff::writeNeff(exe));
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_EQ(llvm::toString(back.takeError()),
+            "program 'tp': input 'x' is sharded into 3 parts but the program is one core's part "
+            "of a group of 2 cores");
+}
+
+} // namespace
