@@ -442,6 +442,27 @@ def Neuron_AllReduceOp : Neuron_Op<"all_reduce", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Neuron_AllGatherOp : Neuron_Op<"all_gather"> {
+  let summary = "the `group` cores' parts of a tensor, concatenated along `dim`";
+  let description = [{
+    In a program sharded over `group` NeuronCores, core r holds part r of a
+    tensor split along `dim`; every core receives the whole tensor, the
+    parts concatenated in core order. `neuronc --tp=N` gathers a result that
+    is still split (a column-parallel projection returned as it is). The
+    executable runs it on the collective engines as a ring all-gather; the
+    interpreter, which runs one core's program, cannot evaluate it.
+    ```mlir
+    %y = neuron.all_gather %x dim = 1 group = 8 : tensor<4x512xf32> -> tensor<4x4096xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_Tensor:$input, I64Attr:$dim, I64Attr:$group);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim `group` `=` $group attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Named kernels
 //===----------------------------------------------------------------------===//

@@ -377,6 +377,29 @@ def Nisa_AllReduceOp : Nisa_Instruction<"all_reduce"> {
   }];
 }
 
+def Nisa_AllGatherOp : Nisa_Instruction<"all_gather"> {
+  let recordParams = ["group", "outer"];
+  let summary = "concatenates the parts of an HBM tensor the cores of a group hold (ring all-gather)";
+  let description = [{
+    Every core of the group (cores 0 .. group-1, each running this program)
+    issues it on one of its DMA queues with its part `src`; once all have
+    arrived, the collective engines run a ring all-gather and each core's
+    `dst` holds the parts in core order along the gathered dim: seen as
+    `outer` blocks (the product of the dims before the gathered one), block
+    o of core r's part lands at `dst[(o * group + r) * n + i]`, `n` the
+    part's elements per block. Both operands are contiguous HBM tensors of
+    one type; `dst` has `group` times the elements of `src`.
+  }];
+  let arguments = !con((ins I64Attr:$queue, FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap,
+                            I64Attr:$group, I64Attr:$outer), syncArgs);
+  let assemblyFormat = [{
+    custom<Queue>($queue) custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    `group` $group `outer` $outer (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)?
+    attr-dict
+  }];
+}
+
 def Nisa_LoadStationaryOp : Nisa_Instruction<"load_stationary"> {
   let recordOperands = ["src"];
   let summary = "TensorE: loads the stationary matrix [K partitions, M ≤ 128] into the array";

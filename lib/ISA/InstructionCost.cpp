@@ -55,6 +55,7 @@ int64_t neuronc::instructionCycles(const HardwareModel &hw, const CostQuery &q) 
   switch (q.opcode) {
   case Opcode::DmaCopy:
   case Opcode::AllReduce:
+  case Opcode::AllGather:
     return 0;
   case Opcode::MultiplyMoving:
     // max(min(64, N_stationary), N_moving), x4 for fp32.
@@ -247,4 +248,11 @@ void neuronc::accumulateCost(const HardwareModel &hw, const isa::Instruction &in
         f != isa::ActFunc::ceil)
       t.transcendentals += inst.operands[1].totalElements();
   }
+}
+
+double neuronc::collectiveNs(const HardwareModel &hw, const isa::Instruction &inst) {
+  int64_t group = inst.params[0];
+  if (inst.opcode == isa::Opcode::AllGather)
+    return hw.allGatherNs(group, inst.operands[0].bytes());
+  return hw.allReduceNs(group, inst.operands[1].bytes());
 }

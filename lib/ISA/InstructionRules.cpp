@@ -137,7 +137,7 @@ struct ProgramChecker {
     for (size_t i = 0; i < inst.operands.size(); ++i)
       if (!operand(inst.operands[i], c, "operand"))
         return false;
-    if (inst.opcode != Opcode::DmaCopy && inst.opcode != Opcode::AllReduce)
+    if (inst.opcode != Opcode::DmaCopy && !isa::isCollective(inst.opcode))
       for (const isa::Operand &o : inst.operands) {
         if (!isTile(o)) {
           c.fail(isa::opcodeName(inst.opcode) + " addresses HBM; only DMA does");
@@ -202,6 +202,18 @@ struct ProgramChecker {
           inst.params[0] < 2) {
         c.fail("all_reduce needs two HBM operands of one float type and element count and a "
                "group of at least 2 cores");
+        return false;
+      }
+      return true;
+    }
+    case Opcode::AllGather: {
+      // dst: group parts, each `outer` blocks of src's elements / outer.
+      if (ops.size() != 2 || isTile(ops[0]) || isTile(ops[1]) || ops[0].dtype != ops[1].dtype ||
+          inst.params[0] < 2 || inst.params[1] < 1 ||
+          ops[0].totalElements() != inst.params[0] * ops[1].totalElements() ||
+          ops[1].totalElements() % inst.params[1]) {
+        c.fail("all_gather needs two HBM operands of one type, the destination group times the "
+               "source, and outer blocks dividing the source");
         return false;
       }
       return true;

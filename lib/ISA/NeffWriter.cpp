@@ -77,7 +77,7 @@ int64_t Program::collectiveGroup() const {
   int64_t group = 1;
   for (const auto &s : streams)
     for (const isa::Instruction &inst : s)
-      if (inst.opcode == isa::Opcode::AllReduce)
+      if (isa::isCollective(inst.opcode))
         group = std::max(group, inst.params[0]);
   return group;
 }

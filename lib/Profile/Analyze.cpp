@@ -206,7 +206,7 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
     for (const sim::TraceEvent &e : res.trace) {
       const isa::Instruction &inst = p.streams[e.stream][e.index];
       if (group > 1) {
-        if (inst.opcode == isa::Opcode::AllReduce) {
+        if (isa::isCollective(inst.opcode)) {
           collectiveIntervals.push_back({e.start, e.end});
           comm.waitNs += e.waitNs;
           comm.bytes += inst.operands[1].bytes();
@@ -252,13 +252,14 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
               e.waitNs;
         }
       }
-      if (inst.opcode == isa::Opcode::AllReduce) {
+      if (isa::isCollective(inst.opcode)) {
         // The collective engines' ring: neither a compute engine nor a DMA
         // transfer of this core's own.
         k.evidence.collectiveNs += busy;
         k.evidence.collectiveWaitNs += e.waitNs;
         k.evidence.collectiveBytes += inst.operands[1].bytes();
         k.evidence.collectiveGroup = inst.params[0];
+        k.evidence.collectiveModelNs += collectiveNs(hw, inst);
         ++k.evidence.collectives;
         k.hbmReadBytes += inst.operands[1].bytes();
         k.hbmWriteBytes += inst.operands[0].bytes();

@@ -163,8 +163,7 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
   // A collective: the ring's time against its model, and how long the core
   // waited (before the span) for the group's last core to arrive.
   if (ev.collectiveNs > 0) {
-    int64_t group = ev.collectiveGroup, calls = std::max<int64_t>(1, ev.collectives);
-    double ring = static_cast<double>(calls) * hw.allReduceNs(group, ev.collectiveBytes / calls);
+    int64_t group = ev.collectiveGroup;
     std::string where = group <= hw.coresPerChip ? "inside one chip, through its HBM"
                                                  : "over NeuronLink";
     std::string waited = ev.collectiveWaitNs > 0
@@ -173,21 +172,21 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
                              : "";
     if (ev.collectiveWaitNs > ev.collectiveNs) {
       v.verdict = "imbalance-bound (waits for the group's slowest core)";
-      v.evidence = "all-reduce over " + std::to_string(group) + " cores waited " +
+      v.evidence = "collective over " + std::to_string(group) + " cores waited " +
                    formatNs(ev.collectiveWaitNs) + " for the last core, then ran " +
                    formatNs(ev.collectiveNs);
-      v.hint = "the cores reach the all-reduce at different times: their shares of the work "
+      v.hint = "the cores reach the collective at different times: their shares of the work "
                "before it differ (uneven splits), or other programs share their HBM";
       return v;
     }
-    v.verdict = "communication-bound (ring all-reduce)";
-    v.evidence = "all-reduce of " + bytes(static_cast<double>(ev.collectiveBytes)) +
+    v.verdict = "communication-bound (ring collective)";
+    v.evidence = "collectives of " + bytes(static_cast<double>(ev.collectiveBytes)) +
                  " per core over " + std::to_string(group) + " cores " + where + ": " +
-                 formatNs(ev.collectiveNs) + " (the ring model gives " + formatNs(ring) + ": " +
-                 formatNs(2.0 * (group - 1) * hw.collectiveStepNs * calls) + " of it in " +
-                 std::to_string(2 * (group - 1) * calls) + " steps)" + waited;
+                 formatNs(ev.collectiveNs) + " (the ring model gives " +
+                 formatNs(ev.collectiveModelNs) + ", of which " +
+                 formatNs(hw.collectiveStepNs) + " per ring step)" + waited;
     v.hint = "fewer cores per group (a group inside one chip rings through its HBM), fewer and "
-             "larger all-reduces, bf16 partial sums (half the bytes), or independent work to "
+             "larger collectives, bf16 values (half the bytes), or independent work to "
              "overlap";
     return v;
   }

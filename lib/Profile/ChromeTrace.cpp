@@ -45,7 +45,7 @@ constexpr int kLoadTid = 1, kMultiplyTid = 2, kVectorTid = 3, kScalarTid = 4, kG
 constexpr int kFirstKernelTid = 100, kFirstQueueTid = 10;
 
 int tidOf(const isa::Instruction &inst) {
-  if (inst.opcode == isa::Opcode::AllReduce)
+  if (isa::isCollective(inst.opcode))
     return kCollectiveTid; // its own track, though issued on a DMA queue
   switch (inst.engine) {
   case isa::Engine::tensor:
@@ -228,7 +228,7 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
         if (!d->location.empty())
           args["location"] = d->location;
       }
-      if (inst.opcode == isa::Opcode::AllReduce) {
+      if (isa::isCollective(inst.opcode)) {
         args["bytes"] = inst.operands[1].bytes();
         args["group"] = inst.params[0];
         args["queue"] = static_cast<int64_t>(inst.queue);

@@ -330,7 +330,7 @@ std::string timelineJson(const Profile &p) {
     case isa::Engine::scalar: return {3, "ScalarE"};
     case isa::Engine::gpsimd: return {4, "GpSimdE"};
     case isa::Engine::dma:
-      if (inst.opcode == isa::Opcode::AllReduce)
+      if (isa::isCollective(inst.opcode))
         return {5, "Collectives (ring over " + std::to_string(inst.params[0]) + " cores)"};
       return {10 + inst.queue, "DMA q" + std::to_string(inst.queue)};
     }

@@ -13,6 +13,7 @@
 #include "neuronc/Conversion/NisaToNeff.h"
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Host/Npy.h"
+#include "neuronc/ISA/InstructionCost.h"
 #include "neuronc/ISA/Neff.h"
 #include "neuronc/Interpreter/Interpreter.h"
 #include "neuronc/Pipelines/Entry.h"
@@ -267,10 +268,10 @@ int RunSession::runOnDevice(neuronc::neff::Executable exe, const std::string &na
     double model = 0;
     for (const auto &stream : first.program->streams)
       for (const neuronc::isa::Instruction &inst : stream)
-        if (inst.opcode == neuronc::isa::Opcode::AllReduce)
-          model += runtime.target()->allReduceNs(inst.params[0], inst.operands[1].bytes());
+        if (neuronc::isa::isCollective(inst.opcode))
+          model += neuronc::collectiveNs(*runtime.target(), inst);
     llvm::outs() << "@" << name << ": tensor parallel over " << group << " cores: device time "
-                 << llvm::format("%.3f", slowest / 1000.0) << " us; all-reduce "
+                 << llvm::format("%.3f", slowest / 1000.0) << " us; collectives "
                  << llvm::format("%.3f", collective / 1000.0) << " us per core ("
                  << llvm::format("%.1f", slowest > 0 ? 100 * collective / slowest : 0.0)
                  << " %; ring model " << llvm::format("%.3f", model / 1000.0) << " us), "

@@ -210,12 +210,13 @@ ProgramTiming analyze(const HardwareModel &hw, const neff::Program &program) {
         t.sbuf |= o.space == isa::Space::Sbuf;
         t.psum |= o.space == isa::Space::Psum;
       }
-      if (inst.opcode == isa::Opcode::AllReduce) {
+      if (isa::isCollective(inst.opcode)) {
         t.collective = true;
         t.group = inst.params[0];
         t.bytes = inst.operands[1].bytes();
-        t.hbmRead = t.hbmWrite = t.bytes;
-        t.ns = hw.allReduceNs(t.group, t.bytes);
+        t.hbmRead = t.bytes;
+        t.hbmWrite = inst.operands[0].bytes();
+        t.ns = collectiveNs(hw, inst);
       } else if (inst.opcode == isa::Opcode::DmaCopy) {
         DmaShape shape = dmaShapeOf(hw, inst);
         t.ns = dmaQueueNs(hw, shape.bytes, shape.runs, shape.stridedSbuf) -
@@ -380,9 +381,13 @@ private:
   double candidateOf(Core &c, int64_t s);
   /// candidateOf for `c` alone: its engine and its semaphores.
   double ownCandidateOf(Core &c, int64_t s);
-  /// Issues the all_reduce at the head of stream `s` on every core of its
-  /// group at `at`: the sum of their sources into each destination.
+  /// Issues the collective at the head of stream `s` on every core of its
+  /// group at `at`: the sum of their sources (all_reduce) or their parts in
+  /// order (all_gather) into each destination.
   llvm::Error issueCollective(int64_t s, double at);
+  /// The values of an all_gather at the head of stream `s` of cores
+  /// 0..group-1.
+  llvm::Error gatherParts(int64_t s, int64_t group);
   /// The instruction, of any core, that can start first; false when no core
   /// has work left. Fails on a deadlock.
   llvm::Expected<bool> pick(Core *&bestCore, int64_t &best, double &bestAt);
@@ -732,10 +737,14 @@ double ChipRun::timeCompute(Core &c, int64_t best, const Timing &t, Result &r, d
 
 llvm::Error ChipRun::issueCollective(int64_t s, double at) {
   const Timing &t = (*cores[0].timing)[s][cores[0].cursor[s]];
-  // The values: the sum of every core's source, in f32, into each
-  // destination (rounded to its type once).
-  if (options.data) {
-    const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
+  const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
+  if (options.data && inst0.opcode == isa::Opcode::AllGather) {
+    // The values: every core's part into its place in each destination.
+    if (llvm::Error e = gatherParts(s, t.group))
+      return e;
+  } else if (options.data) {
+    // The values: the sum of every core's source, in f32, into each
+    // destination (rounded to its type once).
     int64_t n = inst0.operands[1].totalElements();
     std::vector<float> sum(n, 0.0f), part(n);
     for (int64_t k = 0; k < t.group; ++k) {
@@ -786,6 +795,47 @@ llvm::Error ChipRun::issueCollective(int64_t s, double at) {
     if (--c.remaining == 0)
       if (llvm::Error e = advance(c))
         return e;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error ChipRun::gatherParts(int64_t s, int64_t group) {
+  const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
+  int64_t part = inst0.operands[1].totalElements(), outer = inst0.params[1];
+  int64_t block = part / outer;
+  bool floats = isa::isFloat(inst0.operands[1].dtype);
+  std::vector<float> whole(floats ? part * group : 0), piece(floats ? part : 0);
+  std::vector<int32_t> wholeI(floats ? 0 : part * group), pieceI(floats ? 0 : part);
+  for (int64_t r = 0; r < group; ++r) {
+    Core &c = cores[r];
+    const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
+    if (options.checkReads)
+      if (int64_t missing = c.dev->unwrittenBytes(inst.operands[1]))
+        return fail("program '" + jobs[c.job].program->name + "' on core " +
+                    llvm::Twine(jobs[c.job].core) + ": all_gather (instruction " +
+                    llvm::Twine(c.cursor[s]) + " of stream " + isa::streamName(s) + ") sends " +
+                    llvm::Twine(missing) + " bytes nothing wrote");
+    if (floats)
+      c.dev->load(inst.operands[1], piece.data());
+    else
+      c.dev->load(inst.operands[1], pieceI.data());
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < block; ++i) {
+        int64_t to = (o * group + r) * block + i, from = o * block + i;
+        if (floats)
+          whole[to] = piece[from];
+        else
+          wholeI[to] = pieceI[from];
+      }
+  }
+  for (int64_t r = 0; r < group; ++r) {
+    Core &c = cores[r];
+    const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
+    if (floats)
+      c.dev->store(inst.operands[0], whole.data());
+    else
+      c.dev->store(inst.operands[0], wholeI.data());
+    c.dev->markWritten(inst.operands[0]);
   }
   return llvm::Error::success();
 }

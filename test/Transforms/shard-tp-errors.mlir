@@ -51,11 +51,13 @@ func.func @full(%x: tensor<4x64xf32>, %w: tensor<128x64xf32>, %b: tensor<4x128xf
 
 // -----
 
-// The column-parallel result is returned split: only replicated results.
-func.func @split_result(%x: tensor<4x64xf32>, %w: tensor<128x64xf32>) -> tensor<4x128xf32> {
+// A result split into fewer parts than cores (two heads for 16 cores, each
+// held by 8) cannot be gathered part by core.
+func.func @split_result(%x: tensor<4x64xf32>, %w: tensor<128x64xf32>) -> tensor<4x2x64xf32> {
   %h = neuron.matmul %x, %w transpose_rhs : tensor<4x64xf32>, tensor<128x64xf32> -> tensor<4x128xf32>
-  // expected-error @+1 {{cannot shard 'func.return' for --tp=16: result #0 would be split along dim 1 into 16 parts; only replicated results are produced (end the split with a row-parallel matmul)}}
-  return %h : tensor<4x128xf32>
+  %r = neuron.reshape %h : tensor<4x128xf32> -> tensor<4x2x64xf32>
+  // expected-error @+1 {{cannot shard 'func.return' for --tp=16: result #0 is split along dim 1 into 2 parts for 16 cores; only a result split over every core is gathered (end the split with a row-parallel matmul)}}
+  return %r : tensor<4x2x64xf32>
 }
 
 // -----

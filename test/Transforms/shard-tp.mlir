@@ -111,3 +111,17 @@ func.func @gqa(%x: tensor<1x16x128xf32>, %wq: tensor<128x128xf32>, %wk: tensor<3
   %r = neuron.add %x, %y : tensor<1x16x128xf32>, tensor<1x16x128xf32> -> tensor<1x16x128xf32>
   return %r : tensor<1x16x128xf32>
 }
+
+// -----
+
+// A column-parallel projection returned as it is (an LM head): each core
+// computes its columns and the result is gathered along them.
+// CHECK-LABEL: func.func @lm_head
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W:.*]]: tensor<32x64xf32> {neuron.shard = array<i64: 0, 4>}) -> tensor<4x128xf32>
+// CHECK-NEXT: %[[H:.*]] = neuron.matmul %[[X]], %[[W]] transpose_rhs : tensor<4x64xf32>, tensor<32x64xf32> -> tensor<4x32xf32>
+// CHECK-NEXT: %[[G:.*]] = neuron.all_gather %[[H]] dim = 1 group = 4 : tensor<4x32xf32> -> tensor<4x128xf32>
+// CHECK-NEXT: return %[[G]] : tensor<4x128xf32>
+func.func @lm_head(%x: tensor<4x64xf32>, %w: tensor<128x64xf32>) -> tensor<4x128xf32> {
+  %h = neuron.matmul %x, %w transpose_rhs : tensor<4x64xf32>, tensor<128x64xf32> -> tensor<4x128xf32>
+  return %h : tensor<4x128xf32>
+}

@@ -1,8 +1,9 @@
 //===- CollectiveTest.cpp - all_reduce across the cores of a group --------===//
 //
-// Hand-written tensor-parallel programs (a sharded input, one nisa.all_reduce)
-// run on the simulator: every core of the group receives the sum of their
-// parts, whether the group sits in one chip or spans chips; the collective
+// Hand-written tensor-parallel programs (a sharded input, one nisa.all_reduce
+// or nisa.all_gather) run on the simulator: every core of the group receives
+// the sum of their parts, or all parts in their places, whether the group
+// sits in one chip or spans chips; the collective
 // starts when the group's last core reaches it and takes the ring's time;
 // a group program run on fewer cores is refused; and the sharded input's
 // fields survive the executable's round trip, guarded by their feature bit.
@@ -128,6 +129,37 @@ TEST(Collective, AGroupAcrossChipsWithFewerPartsThanCores) {
     EXPECT_NEAR(r.collectiveNs, hw.allReduceNs(8, 64), 1e-6);
     EXPECT_GE(r.deviceNs, hw.allReduceNs(8, 64));
     EXPECT_LT(r.deviceNs, hw.allReduceNs(8, 64) + 2000);
+  }
+}
+
+TEST(Collective, AllGatherPutsEachPartInItsPlace) {
+  neuronc::testing::BackendHarness h;
+  // Four cores on two trn1 chips, each with 3 of the 12 columns of a 2x12
+  // tensor: the gather along dim 1 interleaves the parts per row (outer 2)
+  // and gives every core the caller's tensor back.
+  neff::Executable exe = assembleText(h, R"(
+nisa.program @tp target "trn1" {
+  nisa.hbm @x input 0 shard [1, 4] : tensor<2x3xf32>
+  nisa.hbm @y output 0 : tensor<2x12xf32>
+  nisa.kernel @k "all_gather" from "neuron.all_gather" {
+    nisa.all_gather q1 @y[0, [1,24]] = @x[0, [1,6]] group 4 outer 2
+  }
+})");
+  EXPECT_EQ(exe.programs[0].collectiveGroup(), 4);
+  Tensor x = Tensor::empty(DType::F32, {2, 12});
+  for (int64_t i = 0; i < 24; ++i)
+    x.f()[i] = static_cast<float>(i) * 0.5f;
+  sim::Options options;
+  auto run = sim::runChip(groupJobs(exe, 4, x), options);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const HardwareModel &hw = *lookupHardwareModel("trn1");
+  for (const sim::Result &r : *run) {
+    for (int64_t i = 0; i < 24; ++i)
+      EXPECT_EQ(r.outputs[0].f()[i], x.f()[i]) << "core " << r.core << " element " << i;
+    // (N-1)/N of the whole 96 bytes over NeuronLink, N-1 steps.
+    EXPECT_NEAR(r.collectiveNs, hw.allGatherNs(4, 96), 1e-6);
+    EXPECT_NEAR(hw.allGatherNs(4, 96), 3.0 / 4 * 96 / (hw.neuronLinkGBps / 2) +
+                                           3 * hw.collectiveStepNs, 1e-9);
   }
 }
 

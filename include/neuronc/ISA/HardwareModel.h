@@ -112,6 +112,13 @@ struct HardwareModel {
     return 2 * (n - 1) / n * static_cast<double>(bytes) / ringGBps(group) +
            2 * (n - 1) * collectiveStepNs;
   }
+  /// A ring all-gather into `bytes` (the whole tensor) over `group` cores:
+  /// N-1 steps, each moving one core's part, plus each step's fixed cost.
+  double allGatherNs(int64_t group, int64_t bytes) const {
+    double n = static_cast<double>(group);
+    return (n - 1) / n * static_cast<double>(bytes) / ringGBps(group) +
+           (n - 1) * collectiveStepNs;
+  }
 
   /// HBM capacity of one core: the chip's divided evenly (what one program
   /// may use, inputs, outputs, constants and scratch together).

@@ -41,6 +41,10 @@ double engineClockGHz(const HardwareModel &hw, isa::Engine engine);
 /// Nanoseconds the instruction occupies its engine.
 double instructionNs(const HardwareModel &hw, const CostQuery &q);
 
+/// Nanoseconds a collective (isa::isCollective) takes on the ring of its
+/// group: HardwareModel::allReduceNs or allGatherNs of its bytes.
+double collectiveNs(const HardwareModel &hw, const isa::Instruction &inst);
+
 /// The cost query of a decoded instruction. `stationaryCols` is the M of
 /// the stationary matrix TensorE holds (multiply_moving needs it).
 CostQuery costQueryOf(const isa::Instruction &inst, int64_t stationaryCols);

@@ -98,6 +98,7 @@ struct KernelEvidence {
   /// the time they waited for the group's last core, the bytes each core
   /// gave and the group's size.
   double collectiveNs = 0, collectiveWaitNs = 0;
+  double collectiveModelNs = 0; ///< what the ring model gives them (collectiveNs())
   int64_t collectiveBytes = 0, collectiveGroup = 0, collectives = 0;
 };
 

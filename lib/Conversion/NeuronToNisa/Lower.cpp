@@ -293,6 +293,8 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       ok = lowerAttention(fl, at);
     else if (auto ar = dyn_cast<AllReduceOp>(op))
       ok = lowerAllReduce(fl, ar);
+    else if (auto ag = dyn_cast<AllGatherOp>(op))
+      ok = lowerAllGather(fl, ag);
     else if (isRowOp(&op))
       ok = lowerOne(fl, &op);
     else

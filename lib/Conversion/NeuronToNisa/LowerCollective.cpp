@@ -1,9 +1,10 @@
-//===- LowerCollective.cpp - neuron.all_reduce onto the collective engines ===//
+//===- LowerCollective.cpp - Collectives onto the collective engines -----===//
 //
 // A tensor-parallel program's all-reduce is one nisa.all_reduce: every core
 // of the group hands its partial sum (an HBM tensor) to the collective
 // engines on one of its DMA queues and receives the sum in its result
-// tensor. The instruction synchronizes the group itself (the simulator
+// tensor; an all-gather is one nisa.all_gather, each core's part placed in
+// every core's whole tensor. The instruction synchronizes the group itself (the simulator
 // starts it when every core has reached it); inside one core it waits for
 // the kernels writing its source like any DMA, so the core's other queues
 // and engines keep working while the ring runs.
@@ -22,6 +23,33 @@ using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::neuron::lowering;
 
+namespace {
+
+/// Refuses a group larger than the target's instance.
+LogicalResult checkGroup(Operation *op, int64_t group, const neuronc::HardwareModel &hw) {
+  if (group <= hw.instanceCores())
+    return success();
+  return op->emitError() << op->getName().stripDialect() << " over " << group
+                         << " cores, but a " << hw.name << " instance has "
+                         << hw.instanceCores() << " NeuronCores (" << hw.coresPerChip
+                         << " per chip, " << hw.chipsPerInstance
+                         << " chips): compile with a smaller --tp";
+}
+
+/// The remark both collectives give.
+void collectiveRemark(FunctionLowering &fl, Operation *op, int64_t bytes, int64_t group, double ns) {
+  const neuronc::HardwareModel &hw = fl.pb.hw();
+  if (fl.remarks)
+    op->emitRemark("lowered as one ")
+        << op->getName().stripDialect() << " kernel: "
+        << neuronc::formatByteSize(static_cast<double>(bytes)) << " per core over " << group
+        << " cores ("
+        << (group <= hw.coresPerChip ? "inside one chip, through its HBM" : "over NeuronLink")
+        << "), ring estimate " << llvm::formatv("{0:F1}", ns / 1000.0) << " us";
+}
+
+} // namespace
+
 LogicalResult mlir::neuron::lowering::lowerAllReduce(FunctionLowering &fl, AllReduceOp op) {
   auto type = cast<RankedTensorType>(op.getType());
   Type element = type.getElementType();
@@ -30,11 +58,8 @@ LogicalResult mlir::neuron::lowering::lowerAllReduce(FunctionLowering &fl, AllRe
            << type << ": the collective engines sum f32 or bf16 (cast the partial sums first)";
   const neuronc::HardwareModel &hw = fl.pb.hw();
   int64_t group = op.getGroup();
-  if (group > hw.instanceCores())
-    return op.emitError("all_reduce over ")
-           << group << " cores, but a " << hw.name << " instance has " << hw.instanceCores()
-           << " NeuronCores (" << hw.coresPerChip << " per chip, " << hw.chipsPerInstance
-           << " chips): compile with a smaller --tp";
+  if (failed(checkGroup(op, group, hw)))
+    return failure();
   HbmBuffer src = fl.bufferOf(op.getInput());
   HbmBuffer dst = fl.resultBuffer(op.getResult());
   int64_t n = type.getNumElements();
@@ -46,12 +71,31 @@ LogicalResult mlir::neuron::lowering::lowerAllReduce(FunctionLowering &fl, AllRe
                              kb.hbmAP(0, {n}, {1}), src.sym, kb.hbmAP(0, {n}, {1}),
                              kb.builder().getI64IntegerAttr(group), DenseI64ArrayAttr(),
                              UnitAttr());
-  if (fl.remarks)
-    op.emitRemark("lowered as one all_reduce kernel: ")
-        << neuronc::formatByteSize(static_cast<double>(bytes)) << " per core over " << group
-        << " cores ("
-        << (group <= hw.coresPerChip ? "inside one chip, through its HBM"
-                                     : "over NeuronLink")
-        << "), ring estimate " << llvm::formatv("{0:F1}", ns / 1000.0) << " us";
+  collectiveRemark(fl, op, bytes, group, ns);
+  return success();
+}
+
+LogicalResult mlir::neuron::lowering::lowerAllGather(FunctionLowering &fl, AllGatherOp op) {
+  auto in = cast<RankedTensorType>(op.getInput().getType());
+  const neuronc::HardwareModel &hw = fl.pb.hw();
+  int64_t group = op.getGroup();
+  if (failed(checkGroup(op, group, hw)))
+    return failure();
+  HbmBuffer src = fl.bufferOf(op.getInput());
+  HbmBuffer dst = fl.resultBuffer(op.getResult());
+  int64_t n = in.getNumElements();
+  int64_t outer = 1; // the dims before the gathered one: the parts interleave per block
+  for (int64_t d = 0; d < static_cast<int64_t>(op.getDim()); ++d)
+    outer *= in.getDimSize(d);
+  int64_t bytes = group * n * nisa::elementBytes(in.getElementType());
+  double ns = hw.allGatherNs(group, bytes);
+  KernelBuilder kb(fl.pb, "all_gather", op);
+  int64_t queue = fl.pb.pickQueue(ns);
+  kb.emit<nisa::AllGatherOp>(kb.builder().getI64IntegerAttr(queue), dst.sym,
+                             kb.hbmAP(0, {group * n}, {1}), src.sym, kb.hbmAP(0, {n}, {1}),
+                             kb.builder().getI64IntegerAttr(group),
+                             kb.builder().getI64IntegerAttr(outer), DenseI64ArrayAttr(),
+                             UnitAttr());
+  collectiveRemark(fl, op, bytes / group, group, ns);
   return success();
 }

@@ -81,6 +81,8 @@ FailureOr<bool> lowerPartitionReduction(FunctionLowering &fl, Operation *op);
 
 /// A tensor-parallel all-reduce: one nisa.all_reduce on a DMA queue.
 LogicalResult lowerAllReduce(FunctionLowering &fl, AllReduceOp op);
+/// A tensor-parallel all-gather: one nisa.all_gather on a DMA queue.
+LogicalResult lowerAllGather(FunctionLowering &fl, AllGatherOp op);
 
 /// Transpose, slice, concat, gather, broadcast_to and copies: DMA.
 LogicalResult lowerDataMovement(FunctionLowering &fl, Operation *op);

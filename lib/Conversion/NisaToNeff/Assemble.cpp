@@ -326,7 +326,7 @@ struct ProgramAssembler {
     }
     if (inst.opcode == isa::Opcode::DmaCopy)
       encodeDescriptor(op, inst);
-    else if (inst.opcode == isa::Opcode::AllReduce)
+    else if (isa::isCollective(inst.opcode))
       inst.queue = op->getAttrOfType<IntegerAttr>("queue").getInt(); // its operands in the record
     return inst;
   }

@@ -100,6 +100,7 @@ std::optional<OpCost> AllReduceOp::getCost() {
 }
 
 /// Pure data movement: no arithmetic.
+std::optional<OpCost> AllGatherOp::getCost() { return memoryCost(*this); }
 std::optional<OpCost> TransposeOp::getCost() { return memoryCost(*this); }
 std::optional<OpCost> BroadcastToOp::getCost() { return memoryCost(*this); }
 std::optional<OpCost> ConcatOp::getCost() { return memoryCost(*this); }

@@ -351,6 +351,8 @@ int64_t mlir::nisa::detail::queueOf(Operation *op) {
     return dma.getQueue();
   if (auto ar = dyn_cast<AllReduceOp>(op))
     return ar.getQueue();
+  if (auto ag = dyn_cast<AllGatherOp>(op))
+    return ag.getQueue();
   return 0;
 }
 
@@ -508,6 +510,35 @@ LogicalResult AllReduceOp::verify() {
 Engine AllReduceOp::getInstructionEngine() { return Engine::dma; }
 
 void AllReduceOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+// all_gather ----------------------------------------------------------------
+
+LogicalResult AllGatherOp::verify() {
+  int64_t queue = getQueueAttr().getInt();
+  if (queue < 0 || queue >= kMaxQueues)
+    return emitOpError("queue ") << queue << " is not in 0.." << kMaxQueues - 1;
+  if (getGroup() < 2)
+    return emitOpError("group must be at least 2 cores, got ") << getGroup();
+  for (auto [role, ap] : {std::pair{"destination", getDstAp()}, {"source", getSrcAp()}}) {
+    if (ap.isTile() || ap.getSizes().size() != 1 || ap.getStrides()[0] != 1)
+      return emitOpError(role) << " must be one contiguous run of an HBM tensor";
+  }
+  int64_t src = getSrcAp().getTotalElements();
+  if (getDstAp().getTotalElements() != getGroup() * src)
+    return emitOpError("gathers ") << src << " elements from each of " << getGroup()
+                                   << " cores into " << getDstAp().getTotalElements();
+  if (getOuter() < 1 || src % getOuter())
+    return emitOpError("outer ") << getOuter() << " does not divide the part's " << src
+                                 << " elements";
+  return success();
+}
+
+Engine AllGatherOp::getInstructionEngine() { return Engine::dma; }
+
+void AllGatherOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
   out.push_back({getDstAttr(), getDstAp(), true});
   out.push_back({getSrcAttr(), getSrcAp(), false});
 }
@@ -987,6 +1018,15 @@ LogicalResult verifyMemories(InstructionOpInterface inst, ProgramOp program, Ker
         if (t != typeOf(ar.getDstAttr()) || !(t.isF32() || t.isBF16()))
           return ar.emitOpError("reduces f32 or bf16 into the same type, got ")
                  << t << " into " << typeOf(ar.getDstAttr());
+        return success();
+      })
+      .Case([&](AllGatherOp ag) -> LogicalResult {
+        if (spaceOf(ag.getSrcAttr()) != MemorySpace::hbm ||
+            spaceOf(ag.getDstAttr()) != MemorySpace::hbm)
+          return ag.emitOpError("gathers HBM tensors only");
+        if (typeOf(ag.getSrcAttr()) != typeOf(ag.getDstAttr()))
+          return ag.emitOpError("gathers ")
+                 << typeOf(ag.getSrcAttr()) << " into " << typeOf(ag.getDstAttr());
         return success();
       })
       .Case([&](MultiplyMovingOp mm) -> LogicalResult {

@@ -173,6 +173,14 @@ private:
   llvm::MapVector<Value, WeightDecision> argRole;       ///< what split arguments became
   SmallVector<std::pair<OpOperand *, RankedTensorType>> localSplats;
   SmallVector<MatmulOp> reduceAfter; ///< matmuls whose partial sums are all-reduced
+  /// Returned values split over all N cores, gathered along their split dim
+  /// before the return (result number, dim, the whole type).
+  struct Gather {
+    unsigned result;
+    int64_t dim;
+    RankedTensorType whole;
+  };
+  SmallVector<Gather> gatherAtReturn;
   int64_t splitOps = 0;
 };
 
@@ -654,13 +662,20 @@ LogicalResult Sharder::visit(Operation *op) {
   } else if (isa<AllReduceOp>(op)) {
     return refuse(op, "the program is already sharded");
   } else if (isa<func::ReturnOp>(op)) {
+    // A result split over every core (a column-parallel projection returned
+    // as it is) is gathered; one held by several cores per part is not.
     for (OpOperand &o : op->getOpOperands())
-      if (Sharding s = state(o.get()); s.isSplit())
-        return refuse(op, llvm::formatv("result #{0} would be split along dim {1} into {2} "
-                                        "parts; only replicated results are produced (end "
-                                        "the split with a row-parallel matmul)",
-                                        o.getOperandNumber(), s.dim, s.parts)
-                              .str());
+      if (Sharding s = state(o.get()); s.isSplit()) {
+        if (s.parts != n || s.repDim >= 0)
+          return refuse(op, llvm::formatv("result #{0} is split along dim {1} into {2} parts "
+                                          "for {3} cores; only a result split over every "
+                                          "core is gathered (end the split with a "
+                                          "row-parallel matmul)",
+                                          o.getOperandNumber(), s.dim, s.parts, n)
+                                .str());
+        gatherAtReturn.push_back(
+            {o.getOperandNumber(), s.dim, cast<RankedTensorType>(o.get().getType())});
+      }
   } else if (anySplit()) {
     return refuse(op, "the rules do not cover it (" + firstSplit() + ")");
   } else {
@@ -750,7 +765,14 @@ void Sharder::rewrite() {
     auto reduced = AllReduceOp::create(ob, mm.getLoc(), mm.getType(), mm.getResult(), n);
     mm.getResult().replaceAllUsesExcept(reduced.getResult(), reduced);
   }
-  auto results = body.getTerminator()->getOperandTypes();
+  Operation *ret = body.getTerminator();
+  for (const Gather &g : gatherAtReturn) {
+    OpBuilder ob(ret);
+    Value local = ret->getOperand(g.result);
+    auto gathered = AllGatherOp::create(ob, ret->getLoc(), g.whole, local, g.dim, n);
+    ret->setOperand(g.result, gathered.getResult());
+  }
+  auto results = ret->getOperandTypes();
   fn.setType(FunctionType::get(fn.getContext(), body.getArgumentTypes(),
                                SmallVector<Type>(results.begin(), results.end())));
   fn->setAttr(kTensorParallelAttrName, b.getI64IntegerAttr(n));
@@ -784,9 +806,30 @@ std::string Sharder::report() {
        << neuronc::formatLocation(mm.getLoc()) << ": " << typeText(t) << ", " << b
        << " bytes per core\n";
   }
+  for (const Gather &g : gatherAtReturn)
+    os << "  all_gather of result #" << g.result << " (split along dim " << g.dim
+       << "): " << typeText(g.whole) << ", "
+       << g.whole.getNumElements() * ((g.whole.getElementTypeBitWidth() + 7) / 8) / n
+       << " bytes from each core\n";
   os << "tensor parallel: " << argRole.size() << " argument(s) split, " << splitOps
      << " op(s) on split values, " << reduceAfter.size() << " all_reduce(s), " << bytes
-     << " bytes all-reduced per core\n";
+     << " bytes all-reduced per core";
+  if (!gatherAtReturn.empty())
+    os << ", " << gatherAtReturn.size() << " all_gather(s) of results";
+  os << "\n";
+  // The work every core repeats: what does not shrink with more cores.
+  SmallVector<Operation *> replicated;
+  for (Operation &op : fn.getBody().front())
+    if (!isa<ConstantOp, ReshapeOp, AllReduceOp, AllGatherOp, func::ReturnOp>(op) &&
+        !chainOps.contains(&op) &&
+        op.getNumResults() > 0 &&
+        llvm::all_of(op.getResults(),
+                     [&](Value v) { return state(v).kind == Sharding::Replicated; }))
+      replicated.push_back(&op);
+  os << "replicated (every core computes all of it): " << replicated.size() << " op(s)\n";
+  for (Operation *op : replicated)
+    os << "  " << op->getName() << " at " << neuronc::formatLocation(op->getLoc()) << ": "
+       << typeText(op->getResult(0).getType()) << "\n";
   return text;
 }
 

@@ -33,6 +33,19 @@ func.func @returned(%p: tensor<2x256xbf16>) -> tensor<2x256xbf16> attributes {ne
 
 // -----
 
+// A gathered result: each core's 2x32 part, interleaved per row (outer 2).
+// CHECK-LABEL: nisa.program @gathered
+// CHECK: nisa.kernel @{{.*}} "all_gather" from "neuron.all_gather"
+// CHECK-NEXT: nisa.all_gather q{{[0-9]+}} @out0[0, [1,256]] = @{{tmp[0-9]+}}[0, [1,64]] group 4 outer 2
+func.func @gathered(%x: tensor<2x64xf32>, %w: tensor<32x64xf32> {neuron.shard = array<i64: 0, 4>}) -> tensor<2x128xf32>
+    attributes {neuron.tp = 4 : i64} {
+  %h = neuron.matmul %x, %w transpose_rhs : tensor<2x64xf32>, tensor<32x64xf32> -> tensor<2x32xf32>
+  %y = neuron.all_gather %h dim = 1 group = 4 : tensor<2x32xf32> -> tensor<2x128xf32>
+  return %y : tensor<2x128xf32>
+}
+
+// -----
+
 func.func @half(%p: tensor<2x256xf16>) -> tensor<2x256xf16> {
   // expected-error@+1 {{cannot lower 'neuron.all_reduce' of 'tensor<2x256xf16>': the collective engines sum f32 or bf16 (cast the partial sums first)}}
   %y = neuron.all_reduce %p group = 2 : tensor<2x256xf16>
