@@ -463,6 +463,27 @@ def Neuron_AllGatherOp : Neuron_Op<"all_gather"> {
   let hasVerifier = 1;
 }
 
+def Neuron_ReduceScatterOp : Neuron_Op<"reduce_scatter"> {
+  let summary = "the sum of `input` over the `group` cores, of which core r keeps part r along `dim`";
+  let description = [{
+    The first half of an all-reduce: every core holds a partial sum of the
+    whole tensor and receives its own part (along `dim`, in core order) of
+    the sum. Sequence parallelism (`neuronc --tp=N --tp-sequence-parallel`)
+    puts it after a row-parallel projection, so that the norms and residual
+    adds that follow work on 1/N of the sequence. The interpreter cannot
+    evaluate it.
+    ```mlir
+    %y = neuron.reduce_scatter %x dim = 1 group = 8 : tensor<1x2048x4096xf32> -> tensor<1x256x4096xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_FloatTensor:$input, I64Attr:$dim, I64Attr:$group);
+  let results = (outs Neuron_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim `group` `=` $group attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Named kernels
 //===----------------------------------------------------------------------===//

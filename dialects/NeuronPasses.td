@@ -360,10 +360,12 @@ def NeuronShardTensorParallelPass : Pass<"neuron-shard-tp", "::mlir::ModuleOp"> 
     The function is rewritten in place: split arguments take their local
     type and `neuron.shard = array<i64: DIM, PARTS>` (core r reads part
     r / (N / PARTS) along DIM), the function gets `neuron.tp = N`, every
-    result is replicated. An op the rules do not cover on a split value, a
-    dim N does not divide, or a program with nothing to split is an error
-    naming the op and the reason. `report` (a file, `-` for stderr) lists
-    each argument's role, each all-reduce and its bytes per core.
+    result is replicated (a result split over all N cores is gathered with
+    `neuron.all_gather` before the return). An op the rules do not cover on
+    a split value, a dim N does not divide, or a program with nothing to
+    split is an error naming the op and the reason. `report` (a file, `-`
+    for stderr) lists each argument's role, each all-reduce and all-gather
+    with its bytes per core, and the ops every core computes whole.
   }];
   let options = [
     Option<"parts", "parts", "int64_t", /*default=*/"1",
@@ -371,6 +373,26 @@ def NeuronShardTensorParallelPass : Pass<"neuron-shard-tp", "::mlir::ModuleOp"> 
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write every sharding decision to this file ('-' for stderr)">
   ];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+}
+
+def NeuronSequenceParallelPass : Pass<"neuron-sequence-parallel", "::mlir::ModuleOp"> {
+  let summary = "Splits a tensor-parallel program's norms and residual adds along the sequence";
+  let description = [{
+    Megatron's sequence parallelism, on the program `--neuron-shard-tp`
+    made (functions with `neuron.tp = N`): each `neuron.all_reduce` of a
+    tensor whose second-to-last dim (the sequence) N divides becomes a
+    `neuron.reduce_scatter` along it, and the layer input of the same type
+    arrives split along it (`neuron.shard = [dim, N]`). The split follows
+    the ops that compute each row from the same row of their operands
+    (elementwise ops with operands that broadcast along the sequence,
+    casts, reductions and norms over later dims): every core normalizes and
+    adds 1/N of the rows. Before any other use (the column-parallel
+    projections, the return) a `neuron.all_gather` along the sequence
+    restores the whole tensor. The ring moves the same bytes as the
+    all-reduce did (a reduce-scatter and an all-gather are its two halves).
+    A program where no all-reduce qualifies is an error.
+  }];
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
 }
 

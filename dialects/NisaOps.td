@@ -400,6 +400,29 @@ def Nisa_AllGatherOp : Nisa_Instruction<"all_gather"> {
   }];
 }
 
+def Nisa_ReduceScatterOp : Nisa_Instruction<"reduce_scatter"> {
+  let recordParams = ["group", "outer"];
+  let summary = "sums an HBM tensor over the cores of a group, each core keeping its part (ring reduce-scatter)";
+  let description = [{
+    Every core of the group (cores 0 .. group-1, each running this program)
+    issues it on one of its DMA queues with its partial sum `src` of the
+    whole tensor; once all have arrived, the collective engines run a ring
+    reduce-scatter and core r's `dst` holds part r of the sum (f32
+    arithmetic): seen as `outer` blocks, `dst[o * n + i]` is the sum of
+    `src[(o * group + r) * n + i]`, `n` the part's elements per block. Both
+    operands are contiguous HBM tensors of one float type; `src` has `group`
+    times the elements of `dst`.
+  }];
+  let arguments = !con((ins I64Attr:$queue, FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap,
+                            I64Attr:$group, I64Attr:$outer), syncArgs);
+  let assemblyFormat = [{
+    custom<Queue>($queue) custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    `group` $group `outer` $outer (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)?
+    attr-dict
+  }];
+}
+
 def Nisa_LoadStationaryOp : Nisa_Instruction<"load_stationary"> {
   let recordOperands = ["src"];
   let summary = "TensorE: loads the stationary matrix [K partitions, M ≤ 128] into the array";

@@ -2,7 +2,8 @@
 # Tensor-parallel scaling of the Llama-7B-shaped decoder layer of
 # scripts/llama-bench.sh (hidden 4096, 32 query / 8 KV heads, FFN 14336, bf16
 # weights, f32 activations): prefill at seq 2048 and one decode step over a
-# 2048-token cache, compiled with neuronc --tp=N for N = 1, 2, 8, 32 and run
+# 2048-token cache, compiled with neuronc --tp=N for N = 1, 2, 8, 32 (prefill
+# also with --tp-sequence-parallel: prefill-2048-sp) and run
 # on the simulated instance (cores 0..N-1; trn1: 2 cores per chip, so N = 8
 # spans 4 chips over NeuronLink), timing only, profiled.
 #
@@ -32,12 +33,14 @@ GEN="$SRC/test/bench/Inputs/gen_llama_layer.py"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf "%-13s %3s %11s %7s %9s %9s %9s %11s %6s %11s %6s  %s\n" configuration N device speedup collective exposed replicated ideal /ideal amdahl /amdahl target
-for cfg in "prefill-2048:--seq 2048" "decode-2048:--seq 1 --cache 2048"; do
-  IFS=: read -r name flags <<< "$cfg"
+for cfg in "prefill-2048:--seq 2048:" "prefill-2048-sp:--seq 2048:sp" \
+           "decode-2048:--seq 1 --cache 2048:"; do
+  IFS=: read -r name flags sp <<< "$cfg"
   /usr/bin/python3 "$GEN" $flags --dtype bf16 > "$work/$name.mlir"
   base=""
   for n in "${SIZES[@]}"; do
     tp=(); [ "$n" -gt 1 ] && tp=(--tp="$n" --tp-report="$work/$name.$n.report")
+    [ "$n" -gt 1 ] && [ -n "$sp" ] && tp+=(--tp-sequence-parallel)
     "$BUILD/bin/neuronc" --no-cache --target="$TARGET" "${tp[@]}" "$work/$name.mlir" \
       -o "$work/$name.$n.neff"
     "$BUILD/bin/neuron-run" "$work/$name.$n.neff" --no-data --profile "$work/$name.$n.prof" \

@@ -131,7 +131,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
 
   // Sharding comes first, as in neuronc's fused stage.
   report.cores = options.tp;
-  if (options.tp > 1 && failed(shardModule(module, options.tp)))
+  if (options.tp > 1 && failed(shardModule(module, options.tp, options.sequenceParallel)))
     return fail("sharding @" + entry + " over " + llvm::Twine(options.tp) +
                 " cores failed (see the error above)");
   if (options.prepackWeights && failed(prepackWeights(module)))
@@ -274,7 +274,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
     SmallVector<Tensor> operands;
     for (Value v : op->getOperands())
       operands.push_back(local.lookup(v));
-    if (mlir::isa<neuron::AllReduceOp, neuron::AllGatherOp>(op)) {
+    if (mlir::isa<neuron::AllReduceOp, neuron::AllGatherOp, neuron::ReduceScatterOp>(op)) {
       // The sum over the cores is the simulator's to give: core 0's value
       // goes on (the outputs check the sums against the unsharded program).
       auto sv = simValues.find({static_cast<int64_t>(index), 0});

@@ -28,7 +28,7 @@ const HardwareModel kModels[] = {
    /*dmaLatencyNs=*/1300.0, /*dmaEfficientBytes=*/32 * 1024, /*dmaIssueNs=*/100.0,
    /*dmaRunOverheadBytes=*/256, /*sbufStrideBytes=*/16,
    /*coresPerChip=*/2, /*chipHbmGBps=*/820.0, /*chipHbmBytes=*/32ll << 30,
-   /*chipsPerInstance=*/16, /*neuronLinkGBps=*/412.0, /*collectiveStepNs=*/1500.0},
+   /*chipsPerInstance=*/16, /*neuronLinkGBps=*/384.0, /*collectiveStepNs=*/1500.0},
   {/*name=*/"trn2", /*core=*/"NeuronCore-v3",
    /*partitions=*/128, /*sbufPartitionBytes=*/224 * 1024, /*psumPartitionBytes=*/16 * 1024,
    /*psumBanks=*/8, /*partitionQuadrant=*/32, /*vectorTransposeMax=*/32,

@@ -56,6 +56,7 @@ int64_t neuronc::instructionCycles(const HardwareModel &hw, const CostQuery &q) 
   case Opcode::DmaCopy:
   case Opcode::AllReduce:
   case Opcode::AllGather:
+  case Opcode::ReduceScatter:
     return 0;
   case Opcode::MultiplyMoving:
     // max(min(64, N_stationary), N_moving), x4 for fp32.
@@ -254,5 +255,7 @@ double neuronc::collectiveNs(const HardwareModel &hw, const isa::Instruction &in
   int64_t group = inst.params[0];
   if (inst.opcode == isa::Opcode::AllGather)
     return hw.allGatherNs(group, inst.operands[0].bytes());
+  if (inst.opcode == isa::Opcode::ReduceScatter)
+    return hw.reduceScatterNs(group, inst.operands[1].bytes());
   return hw.allReduceNs(group, inst.operands[1].bytes());
 }

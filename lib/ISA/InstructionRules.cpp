@@ -218,6 +218,19 @@ struct ProgramChecker {
       }
       return true;
     }
+    case Opcode::ReduceScatter: {
+      // src: the whole tensor, group parts of `outer` blocks; dst: one part.
+      if (ops.size() != 2 || isTile(ops[0]) || isTile(ops[1]) || ops[0].dtype != ops[1].dtype ||
+          !(ops[0].dtype == isa::DType::F32 || ops[0].dtype == isa::DType::BF16) ||
+          inst.params[0] < 2 || inst.params[1] < 1 ||
+          ops[1].totalElements() != inst.params[0] * ops[0].totalElements() ||
+          ops[0].totalElements() % inst.params[1]) {
+        c.fail("reduce_scatter needs two HBM operands of one float type, the source group times "
+               "the destination, and outer blocks dividing the destination");
+        return false;
+      }
+      return true;
+    }
     case Opcode::DmaCopy: {
       if (ops.size() < 2 || ops[0].totalElements() != ops[1].totalElements() ||
           ops[0].dtype != ops[1].dtype) {

@@ -250,12 +250,13 @@ llvm::StringRef neuronc::stageName(EmitStage stage) {
 std::string neuronc::CompileOptions::fingerprint() const {
   return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
                        "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10} "
-                       "disable-fusion={11} prepack-weights={12} random-elided-weights={13} tp={14}",
+                       "disable-fusion={11} prepack-weights={12} random-elided-weights={13} tp={14} "
+                       "sp={15}",
                        stageName(stage), optLevel, entry, import.dropHostCalls,
                        import.returnPrinted, import.autoCast, import.autoCastType,
                        bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks,
                        llvm::join(disabledFusions, ","), prepackWeights,
-                       import.randomElidedWeights, tp)
+                       import.randomElidedWeights, tp, sequenceParallel)
       .str();
 }
 
@@ -279,6 +280,8 @@ void neuronc::buildStagePipeline(OpPassManager &pm, EmitStage stage,
       tp.parts = options.tp;
       tp.report = options.tpReport;
       pm.addPass(neuron::createNeuronShardTensorParallelPass(tp));
+      if (options.sequenceParallel)
+        pm.addPass(neuron::createNeuronSequenceParallelPass());
     }
     // Prepacking is a layout choice, made at every level, before the
     // fusions see the transposes it removes.
@@ -408,7 +411,7 @@ LogicalResult neuronc::prepackWeights(ModuleOp module) {
   return pm.run(module);
 }
 
-LogicalResult neuronc::shardModule(ModuleOp module, int64_t tp) {
+LogicalResult neuronc::shardModule(ModuleOp module, int64_t tp, bool sequenceParallel) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
@@ -416,6 +419,8 @@ LogicalResult neuronc::shardModule(ModuleOp module, int64_t tp) {
   neuron::NeuronShardTensorParallelPassOptions options;
   options.parts = tp;
   pm.addPass(neuron::createNeuronShardTensorParallelPass(options));
+  if (sequenceParallel)
+    pm.addPass(neuron::createNeuronSequenceParallelPass());
   return pm.run(module);
 }
 

@@ -150,6 +150,7 @@ struct RunSession {
   const bool prepackWeights = o.prepackWeights;
   const bool check = o.check;
   const int64_t tp = o.tp;
+  const bool sequenceParallel = o.sequenceParallel;
   const double checkRtol = o.checkRtol;
   const double checkAtol = o.checkAtol;
 
@@ -341,7 +342,9 @@ int RunSession::run() {
     if (tp > 1 && !check && !simulate)
       return fail("--tp shards the program for the device: give it with --check or --sim "
                   "(the interpreter runs the unsharded program)");
-    if (tp > 1 && !check && failed(neuronc::shardModule(module, tp)))
+    if (sequenceParallel && tp < 2)
+      return fail("--tp-sequence-parallel needs --tp=N with N >= 2");
+    if (tp > 1 && !check && failed(neuronc::shardModule(module, tp, sequenceParallel)))
       return 1;
     if (prepackWeights && !check && failed(neuronc::prepackWeights(module)))
       return 1;
@@ -486,6 +489,7 @@ int RunSession::run() {
     options.fuse = fuse;
     options.prepackWeights = prepackWeights;
     options.tp = tp;
+    options.sequenceParallel = sequenceParallel;
     options.tolerance = {checkRtol, checkAtol};
     llvm::Expected<neuronc::check::Report> report =
         neuronc::check::checkEntry(checkedModule, name, args, options);

@@ -151,8 +151,8 @@ struct Timing {
   int64_t hbmRead = 0, hbmWrite = 0, bytes = 0;
   bool sbuf = false, psum = false; ///< touches SBUF / PSUM (port sharing)
   bool dma = false, signal = false;
-  /// all_reduce: starts when every core of its group has reached it; `ns`
-  /// is the ring's time (HardwareModel::allReduceNs).
+  /// A collective: starts when every core of its group has reached it; `ns`
+  /// is the ring's time (collectiveNs()).
   bool collective = false;
   int64_t group = 0;
   isa::Engine engine = isa::Engine::dma;
@@ -385,9 +385,16 @@ private:
   /// group at `at`: the sum of their sources (all_reduce) or their parts in
   /// order (all_gather) into each destination.
   llvm::Error issueCollective(int64_t s, double at);
+  /// The values of an all_reduce (or reduce_scatter) at the head of stream
+  /// `s` of cores 0..group-1: the f32 sum of the sources into each
+  /// destination (its part of it), rounded to its type once.
+  llvm::Error sumParts(int64_t s, int64_t group);
   /// The values of an all_gather at the head of stream `s` of cores
   /// 0..group-1.
   llvm::Error gatherParts(int64_t s, int64_t group);
+  /// With Options::checkReads: fails when the source of the collective at
+  /// the head of stream `s` of `c` holds bytes nothing wrote.
+  llvm::Error checkCollectiveSource(Core &c, int64_t s);
   /// The instruction, of any core, that can start first; false when no core
   /// has work left. Fails on a deadlock.
   llvm::Expected<bool> pick(Core *&bestCore, int64_t &best, double &bestAt);
@@ -743,29 +750,8 @@ llvm::Error ChipRun::issueCollective(int64_t s, double at) {
     if (llvm::Error e = gatherParts(s, t.group))
       return e;
   } else if (options.data) {
-    // The values: the sum of every core's source, in f32, into each
-    // destination (rounded to its type once).
-    int64_t n = inst0.operands[1].totalElements();
-    std::vector<float> sum(n, 0.0f), part(n);
-    for (int64_t k = 0; k < t.group; ++k) {
-      Core &c = cores[k];
-      const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-      if (options.checkReads)
-        if (int64_t missing = c.dev->unwrittenBytes(inst.operands[1]))
-          return fail("program '" + jobs[c.job].program->name + "' on core " +
-                      llvm::Twine(jobs[c.job].core) + ": all_reduce (instruction " +
-                      llvm::Twine(c.cursor[s]) + " of stream " + isa::streamName(s) +
-                      ") sums " + llvm::Twine(missing) + " bytes nothing wrote");
-      c.dev->load(inst.operands[1], part.data());
-      for (int64_t i = 0; i < n; ++i)
-        sum[i] += part[i];
-    }
-    for (int64_t k = 0; k < t.group; ++k) {
-      Core &c = cores[k];
-      const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-      c.dev->store(inst.operands[0], sum.data());
-      c.dev->markWritten(inst.operands[0]);
-    }
+    if (llvm::Error e = sumParts(s, t.group))
+      return e;
   }
   for (int64_t k = 0; k < t.group; ++k) {
     Core &c = cores[k];
@@ -799,6 +785,51 @@ llvm::Error ChipRun::issueCollective(int64_t s, double at) {
   return llvm::Error::success();
 }
 
+llvm::Error ChipRun::checkCollectiveSource(Core &c, int64_t s) {
+  const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
+  if (!options.checkReads)
+    return llvm::Error::success();
+  int64_t missing = c.dev->unwrittenBytes(inst.operands[1]);
+  if (missing == 0)
+    return llvm::Error::success();
+  return fail("program '" + jobs[c.job].program->name + "' on core " +
+              llvm::Twine(jobs[c.job].core) + ": " + isa::opcodeName(inst.opcode) +
+              " (instruction " + llvm::Twine(c.cursor[s]) + " of stream " + isa::streamName(s) +
+              ") reads " + llvm::Twine(missing) + " bytes nothing wrote");
+}
+
+llvm::Error ChipRun::sumParts(int64_t s, int64_t group) {
+  const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
+  int64_t n = inst0.operands[1].totalElements();
+  std::vector<float> sum(n, 0.0f), part(n);
+  for (int64_t k = 0; k < group; ++k) {
+    Core &c = cores[k];
+    if (llvm::Error e = checkCollectiveSource(c, s))
+      return e;
+    c.dev->load(jobs[c.job].program->streams[s][c.cursor[s]].operands[1], part.data());
+    for (int64_t i = 0; i < n; ++i)
+      sum[i] += part[i];
+  }
+  for (int64_t k = 0; k < group; ++k) {
+    Core &c = cores[k];
+    const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
+    const isa::Operand &dst = inst.operands[0];
+    if (inst.opcode == isa::Opcode::ReduceScatter) {
+      // Core k keeps part k of each of the `outer` blocks.
+      int64_t part = dst.totalElements(), outer = inst.params[1], block = part / outer;
+      std::vector<float> mine(part);
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < block; ++i)
+          mine[o * block + i] = sum[(o * group + k) * block + i];
+      c.dev->store(dst, mine.data());
+    } else {
+      c.dev->store(dst, sum.data());
+    }
+    c.dev->markWritten(dst);
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error ChipRun::gatherParts(int64_t s, int64_t group) {
   const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
   int64_t part = inst0.operands[1].totalElements(), outer = inst0.params[1];
@@ -809,12 +840,8 @@ llvm::Error ChipRun::gatherParts(int64_t s, int64_t group) {
   for (int64_t r = 0; r < group; ++r) {
     Core &c = cores[r];
     const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-    if (options.checkReads)
-      if (int64_t missing = c.dev->unwrittenBytes(inst.operands[1]))
-        return fail("program '" + jobs[c.job].program->name + "' on core " +
-                    llvm::Twine(jobs[c.job].core) + ": all_gather (instruction " +
-                    llvm::Twine(c.cursor[s]) + " of stream " + isa::streamName(s) + ") sends " +
-                    llvm::Twine(missing) + " bytes nothing wrote");
+    if (llvm::Error e = checkCollectiveSource(c, s))
+      return e;
     if (floats)
       c.dev->load(inst.operands[1], piece.data());
     else

@@ -1,9 +1,9 @@
 //===- CollectiveTest.cpp - all_reduce across the cores of a group --------===//
 //
-// Hand-written tensor-parallel programs (a sharded input, one nisa.all_reduce
-// or nisa.all_gather) run on the simulator: every core of the group receives
-// the sum of their parts, or all parts in their places, whether the group
-// sits in one chip or spans chips; the collective
+// Hand-written tensor-parallel programs (a sharded input, one nisa.all_reduce,
+// nisa.all_gather or nisa.reduce_scatter) run on the simulator: every core of
+// the group receives the sum of their parts, all parts in their places, or
+// its part of the sum, whether the group sits in one chip or spans chips; the collective
 // starts when the group's last core reaches it and takes the ring's time;
 // a group program run on fewer cores is refused; and the sharded input's
 // fields survive the executable's round trip, guarded by their feature bit.
@@ -160,6 +160,34 @@ nisa.program @tp target "trn1" {
     EXPECT_NEAR(r.collectiveNs, hw.allGatherNs(4, 96), 1e-6);
     EXPECT_NEAR(hw.allGatherNs(4, 96), 3.0 / 4 * 96 / (hw.neuronLinkGBps / 2) +
                                            3 * hw.collectiveStepNs, 1e-9);
+  }
+}
+
+TEST(Collective, ReduceScatterKeepsEachCoresPartOfTheSum) {
+  neuronc::testing::BackendHarness h;
+  // Two cores of one trn2 chip, each with a partial sum of a 4x6 tensor
+  // (its own input, replicated here: the sum is twice it); core r keeps
+  // rows 2r and 2r+1 of the sum (scattered along dim 0: outer 1).
+  neff::Executable exe = assembleText(h, R"(
+nisa.program @tp target "trn2" {
+  nisa.hbm @x input 0 : tensor<4x6xf32>
+  nisa.hbm @y output 0 : tensor<2x6xf32>
+  nisa.kernel @k "reduce_scatter" from "neuron.reduce_scatter" {
+    nisa.reduce_scatter q0 @y[0, [1,12]] = @x[0, [1,24]] group 2 outer 1
+  }
+})");
+  Tensor x = Tensor::empty(DType::F32, {4, 6});
+  for (int64_t i = 0; i < 24; ++i)
+    x.f()[i] = static_cast<float>(i) - 7.0f;
+  sim::Options options;
+  auto run = sim::runChip(groupJobs(exe, 2, x), options);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const HardwareModel &hw = *lookupHardwareModel("trn2");
+  for (const sim::Result &r : *run) {
+    for (int64_t i = 0; i < 12; ++i)
+      EXPECT_EQ(r.outputs[0].f()[i], 2 * x.f()[r.core * 12 + i]) << "core " << r.core;
+    // Inside one chip: half the chip's HBM bandwidth, one step.
+    EXPECT_NEAR(r.collectiveNs, 0.5 * 96 / (hw.chipHbmGBps / 2) + hw.collectiveStepNs, 1e-9);
   }
 }
 

@@ -102,6 +102,10 @@ static cl::opt<int64_t> tensorParallel(
              "and run the per-core programs together on cores 0..N-1 (an executable compiled "
              "with --tp runs on its group's cores without this flag)"),
     cl::init(1), cl::value_desc("N"), cl::cat(category));
+static cl::opt<bool> tpSequenceParallel(
+    "tp-sequence-parallel",
+    cl::desc("With --tp: shard with sequence parallelism, as neuronc --tp-sequence-parallel"),
+    cl::cat(category));
 static cl::opt<double> checkRtol("check-rtol",
                                  cl::desc("--check: relative tolerance (default 1e-3; 2e-2 at "
                                           "least for bf16/f16 results)"),
@@ -144,6 +148,7 @@ int main(int argc, char **argv) {
   session.prepackWeights = prepackWeights;
   session.check = check;
   session.tp = tensorParallel;
+  session.sequenceParallel = tpSequenceParallel;
   session.checkRtol = checkRtol;
   session.checkAtol = checkAtol;
   session.import = neuronc::importOptionsFromCL();

@@ -80,6 +80,12 @@ static cl::opt<unsigned> tensorParallel(
              "together (neuron-run does so by itself), each given its part of the caller's "
              "tensors. 1: no sharding"),
     cl::value_desc("N"), cl::init(1), cl::cat(category));
+static cl::opt<bool> tpSequenceParallel(
+    "tp-sequence-parallel",
+    cl::desc("With --tp: sequence parallelism (the all-reduces become reduce-scatters along the "
+             "sequence, the norms and residual adds work on 1/N of it, an all-gather before "
+             "each column-parallel projection)"),
+    cl::cat(category));
 static cl::opt<std::string> tpReport(
     "tp-report",
     cl::desc("With --tp: write each argument's sharding and each all-reduce to FILE ('-' for "
@@ -178,8 +184,13 @@ int main(int argc, char **argv) {
     llvm::errs() << "neuronc: error: --tp-report needs --tp=N with N >= 2\n";
     return 1;
   }
+  if (tpSequenceParallel && tensorParallel == 1) {
+    llvm::errs() << "neuronc: error: --tp-sequence-parallel needs --tp=N with N >= 2\n";
+    return 1;
+  }
   options.tp = tensorParallel;
   options.tpReport = tpReport;
+  options.sequenceParallel = tpSequenceParallel;
 
   session.input = inputFilename;
   session.output = outputFilename;

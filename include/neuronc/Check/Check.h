@@ -83,6 +83,7 @@ struct Options {
   /// which run together on the simulator; every core's outputs are compared
   /// with the unsharded program's, and core 0's kernels with the interpreter.
   int64_t tp = 1;
+  bool sequenceParallel = false; ///< with tp > 1: --tp-sequence-parallel
   Tolerance tolerance;
 };
 

@@ -119,6 +119,11 @@ struct HardwareModel {
     return (n - 1) / n * static_cast<double>(bytes) / ringGBps(group) +
            (n - 1) * collectiveStepNs;
   }
+  /// A ring reduce-scatter of `bytes` (the whole tensor) over `group`
+  /// cores: the first half of an all-reduce, as long as an all-gather.
+  double reduceScatterNs(int64_t group, int64_t bytes) const {
+    return allGatherNs(group, bytes);
+  }
 
   /// HBM capacity of one core: the chip's divided evenly (what one program
   /// may use, inputs, outputs, constants and scratch together).

@@ -100,7 +100,9 @@ llvm::StringRef dtypeName(DType t);
 /// A collective (all_reduce, all_gather): it runs on the collective
 /// engines across the cores of a tensor-parallel group, its params[0] the
 /// group's size.
-inline bool isCollective(Opcode op) { return op == Opcode::AllReduce || op == Opcode::AllGather; }
+inline bool isCollective(Opcode op) {
+  return op == Opcode::AllReduce || op == Opcode::AllGather || op == Opcode::ReduceScatter;
+}
 inline bool isFloat(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
 
 enum class Space : uint8_t { Hbm = 0, Sbuf, Psum };

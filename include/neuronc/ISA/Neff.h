@@ -160,7 +160,7 @@ struct Program {
   std::vector<const Variable *> outputs() const;
   int64_t instructionCount() const;
   /// The cores of the tensor-parallel group this program is one core's part
-  /// of: the largest all_reduce group (1 when it has no collectives).
+  /// of: the largest collective's group (1 when it has no collectives).
   int64_t collectiveGroup() const;
 };
 

@@ -79,6 +79,8 @@ struct CompileOptions {
   /// 1: none), and where --neuron-shard-tp writes its report ('-': stderr).
   int64_t tp = 1;
   std::string tpReport;
+  /// With tp > 1: sequence parallelism (--tp-sequence-parallel).
+  bool sequenceParallel = false;
   EmitStage stage = EmitStage::Neff;    ///< the last stage to run
   std::string entry;                    ///< compile only this function (and callees)
   /// A stable text of every field, for cache keys and reproducers.
@@ -168,10 +170,11 @@ mlir::LogicalResult fuseModule(mlir::ModuleOp module);
 /// options applied).
 mlir::LogicalResult prepackWeights(mlir::ModuleOp module);
 
-/// --neuron-shard-tp=parts=`tp` on `module`: each function becomes the
-/// program one of `tp` cores runs (with the pass manager command-line
-/// options applied).
-mlir::LogicalResult shardModule(mlir::ModuleOp module, int64_t tp);
+/// --neuron-shard-tp=parts=`tp` on `module` (then --neuron-sequence-parallel
+/// when asked): each function becomes the program one of `tp` cores runs
+/// (with the pass manager command-line options applied).
+mlir::LogicalResult shardModule(mlir::ModuleOp module, int64_t tp,
+                                bool sequenceParallel = false);
 
 /// The backend: lower to nisa, allocate memory, insert semaphores, check
 /// for races.

@@ -39,6 +39,7 @@ struct RunSessionOptions {
   bool check = false;
   /// --sim / --check: shard over this many cores (neuronc --tp=N).
   int64_t tp = 1;
+  bool sequenceParallel = false;         ///< with tp: --tp-sequence-parallel
   double checkRtol = 1e-3;
   double checkAtol = 1e-5;
   ImportOptions import;

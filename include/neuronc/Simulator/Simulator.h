@@ -82,8 +82,8 @@ struct Result {
   int64_t hbmReadBytes = 0, hbmWriteBytes = 0;
   int64_t dmaTransfers = 0, dmaBytes = 0;
   double waitNs = 0;                       ///< summed semaphore waits
-  double collectiveNs = 0;                 ///< summed all_reduce times (ring)
-  int64_t collectiveBytes = 0;             ///< bytes this core gave to all_reduces
+  double collectiveNs = 0;                 ///< summed collective (ring) times
+  int64_t collectiveBytes = 0;             ///< bytes this core gave to collectives
   /// Summed time this core's collectives waited for the group's last core
   /// to reach them (load imbalance, or the others' earlier work).
   double collectiveWaitNs = 0;

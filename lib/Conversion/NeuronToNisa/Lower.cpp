@@ -295,6 +295,8 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       ok = lowerAllReduce(fl, ar);
     else if (auto ag = dyn_cast<AllGatherOp>(op))
       ok = lowerAllGather(fl, ag);
+    else if (auto rs = dyn_cast<ReduceScatterOp>(op))
+      ok = lowerReduceScatter(fl, rs);
     else if (isRowOp(&op))
       ok = lowerOne(fl, &op);
     else

@@ -99,3 +99,33 @@ LogicalResult mlir::neuron::lowering::lowerAllGather(FunctionLowering &fl, AllGa
   collectiveRemark(fl, op, bytes / group, group, ns);
   return success();
 }
+
+LogicalResult mlir::neuron::lowering::lowerReduceScatter(FunctionLowering &fl,
+                                                         ReduceScatterOp op) {
+  auto in = cast<RankedTensorType>(op.getInput().getType());
+  Type element = in.getElementType();
+  if (!element.isF32() && !element.isBF16())
+    return op.emitError("cannot lower 'neuron.reduce_scatter' of ")
+           << in << ": the collective engines sum f32 or bf16 (cast the partial sums first)";
+  const neuronc::HardwareModel &hw = fl.pb.hw();
+  int64_t group = op.getGroup();
+  if (failed(checkGroup(op, group, hw)))
+    return failure();
+  HbmBuffer src = fl.bufferOf(op.getInput());
+  HbmBuffer dst = fl.resultBuffer(op.getResult());
+  int64_t n = in.getNumElements();
+  int64_t outer = 1; // the dims before the scattered one: each part is `outer` blocks
+  for (int64_t d = 0; d < static_cast<int64_t>(op.getDim()); ++d)
+    outer *= in.getDimSize(d);
+  int64_t bytes = n * nisa::elementBytes(element);
+  double ns = hw.reduceScatterNs(group, bytes);
+  KernelBuilder kb(fl.pb, "reduce_scatter", op);
+  int64_t queue = fl.pb.pickQueue(ns);
+  kb.emit<nisa::ReduceScatterOp>(kb.builder().getI64IntegerAttr(queue), dst.sym,
+                                 kb.hbmAP(0, {n / group}, {1}), src.sym, kb.hbmAP(0, {n}, {1}),
+                                 kb.builder().getI64IntegerAttr(group),
+                                 kb.builder().getI64IntegerAttr(outer), DenseI64ArrayAttr(),
+                                 UnitAttr());
+  collectiveRemark(fl, op, bytes, group, ns);
+  return success();
+}

@@ -83,6 +83,8 @@ FailureOr<bool> lowerPartitionReduction(FunctionLowering &fl, Operation *op);
 LogicalResult lowerAllReduce(FunctionLowering &fl, AllReduceOp op);
 /// A tensor-parallel all-gather: one nisa.all_gather on a DMA queue.
 LogicalResult lowerAllGather(FunctionLowering &fl, AllGatherOp op);
+/// A tensor-parallel reduce-scatter: one nisa.reduce_scatter on a DMA queue.
+LogicalResult lowerReduceScatter(FunctionLowering &fl, ReduceScatterOp op);
 
 /// Transpose, slice, concat, gather, broadcast_to and copies: DMA.
 LogicalResult lowerDataMovement(FunctionLowering &fl, Operation *op);

@@ -202,6 +202,11 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
                     " cores and the interpreter runs one: run the sharded program on the "
                     "simulator (neuron-run --tp), or the unsharded one here");
       })
+      .Case([&](ReduceScatterOp a) -> llvm::Expected<Tensor> {
+        return fail("neuron.reduce_scatter sums the values of " + llvm::Twine(a.getGroup()) +
+                    " cores and the interpreter runs one: run the sharded program on the "
+                    "simulator (neuron-run --tp), or the unsharded one here");
+      })
       .Case([&](AllGatherOp a) -> llvm::Expected<Tensor> {
         return fail("neuron.all_gather concatenates the parts of " + llvm::Twine(a.getGroup()) +
                     " cores and the interpreter runs one: run the sharded program on the "

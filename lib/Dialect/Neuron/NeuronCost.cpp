@@ -101,6 +101,15 @@ std::optional<OpCost> AllReduceOp::getCost() {
 
 /// Pure data movement: no arithmetic.
 std::optional<OpCost> AllGatherOp::getCost() { return memoryCost(*this); }
+
+/// One add per element of the whole tensor and core of the group.
+std::optional<OpCost> ReduceScatterOp::getCost() {
+  std::optional<OpCost> c = memoryCost(*this);
+  if (!c)
+    return std::nullopt;
+  c->flops = numElements(getInput()) * (getGroup() - 1);
+  return c;
+}
 std::optional<OpCost> TransposeOp::getCost() { return memoryCost(*this); }
 std::optional<OpCost> BroadcastToOp::getCost() { return memoryCost(*this); }
 std::optional<OpCost> ConcatOp::getCost() { return memoryCost(*this); }

@@ -522,6 +522,27 @@ LogicalResult AllReduceOp::verify() {
   return success();
 }
 
+LogicalResult ReduceScatterOp::verify() {
+  if (getGroup() < 2)
+    return emitOpError("group must be at least 2 cores, got ") << getGroup();
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= in.getRank())
+    return emitOpError("dim ") << dim << " is not a dim of " << in;
+  if (!ShapedType::isDynamic(in.getDimSize(dim)) && in.getDimSize(dim) % getGroup())
+    return emitOpError("cannot scatter dim ") << dim << " of " << in << " over " << getGroup()
+                                              << " cores";
+  SmallVector<int64_t> want(in.getShape());
+  if (!ShapedType::isDynamic(want[dim]))
+    want[dim] /= getGroup();
+  if (in.getElementType() != out.getElementType() || out.getShape() != ArrayRef(want))
+    return emitOpError("scatters ") << in << " over " << getGroup() << " cores along dim " << dim
+                                    << " into " << out << "; expected "
+                                    << RankedTensorType::get(want, in.getElementType());
+  return success();
+}
+
 LogicalResult AllGatherOp::verify() {
   if (getGroup() < 2)
     return emitOpError("group must be at least 2 cores, got ") << getGroup();

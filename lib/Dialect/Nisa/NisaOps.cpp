@@ -353,6 +353,8 @@ int64_t mlir::nisa::detail::queueOf(Operation *op) {
     return ar.getQueue();
   if (auto ag = dyn_cast<AllGatherOp>(op))
     return ag.getQueue();
+  if (auto rs = dyn_cast<ReduceScatterOp>(op))
+    return rs.getQueue();
   return 0;
 }
 
@@ -489,18 +491,25 @@ void DmaCopyOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
     out.push_back({getIndirectAttr(), *getIndirectAp(), false});
 }
 
-// all_reduce ----------------------------------------------------------------
+// Collectives ---------------------------------------------------------------
+
+/// What all_reduce and all_gather share: a DMA queue, a group of at least two
+/// cores, and operands that are single contiguous runs of HBM tensors.
+template <typename OpTy> static LogicalResult verifyCollective(OpTy op) {
+  int64_t queue = op.getQueueAttr().getInt();
+  if (queue < 0 || queue >= kMaxQueues)
+    return op.emitOpError("queue ") << queue << " is not in 0.." << kMaxQueues - 1;
+  if (op.getGroup() < 2)
+    return op.emitOpError("group must be at least 2 cores, got ") << op.getGroup();
+  for (auto [role, ap] : {std::pair{"destination", op.getDstAp()}, {"source", op.getSrcAp()}})
+    if (ap.isTile() || ap.getSizes().size() != 1 || ap.getStrides()[0] != 1)
+      return op.emitOpError(role) << " must be one contiguous run of an HBM tensor";
+  return success();
+}
 
 LogicalResult AllReduceOp::verify() {
-  int64_t queue = getQueueAttr().getInt();
-  if (queue < 0 || queue >= kMaxQueues)
-    return emitOpError("queue ") << queue << " is not in 0.." << kMaxQueues - 1;
-  if (getGroup() < 2)
-    return emitOpError("group must be at least 2 cores, got ") << getGroup();
-  for (auto [role, ap] : {std::pair{"destination", getDstAp()}, {"source", getSrcAp()}}) {
-    if (ap.isTile() || ap.getSizes().size() != 1 || ap.getStrides()[0] != 1)
-      return emitOpError(role) << " must be one contiguous run of an HBM tensor";
-  }
+  if (failed(verifyCollective(*this)))
+    return failure();
   if (getDstAp().getTotalElements() != getSrcAp().getTotalElements())
     return emitOpError("reduces ") << getSrcAp().getTotalElements() << " source elements into "
                                    << getDstAp().getTotalElements() << " destination elements";
@@ -514,18 +523,9 @@ void AllReduceOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
   out.push_back({getSrcAttr(), getSrcAp(), false});
 }
 
-// all_gather ----------------------------------------------------------------
-
 LogicalResult AllGatherOp::verify() {
-  int64_t queue = getQueueAttr().getInt();
-  if (queue < 0 || queue >= kMaxQueues)
-    return emitOpError("queue ") << queue << " is not in 0.." << kMaxQueues - 1;
-  if (getGroup() < 2)
-    return emitOpError("group must be at least 2 cores, got ") << getGroup();
-  for (auto [role, ap] : {std::pair{"destination", getDstAp()}, {"source", getSrcAp()}}) {
-    if (ap.isTile() || ap.getSizes().size() != 1 || ap.getStrides()[0] != 1)
-      return emitOpError(role) << " must be one contiguous run of an HBM tensor";
-  }
+  if (failed(verifyCollective(*this)))
+    return failure();
   int64_t src = getSrcAp().getTotalElements();
   if (getDstAp().getTotalElements() != getGroup() * src)
     return emitOpError("gathers ") << src << " elements from each of " << getGroup()
@@ -539,6 +539,26 @@ LogicalResult AllGatherOp::verify() {
 Engine AllGatherOp::getInstructionEngine() { return Engine::dma; }
 
 void AllGatherOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (failed(verifyCollective(*this)))
+    return failure();
+  int64_t dst = getDstAp().getTotalElements();
+  if (getSrcAp().getTotalElements() != getGroup() * dst)
+    return emitOpError("scatters ") << getSrcAp().getTotalElements() << " elements over "
+                                    << getGroup() << " cores into " << dst << " each";
+  if (getOuter() < 1 || dst % getOuter())
+    return emitOpError("outer ") << getOuter() << " does not divide the part's " << dst
+                                 << " elements";
+  return success();
+}
+
+Engine ReduceScatterOp::getInstructionEngine() { return Engine::dma; }
+
+void ReduceScatterOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
   out.push_back({getDstAttr(), getDstAp(), true});
   out.push_back({getSrcAttr(), getSrcAp(), false});
 }
@@ -1018,6 +1038,16 @@ LogicalResult verifyMemories(InstructionOpInterface inst, ProgramOp program, Ker
         if (t != typeOf(ar.getDstAttr()) || !(t.isF32() || t.isBF16()))
           return ar.emitOpError("reduces f32 or bf16 into the same type, got ")
                  << t << " into " << typeOf(ar.getDstAttr());
+        return success();
+      })
+      .Case([&](ReduceScatterOp rs) -> LogicalResult {
+        if (spaceOf(rs.getSrcAttr()) != MemorySpace::hbm ||
+            spaceOf(rs.getDstAttr()) != MemorySpace::hbm)
+          return rs.emitOpError("reduces HBM tensors only");
+        Type t = typeOf(rs.getSrcAttr());
+        if (t != typeOf(rs.getDstAttr()) || !(t.isF32() || t.isBF16()))
+          return rs.emitOpError("reduces f32 or bf16 into the same type, got ")
+                 << t << " into " << typeOf(rs.getDstAttr());
         return success();
       })
       .Case([&](AllGatherOp ag) -> LogicalResult {
