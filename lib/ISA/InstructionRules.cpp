@@ -189,9 +189,9 @@ struct ProgramChecker {
 
   static bool isTile(const isa::Operand &o) { return o.space != isa::Space::Hbm; }
 
-  /// The rules of each opcode: operand shapes, spaces and types, and the
-  /// range of its function or ALU operations.
-  bool opcodeRules(const isa::Instruction &inst, Cursor &c) {
+  /// The rules of the collectives: two HBM operands of one type whose
+  /// element counts agree with the group (and `outer` blocks, params[1]).
+  bool collectiveRules(const isa::Instruction &inst, Cursor &c) {
     using isa::Opcode;
     const auto &ops = inst.operands;
     switch (inst.opcode) {
@@ -231,6 +231,21 @@ struct ProgramChecker {
       }
       return true;
     }
+    default:
+      return true;
+    }
+  }
+
+  /// The rules of each opcode: operand shapes, spaces and types, and the
+  /// range of its function or ALU operations.
+  bool opcodeRules(const isa::Instruction &inst, Cursor &c) {
+    using isa::Opcode;
+    const auto &ops = inst.operands;
+    switch (inst.opcode) {
+    case Opcode::AllReduce:
+    case Opcode::AllGather:
+    case Opcode::ReduceScatter:
+      return collectiveRules(inst, c);
     case Opcode::DmaCopy: {
       if (ops.size() < 2 || ops[0].totalElements() != ops[1].totalElements() ||
           ops[0].dtype != ops[1].dtype) {
