@@ -189,51 +189,38 @@ struct ProgramChecker {
 
   static bool isTile(const isa::Operand &o) { return o.space != isa::Space::Hbm; }
 
-  /// The rules of the collectives: two HBM operands of one type whose
-  /// element counts agree with the group (and `outer` blocks, params[1]).
+  /// The rules of the collectives: two HBM operands of one type (f32 or
+  /// bf16 when summed), a group of at least 2 cores, the whole side `group`
+  /// times the part side (equal for all_reduce), and `outer` blocks
+  /// (params[1]) dividing the part.
   bool collectiveRules(const isa::Instruction &inst, Cursor &c) {
     using isa::Opcode;
     const auto &ops = inst.operands;
-    switch (inst.opcode) {
-    case Opcode::AllReduce: {
-      if (ops.size() != 2 || isTile(ops[0]) || isTile(ops[1]) ||
-          ops[0].totalElements() != ops[1].totalElements() || ops[0].dtype != ops[1].dtype ||
-          !(ops[0].dtype == isa::DType::F32 || ops[0].dtype == isa::DType::BF16) ||
-          inst.params[0] < 2) {
-        c.fail("all_reduce needs two HBM operands of one float type and element count and a "
-               "group of at least 2 cores");
+    bool sums = inst.opcode != Opcode::AllGather;
+    llvm::StringRef name = isa::opcodeName(inst.opcode);
+    if (ops.size() != 2 || isTile(ops[0]) || isTile(ops[1]) || ops[0].dtype != ops[1].dtype ||
+        (sums && ops[0].dtype != isa::DType::F32 && ops[0].dtype != isa::DType::BF16) ||
+        inst.params[0] < 2) {
+      c.fail(name + " needs two HBM operands of one " + (sums ? "float " : "") +
+             "type and a group of at least 2 cores");
+      return false;
+    }
+    if (inst.opcode == Opcode::AllReduce) {
+      if (ops[0].totalElements() != ops[1].totalElements()) {
+        c.fail("all_reduce needs as many destination elements as source elements");
         return false;
       }
       return true;
     }
-    case Opcode::AllGather: {
-      // dst: group parts, each `outer` blocks of src's elements / outer.
-      if (ops.size() != 2 || isTile(ops[0]) || isTile(ops[1]) || ops[0].dtype != ops[1].dtype ||
-          inst.params[0] < 2 || inst.params[1] < 1 ||
-          ops[0].totalElements() != inst.params[0] * ops[1].totalElements() ||
-          ops[1].totalElements() % inst.params[1]) {
-        c.fail("all_gather needs two HBM operands of one type, the destination group times the "
-               "source, and outer blocks dividing the source");
-        return false;
-      }
-      return true;
+    // all_gather: dst is the whole, src the part; reduce_scatter the reverse.
+    const isa::Operand &whole = ops[sums ? 1 : 0], &part = ops[sums ? 0 : 1];
+    if (inst.params[1] < 1 || whole.totalElements() != inst.params[0] * part.totalElements() ||
+        part.totalElements() % inst.params[1]) {
+      c.fail(name + " needs the " + (sums ? "source" : "destination") + " group times the " +
+             (sums ? "destination" : "source") + " and outer blocks dividing the latter");
+      return false;
     }
-    case Opcode::ReduceScatter: {
-      // src: the whole tensor, group parts of `outer` blocks; dst: one part.
-      if (ops.size() != 2 || isTile(ops[0]) || isTile(ops[1]) || ops[0].dtype != ops[1].dtype ||
-          !(ops[0].dtype == isa::DType::F32 || ops[0].dtype == isa::DType::BF16) ||
-          inst.params[0] < 2 || inst.params[1] < 1 ||
-          ops[1].totalElements() != inst.params[0] * ops[0].totalElements() ||
-          ops[0].totalElements() % inst.params[1]) {
-        c.fail("reduce_scatter needs two HBM operands of one float type, the source group times "
-               "the destination, and outer blocks dividing the destination");
-        return false;
-      }
-      return true;
-    }
-    default:
-      return true;
-    }
+    return true;
   }
 
   /// The rules of each opcode: operand shapes, spaces and types, and the

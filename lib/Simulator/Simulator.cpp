@@ -31,8 +31,7 @@
 
 #include "neuronc/Simulator/Simulator.h"
 
-#include "Device.h"
-#include "Execute.h"
+#include "ChipRun.h"
 
 #include "neuronc/Host/Kernels.h"
 #include "neuronc/Support/Float.h"
@@ -49,14 +48,9 @@
 
 using namespace neuronc;
 using namespace neuronc::sim;
+using namespace neuronc::sim::detail;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-llvm::Error fail(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 DType deviceToHost(isa::DType t) {
   switch (t) {
@@ -141,33 +135,6 @@ Tensor fromDevice(const uint8_t *in, const neff::Variable &v) {
   return t;
 }
 
-
-/// What the timing model needs of one instruction; it does not depend on
-/// data, so it is computed once per program and profile.
-struct Timing {
-  double ns = 0;          ///< compute: engine occupancy; DMA: bytes at queue bandwidth
-  double rate = 0;        ///< DMA: the queue's bytes per ns for this transfer
-  double latencyNs = 0;   ///< compute: until results are visible
-  int64_t hbmRead = 0, hbmWrite = 0, bytes = 0;
-  bool sbuf = false, psum = false; ///< touches SBUF / PSUM (port sharing)
-  bool dma = false, signal = false;
-  /// A collective: starts when every core of its group has reached it; `ns`
-  /// is the ring's time (collectiveNs()).
-  bool collective = false;
-  int64_t group = 0;
-  isa::Engine engine = isa::Engine::dma;
-  uint32_t waitFirst = 0, waitCount = 0; ///< its waits in ProgramTiming::waits
-  enum Row : uint8_t { Other, Load, Multiply, Both } row = Other; ///< TensorE rows
-};
-
-/// The timing inputs of a program, and whether it writes its inputs (then
-/// they cannot be bound to the caller's memory).
-struct ProgramTiming {
-  std::array<std::vector<Timing>, kStreams> streams;
-  std::vector<isa::Wait> waits;
-  bool writesInputs = false;
-  const std::vector<Timing> &operator[](int64_t s) const { return streams[s]; }
-};
 
 /// Whether tile access `read` may touch bytes that `write` wrote.
 bool readsWritten(const isa::Operand &write, const isa::Operand &read) {
@@ -257,27 +224,6 @@ bool sameFormat(const Tensor &t, const neff::Variable &v) {
          (v.dtype == isa::DType::I32 && t.dtype() == DType::I32);
 }
 
-/// Bandwidth as capacity per time bin, drawn from by transfers in any order
-/// (a transfer that starts later in simulated time may be planned first).
-/// A bin's capacity is fixed when it is first booked, from the bandwidth
-/// (bytes/ns) `bandwidthAt` gives for the bin's start then.
-class BandwidthLedger {
-public:
-  static constexpr double kBinNs = 256;
-  explicit BandwidthLedger(std::function<double(double)> bandwidthAt)
-      : bandwidthAt(std::move(bandwidthAt)) {}
-  /// Bytes still free in bin `b`.
-  double &bin(int64_t b) {
-    while (static_cast<int64_t>(free.size()) <= b)
-      free.push_back(bandwidthAt(free.size() * kBinNs) * kBinNs);
-    return free[b];
-  }
-
-private:
-  std::function<double(double)> bandwidthAt;
-  std::deque<double> free;
-};
-
 /// Plans a transfer that moves `queueBytes` at `rate` bytes/ns from `t0`,
 /// each queue byte costing `hbmPerByte` bytes of the core's HBM ledger.
 /// Returns when it completes.
@@ -307,28 +253,6 @@ double planTransfer(double t0, double queueBytes, double rate, double hbmPerByte
   }
 }
 
-/// One core: its queue of jobs and the state of the running one.
-struct Core {
-  std::vector<size_t> jobs;
-  size_t next = 0;        ///< the next job to start
-  int64_t job = -1;       ///< the running job, or -1
-  const ProgramTiming *timing = nullptr;
-  std::unique_ptr<Device> dev;
-  std::unique_ptr<Executor> exec;
-  /// Per DMA queue: its slice of the core's HBM share.
-  std::array<std::unique_ptr<BandwidthLedger>, kStreams> hbm;
-  std::vector<Tensor> outputs; ///< bound output tensors (invalid: decode)
-  int64_t remaining = 0;
-  double base = 0;        ///< the running job's start
-  double lastEnd = 0;     ///< the previous job's end
-  std::array<size_t, kStreams> cursor{};
-  std::array<double, kStreams> freeAt{}, dataFree{}, candidate{};
-  std::array<bool, kStreams> dirty{};
-  std::array<std::vector<double>, kStreams> signals;
-  double loadFree = 0, multiplyFree = 0, lastMultiplyStart = 0, loadDone = 0;
-  double sbufPortFree = 0, psumPortFree = 0;
-};
-
 } // namespace
 
 struct sim::TimingCache::Impl {
@@ -338,74 +262,6 @@ struct sim::TimingCache::Impl {
 };
 sim::TimingCache::TimingCache() : impl(std::make_unique<Impl>()) {}
 sim::TimingCache::~TimingCache() = default;
-
-namespace {
-
-/// One run of jobs on the cores of a chip: the event loop of the timing
-/// model, executing each instruction's values as it starts.
-class ChipRun {
-public:
-  ChipRun(llvm::ArrayRef<Job> jobs, const Options &options, const HardwareModel *hw)
-      : jobs(jobs), options(options), hw(hw), results(jobs.size()) {}
-
-  llvm::Expected<std::vector<Result>> run();
-
-private:
-  llvm::ArrayRef<Job> jobs;
-  const Options &options;
-  const HardwareModel *hw;
-  std::vector<Result> results;
-  llvm::DenseMap<const neff::Program *, const ProgramTiming *> timings;
-  std::vector<std::unique_ptr<ProgramTiming>> owned;
-  std::vector<Core> cores;
-
-  /// Checks every job against the profile and the chip, and analyzes each
-  /// program's timing once.
-  llvm::Error prepare();
-  /// The HBM bandwidth of one core at `t`: the chip's, divided among the
-  /// cores that have work then (a core whose last transfer has completed
-  /// by `t` and that has no job left frees its share).
-  double hbmShareAt(double t, int64_t chip) const;
-  /// Starts the next job of `c` (if any), not before `at`.
-  void startJob(Core &c, double at);
-  /// Finishes the running job of `c`: reads its outputs back.
-  llvm::Error finishJob(Core &c);
-  /// Finishes `c`'s job when its last instruction issued and starts the
-  /// next ones (empty programs finish at once).
-  llvm::Error advance(Core &c);
-  /// When the engine (and its TensorE row or shared port) is ready for `t`,
-  /// semaphores aside.
-  double readyAt(Core &c, int64_t s, const Timing &t);
-  /// The earliest time stream `s` of `c` can start its next instruction, or
-  /// infinity when it is blocked or done.
-  double candidateOf(Core &c, int64_t s);
-  /// candidateOf for `c` alone: its engine and its semaphores.
-  double ownCandidateOf(Core &c, int64_t s);
-  /// Issues the collective at the head of stream `s` on every core of its
-  /// group at `at`: the sum of their sources (all_reduce) or their parts in
-  /// order (all_gather) into each destination.
-  llvm::Error issueCollective(int64_t s, double at);
-  /// The values of an all_reduce (or reduce_scatter) at the head of stream
-  /// `s` of cores 0..group-1: the f32 sum of the sources into each
-  /// destination (its part of it), rounded to its type once.
-  llvm::Error sumParts(int64_t s, int64_t group);
-  /// The values of an all_gather at the head of stream `s` of cores
-  /// 0..group-1.
-  llvm::Error gatherParts(int64_t s, int64_t group);
-  /// With Options::checkReads: fails when the source of the collective at
-  /// the head of stream `s` of `c` holds bytes nothing wrote.
-  llvm::Error checkCollectiveSource(Core &c, int64_t s);
-  /// The instruction, of any core, that can start first; false when no core
-  /// has work left. Fails on a deadlock.
-  llvm::Expected<bool> pick(Core *&bestCore, int64_t &best, double &bestAt);
-  /// Issues the next instruction of stream `best` of `c` at `bestAt`: its
-  /// timing, its values, its signal.
-  llvm::Error issue(Core &c, int64_t best, double bestAt);
-  /// A DMA's data phase from `start`: returns when its data has moved.
-  double timeDma(Core &c, int64_t best, const Timing &t, Result &r, double &start);
-  /// A compute instruction from `start`: returns when it ends.
-  double timeCompute(Core &c, int64_t best, const Timing &t, Result &r, double start);
-};
 
 llvm::Error ChipRun::prepare() {
   // Every program must fit the profile it is replayed on, and the chip has
@@ -625,27 +481,6 @@ double ChipRun::readyAt(Core &c, int64_t s, const Timing &t) {
   return at;
 }
 
-double ChipRun::candidateOf(Core &c, int64_t s) {
-  double at = ownCandidateOf(c, s);
-  if (at == kInf)
-    return at;
-  const Timing &t = (*c.timing)[s][c.cursor[s]];
-  if (!t.collective)
-    return at;
-  // A collective starts when every core of the group has reached it.
-  for (int64_t k = 0; k < t.group; ++k) {
-    Core &peer = cores[k];
-    if (&peer == &c)
-      continue;
-    if (peer.job < 0 || peer.cursor[s] != c.cursor[s])
-      return kInf;
-    at = std::max(at, ownCandidateOf(peer, s));
-    if (at == kInf)
-      return at;
-  }
-  return at;
-}
-
 double ChipRun::ownCandidateOf(Core &c, int64_t s) {
   const auto &stream = (*c.timing)[s];
   if (c.cursor[s] >= stream.size())
@@ -742,131 +577,6 @@ double ChipRun::timeCompute(Core &c, int64_t best, const Timing &t, Result &r, d
   return end;
 }
 
-llvm::Error ChipRun::issueCollective(int64_t s, double at) {
-  const Timing &t = (*cores[0].timing)[s][cores[0].cursor[s]];
-  const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
-  if (options.data && inst0.opcode == isa::Opcode::AllGather) {
-    // The values: every core's part into its place in each destination.
-    if (llvm::Error e = gatherParts(s, t.group))
-      return e;
-  } else if (options.data) {
-    if (llvm::Error e = sumParts(s, t.group))
-      return e;
-  }
-  for (int64_t k = 0; k < t.group; ++k) {
-    Core &c = cores[k];
-    Result &r = results[c.job];
-    double waitNs = std::max(0.0, at - ownCandidateOf(c, s));
-    double end = at + t.ns;
-    c.freeAt[s] = c.dataFree[s] = end;
-    r.busyNs[s] += t.ns;
-    r.hbmReadBytes += t.hbmRead;
-    r.hbmWriteBytes += t.hbmWrite;
-    r.collectiveNs += t.ns;
-    r.collectiveBytes += t.bytes;
-    r.waitNs += waitNs;
-    r.collectiveWaitNs += waitNs;
-    if (options.trace)
-      r.trace.push_back({static_cast<uint8_t>(s), static_cast<uint32_t>(c.cursor[s]), at, at,
-                         end, end, waitNs});
-    c.dirty[s] = true;
-    if (t.signal) {
-      c.signals[s].push_back(end);
-      for (int64_t o = 0; o < kStreams; ++o)
-        c.dirty[o] = true;
-    }
-    r.endNs = std::max(r.endNs, end);
-    ++r.instructions[s];
-    ++c.cursor[s];
-    if (--c.remaining == 0)
-      if (llvm::Error e = advance(c))
-        return e;
-  }
-  return llvm::Error::success();
-}
-
-llvm::Error ChipRun::checkCollectiveSource(Core &c, int64_t s) {
-  const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-  if (!options.checkReads)
-    return llvm::Error::success();
-  int64_t missing = c.dev->unwrittenBytes(inst.operands[1]);
-  if (missing == 0)
-    return llvm::Error::success();
-  return fail("program '" + jobs[c.job].program->name + "' on core " +
-              llvm::Twine(jobs[c.job].core) + ": " + isa::opcodeName(inst.opcode) +
-              " (instruction " + llvm::Twine(c.cursor[s]) + " of stream " + isa::streamName(s) +
-              ") reads " + llvm::Twine(missing) + " bytes nothing wrote");
-}
-
-llvm::Error ChipRun::sumParts(int64_t s, int64_t group) {
-  const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
-  int64_t n = inst0.operands[1].totalElements();
-  std::vector<float> sum(n, 0.0f), part(n);
-  for (int64_t k = 0; k < group; ++k) {
-    Core &c = cores[k];
-    if (llvm::Error e = checkCollectiveSource(c, s))
-      return e;
-    c.dev->load(jobs[c.job].program->streams[s][c.cursor[s]].operands[1], part.data());
-    for (int64_t i = 0; i < n; ++i)
-      sum[i] += part[i];
-  }
-  for (int64_t k = 0; k < group; ++k) {
-    Core &c = cores[k];
-    const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-    const isa::Operand &dst = inst.operands[0];
-    if (inst.opcode == isa::Opcode::ReduceScatter) {
-      // Core k keeps part k of each of the `outer` blocks.
-      int64_t part = dst.totalElements(), outer = inst.params[1], block = part / outer;
-      std::vector<float> mine(part);
-      for (int64_t o = 0; o < outer; ++o)
-        for (int64_t i = 0; i < block; ++i)
-          mine[o * block + i] = sum[(o * group + k) * block + i];
-      c.dev->store(dst, mine.data());
-    } else {
-      c.dev->store(dst, sum.data());
-    }
-    c.dev->markWritten(dst);
-  }
-  return llvm::Error::success();
-}
-
-llvm::Error ChipRun::gatherParts(int64_t s, int64_t group) {
-  const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
-  int64_t part = inst0.operands[1].totalElements(), outer = inst0.params[1];
-  int64_t block = part / outer;
-  bool floats = isa::isFloat(inst0.operands[1].dtype);
-  std::vector<float> whole(floats ? part * group : 0), piece(floats ? part : 0);
-  std::vector<int32_t> wholeI(floats ? 0 : part * group), pieceI(floats ? 0 : part);
-  for (int64_t r = 0; r < group; ++r) {
-    Core &c = cores[r];
-    const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-    if (llvm::Error e = checkCollectiveSource(c, s))
-      return e;
-    if (floats)
-      c.dev->load(inst.operands[1], piece.data());
-    else
-      c.dev->load(inst.operands[1], pieceI.data());
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < block; ++i) {
-        int64_t to = (o * group + r) * block + i, from = o * block + i;
-        if (floats)
-          whole[to] = piece[from];
-        else
-          wholeI[to] = pieceI[from];
-      }
-  }
-  for (int64_t r = 0; r < group; ++r) {
-    Core &c = cores[r];
-    const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-    if (floats)
-      c.dev->store(inst.operands[0], whole.data());
-    else
-      c.dev->store(inst.operands[0], wholeI.data());
-    c.dev->markWritten(inst.operands[0]);
-  }
-  return llvm::Error::success();
-}
-
 llvm::Error ChipRun::issue(Core &c, int64_t best, double bestAt) {
   if ((*c.timing)[best][c.cursor[best]].collective)
     return issueCollective(best, bestAt);
@@ -956,7 +666,6 @@ llvm::Expected<std::vector<Result>> ChipRun::run() {
   return std::move(results);
 }
 
-} // namespace
 
 llvm::Expected<std::vector<Result>> neuronc::sim::runChip(llvm::ArrayRef<Job> jobs,
                                                           const Options &options) {

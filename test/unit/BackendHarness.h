@@ -23,6 +23,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "gtest/gtest.h"
+
 #include <string>
 
 namespace neuronc::testing {
@@ -97,6 +99,20 @@ public:
     });
   }
 };
+
+/// Assembles a nisa program written by hand (offsets and semaphores given);
+/// a failure is a test failure with the diagnostics and the text.
+inline neff::Executable assembleText(BackendHarness &h, const std::string &text) {
+  std::string why;
+  auto exe = h.capture(why, [&]() -> mlir::FailureOr<neff::Executable> {
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &h.context);
+    if (!module)
+      return mlir::failure();
+    return assemble(*module, "test");
+  });
+  EXPECT_TRUE(mlir::succeeded(exe)) << why << text;
+  return mlir::succeeded(exe) ? std::move(*exe) : neff::Executable();
+}
 
 /// max |a - b| over every element, relative to max(1, max |a|).
 inline double relativeError(const Tensor &a, const Tensor &b) {

@@ -38,18 +38,6 @@ std::string allReduceProgram(const std::string &target, int64_t rows, int64_t pa
          "}\n";
 }
 
-neff::Executable assembleText(neuronc::testing::BackendHarness &h, const std::string &text) {
-  std::string why;
-  auto exe = h.capture(why, [&]() -> mlir::FailureOr<neff::Executable> {
-    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &h.context);
-    if (!module)
-      return mlir::failure();
-    return assemble(*module, "test");
-  });
-  EXPECT_TRUE(mlir::succeeded(exe)) << why << text;
-  return mlir::succeeded(exe) ? std::move(*exe) : neff::Executable();
-}
-
 /// The caller's whole input: element (r, c) = r * 8 + c + 1.
 Tensor wholeInput(int64_t rows) {
   Tensor t = Tensor::empty(DType::F32, {rows, 8});

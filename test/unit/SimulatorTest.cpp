@@ -23,19 +23,6 @@ using namespace neuronc;
 
 namespace {
 
-/// Assembles a nisa program written by hand (offsets and semaphores given).
-neff::Executable assembleText(neuronc::testing::BackendHarness &h, const std::string &text) {
-  std::string why;
-  auto exe = h.capture(why, [&]() -> mlir::FailureOr<neff::Executable> {
-    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &h.context);
-    if (!module)
-      return mlir::failure();
-    return assemble(*module, "test");
-  });
-  EXPECT_TRUE(mlir::succeeded(exe)) << why << text;
-  return mlir::succeeded(exe) ? std::move(*exe) : neff::Executable();
-}
-
 sim::Result runTiming(const neff::Executable &exe, const HardwareModel *target = nullptr) {
   sim::Options options;
   options.data = false;

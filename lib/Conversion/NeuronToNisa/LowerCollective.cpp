@@ -48,84 +48,82 @@ void collectiveRemark(FunctionLowering &fl, Operation *op, int64_t bytes, int64_
         << "), ring estimate " << llvm::formatv("{0:F1}", ns / 1000.0) << " us";
 }
 
-} // namespace
-
-LogicalResult mlir::neuron::lowering::lowerAllReduce(FunctionLowering &fl, AllReduceOp op) {
-  auto type = cast<RankedTensorType>(op.getType());
+/// Refuses partial sums the collective engines cannot add.
+LogicalResult checkSummable(Operation *op, RankedTensorType type) {
   Type element = type.getElementType();
-  if (!element.isF32() && !element.isBF16())
-    return op.emitError("cannot lower 'neuron.all_reduce' of ")
-           << type << ": the collective engines sum f32 or bf16 (cast the partial sums first)";
-  const neuronc::HardwareModel &hw = fl.pb.hw();
-  int64_t group = op.getGroup();
-  if (failed(checkGroup(op, group, hw)))
+  if (element.isF32() || element.isBF16())
+    return success();
+  return op->emitError("cannot lower '")
+         << op->getName() << "' of " << type
+         << ": the collective engines sum f32 or bf16 (cast the partial sums first)";
+}
+
+/// The product of `type`'s dims before `dim`: the blocks a part is made of
+/// when a collective splits or joins along `dim`.
+int64_t blocksBefore(RankedTensorType type, int64_t dim) {
+  int64_t outer = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= type.getDimSize(d);
+  return outer;
+}
+
+/// What every collective's lowering shares: the group checked against the
+/// instance, one kernel named after `op` holding one `NisaOp` that moves
+/// `srcN` elements of the input into `dstN` of the result on the DMA queue
+/// free first (`outer` blocks per part for a gather or scatter), and the
+/// remark with `bytes` per core and the ring estimate `ns`.
+template <typename NisaOp>
+LogicalResult emitCollective(FunctionLowering &fl, Operation *op, Value input, Value result,
+                             int64_t group, int64_t srcN, int64_t dstN, int64_t outer,
+                             int64_t bytes, double ns) {
+  if (failed(checkGroup(op, group, fl.pb.hw())))
     return failure();
-  HbmBuffer src = fl.bufferOf(op.getInput());
-  HbmBuffer dst = fl.resultBuffer(op.getResult());
-  int64_t n = type.getNumElements();
-  int64_t bytes = n * nisa::elementBytes(element);
-  double ns = hw.allReduceNs(group, bytes);
-  KernelBuilder kb(fl.pb, "all_reduce", op);
-  int64_t queue = fl.pb.pickQueue(ns);
-  kb.emit<nisa::AllReduceOp>(kb.builder().getI64IntegerAttr(queue), dst.sym,
-                             kb.hbmAP(0, {n}, {1}), src.sym, kb.hbmAP(0, {n}, {1}),
-                             kb.builder().getI64IntegerAttr(group), DenseI64ArrayAttr(),
-                             UnitAttr());
+  HbmBuffer src = fl.bufferOf(input);
+  HbmBuffer dst = fl.resultBuffer(result);
+  KernelBuilder kb(fl.pb, op->getName().stripDialect(), op);
+  OpBuilder &b = kb.builder();
+  IntegerAttr queue = b.getI64IntegerAttr(fl.pb.pickQueue(ns));
+  nisa::AccessPatternAttr dstAp = kb.hbmAP(0, {dstN}, {1}), srcAp = kb.hbmAP(0, {srcN}, {1});
+  if constexpr (std::is_same_v<NisaOp, nisa::AllReduceOp>)
+    kb.emit<NisaOp>(queue, dst.sym, dstAp, src.sym, srcAp, b.getI64IntegerAttr(group),
+                    DenseI64ArrayAttr(), UnitAttr());
+  else
+    kb.emit<NisaOp>(queue, dst.sym, dstAp, src.sym, srcAp, b.getI64IntegerAttr(group),
+                    b.getI64IntegerAttr(outer), DenseI64ArrayAttr(), UnitAttr());
   collectiveRemark(fl, op, bytes, group, ns);
   return success();
 }
 
+} // namespace
+
+LogicalResult mlir::neuron::lowering::lowerAllReduce(FunctionLowering &fl, AllReduceOp op) {
+  auto type = cast<RankedTensorType>(op.getType());
+  if (failed(checkSummable(op, type)))
+    return failure();
+  int64_t n = type.getNumElements(), group = op.getGroup();
+  int64_t bytes = n * nisa::elementBytes(type.getElementType());
+  return emitCollective<nisa::AllReduceOp>(fl, op, op.getInput(), op.getResult(), group, n, n,
+                                           /*outer=*/1, bytes,
+                                           fl.pb.hw().allReduceNs(group, bytes));
+}
+
 LogicalResult mlir::neuron::lowering::lowerAllGather(FunctionLowering &fl, AllGatherOp op) {
   auto in = cast<RankedTensorType>(op.getInput().getType());
-  const neuronc::HardwareModel &hw = fl.pb.hw();
-  int64_t group = op.getGroup();
-  if (failed(checkGroup(op, group, hw)))
-    return failure();
-  HbmBuffer src = fl.bufferOf(op.getInput());
-  HbmBuffer dst = fl.resultBuffer(op.getResult());
-  int64_t n = in.getNumElements();
-  int64_t outer = 1; // the dims before the gathered one: the parts interleave per block
-  for (int64_t d = 0; d < static_cast<int64_t>(op.getDim()); ++d)
-    outer *= in.getDimSize(d);
-  int64_t bytes = group * n * nisa::elementBytes(in.getElementType());
-  double ns = hw.allGatherNs(group, bytes);
-  KernelBuilder kb(fl.pb, "all_gather", op);
-  int64_t queue = fl.pb.pickQueue(ns);
-  kb.emit<nisa::AllGatherOp>(kb.builder().getI64IntegerAttr(queue), dst.sym,
-                             kb.hbmAP(0, {group * n}, {1}), src.sym, kb.hbmAP(0, {n}, {1}),
-                             kb.builder().getI64IntegerAttr(group),
-                             kb.builder().getI64IntegerAttr(outer), DenseI64ArrayAttr(),
-                             UnitAttr());
-  collectiveRemark(fl, op, bytes / group, group, ns);
-  return success();
+  int64_t n = in.getNumElements(), group = op.getGroup();
+  int64_t bytes = n * nisa::elementBytes(in.getElementType());
+  return emitCollective<nisa::AllGatherOp>(fl, op, op.getInput(), op.getResult(), group, n,
+                                           group * n, blocksBefore(in, op.getDim()), bytes,
+                                           fl.pb.hw().allGatherNs(group, group * bytes));
 }
 
 LogicalResult mlir::neuron::lowering::lowerReduceScatter(FunctionLowering &fl,
                                                          ReduceScatterOp op) {
   auto in = cast<RankedTensorType>(op.getInput().getType());
-  Type element = in.getElementType();
-  if (!element.isF32() && !element.isBF16())
-    return op.emitError("cannot lower 'neuron.reduce_scatter' of ")
-           << in << ": the collective engines sum f32 or bf16 (cast the partial sums first)";
-  const neuronc::HardwareModel &hw = fl.pb.hw();
-  int64_t group = op.getGroup();
-  if (failed(checkGroup(op, group, hw)))
+  if (failed(checkSummable(op, in)))
     return failure();
-  HbmBuffer src = fl.bufferOf(op.getInput());
-  HbmBuffer dst = fl.resultBuffer(op.getResult());
-  int64_t n = in.getNumElements();
-  int64_t outer = 1; // the dims before the scattered one: each part is `outer` blocks
-  for (int64_t d = 0; d < static_cast<int64_t>(op.getDim()); ++d)
-    outer *= in.getDimSize(d);
-  int64_t bytes = n * nisa::elementBytes(element);
-  double ns = hw.reduceScatterNs(group, bytes);
-  KernelBuilder kb(fl.pb, "reduce_scatter", op);
-  int64_t queue = fl.pb.pickQueue(ns);
-  kb.emit<nisa::ReduceScatterOp>(kb.builder().getI64IntegerAttr(queue), dst.sym,
-                                 kb.hbmAP(0, {n / group}, {1}), src.sym, kb.hbmAP(0, {n}, {1}),
-                                 kb.builder().getI64IntegerAttr(group),
-                                 kb.builder().getI64IntegerAttr(outer), DenseI64ArrayAttr(),
-                                 UnitAttr());
-  collectiveRemark(fl, op, bytes, group, ns);
-  return success();
+  int64_t n = in.getNumElements(), group = op.getGroup();
+  int64_t bytes = n * nisa::elementBytes(in.getElementType());
+  return emitCollective<nisa::ReduceScatterOp>(fl, op, op.getInput(), op.getResult(), group, n,
+                                               n / group, blocksBefore(in, op.getDim()), bytes,
+                                               fl.pb.hw().reduceScatterNs(group, bytes));
 }

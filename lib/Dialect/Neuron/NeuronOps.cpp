@@ -522,41 +522,35 @@ LogicalResult AllReduceOp::verify() {
   return success();
 }
 
-LogicalResult ReduceScatterOp::verify() {
-  if (getGroup() < 2)
-    return emitOpError("group must be at least 2 cores, got ") << getGroup();
-  auto in = cast<RankedTensorType>(getInput().getType());
-  auto out = cast<RankedTensorType>(getType());
-  int64_t dim = getDim();
+/// What reduce_scatter and all_gather share: a group of at least two cores
+/// and a result whose `dim` is the input's divided (`scatter`) or multiplied
+/// by the group, all other dims and the element type kept.
+static LogicalResult verifyAlongDim(Operation *op, int64_t group, int64_t dim, Value input,
+                                    Type result, bool scatter) {
+  if (group < 2)
+    return op->emitOpError("group must be at least 2 cores, got ") << group;
+  auto in = cast<RankedTensorType>(input.getType());
+  auto out = cast<RankedTensorType>(result);
   if (dim < 0 || dim >= in.getRank())
-    return emitOpError("dim ") << dim << " is not a dim of " << in;
-  if (!ShapedType::isDynamic(in.getDimSize(dim)) && in.getDimSize(dim) % getGroup())
-    return emitOpError("cannot scatter dim ") << dim << " of " << in << " over " << getGroup()
-                                              << " cores";
+    return op->emitOpError("dim ") << dim << " is not a dim of " << in;
+  if (scatter && !ShapedType::isDynamic(in.getDimSize(dim)) && in.getDimSize(dim) % group)
+    return op->emitOpError("cannot scatter dim ") << dim << " of " << in << " over " << group
+                                                  << " cores";
   SmallVector<int64_t> want(in.getShape());
   if (!ShapedType::isDynamic(want[dim]))
-    want[dim] /= getGroup();
+    want[dim] = scatter ? want[dim] / group : want[dim] * group;
   if (in.getElementType() != out.getElementType() || out.getShape() != ArrayRef(want))
-    return emitOpError("scatters ") << in << " over " << getGroup() << " cores along dim " << dim
-                                    << " into " << out << "; expected "
-                                    << RankedTensorType::get(want, in.getElementType());
+    return op->emitOpError(scatter ? "scatters " : "gathers ")
+           << in << (scatter ? " over " : " from ") << group << " cores along dim " << dim
+           << " into " << out << "; expected "
+           << RankedTensorType::get(want, in.getElementType());
   return success();
 }
 
+LogicalResult ReduceScatterOp::verify() {
+  return verifyAlongDim(*this, getGroup(), getDim(), getInput(), getType(), /*scatter=*/true);
+}
+
 LogicalResult AllGatherOp::verify() {
-  if (getGroup() < 2)
-    return emitOpError("group must be at least 2 cores, got ") << getGroup();
-  auto in = cast<RankedTensorType>(getInput().getType());
-  auto out = cast<RankedTensorType>(getType());
-  int64_t dim = getDim();
-  if (dim < 0 || dim >= in.getRank())
-    return emitOpError("dim ") << dim << " is not a dim of " << in;
-  SmallVector<int64_t> want(in.getShape());
-  if (!ShapedType::isDynamic(want[dim]))
-    want[dim] *= getGroup();
-  if (in.getElementType() != out.getElementType() || out.getShape() != ArrayRef(want))
-    return emitOpError("gathers ") << in << " from " << getGroup() << " cores along dim " << dim
-                                   << " into " << out << "; expected "
-                                   << RankedTensorType::get(want, in.getElementType());
-  return success();
+  return verifyAlongDim(*this, getGroup(), getDim(), getInput(), getType(), /*scatter=*/false);
 }

@@ -646,3 +646,43 @@ func.func @attention_result_shape(%q: tensor<2x4x8xf32>, %k: tensor<2x5x8xf32>, 
   %o = neuron.attention %q, %k, %v scale = 1.0 : (tensor<2x4x8xf32>, tensor<2x5x8xf32>, tensor<2x5x3xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+func.func @all_reduce_group(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{group must be at least 2 cores, got 1}}
+  %0 = neuron.all_reduce %a group = 1 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @reduce_scatter_divides(%a: tensor<6x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{cannot scatter dim 0 of 'tensor<6x8xf32>' over 4 cores}}
+  %0 = neuron.reduce_scatter %a dim = 0 group = 4 : tensor<6x8xf32> -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+func.func @reduce_scatter_result(%a: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{scatters 'tensor<8x8xf32>' over 4 cores along dim 0 into 'tensor<4x8xf32>'; expected 'tensor<2x8xf32>'}}
+  %0 = neuron.reduce_scatter %a dim = 0 group = 4 : tensor<8x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @all_gather_dim(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{dim 2 is not a dim of 'tensor<4x8xf32>'}}
+  %0 = neuron.all_gather %a dim = 2 group = 2 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @all_gather_result(%a: tensor<4x8xf32>) -> tensor<4x16xbf16> {
+  // expected-error @+1 {{gathers 'tensor<4x8xf32>' from 2 cores along dim 1 into 'tensor<4x16xbf16>'; expected 'tensor<4x16xf32>'}}
+  %0 = neuron.all_gather %a dim = 1 group = 2 : tensor<4x8xf32> -> tensor<4x16xbf16>
+  return %0 : tensor<4x16xbf16>
+}

@@ -756,3 +756,80 @@ nisa.program @p target "trn1" {
     nisa.alloc @a sbuf 128x64xi8
   }
 }
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<256xf32> offset = 0
+  nisa.hbm @b internal : tensor<256xf32> offset = 1024
+  nisa.kernel @k "all_reduce" from "neuron.all_reduce" {
+    // expected-error@+1 {{group must be at least 2 cores, got 1}}
+    nisa.all_reduce q0 @b[0, [1,256]] = @a[0, [1,256]] group 1
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<256xf32> offset = 0
+  nisa.hbm @b internal : tensor<256xf32> offset = 1024
+  nisa.kernel @k "all_reduce" from "neuron.all_reduce" {
+    // expected-error@+1 {{source must be one contiguous run of an HBM tensor}}
+    nisa.all_reduce q0 @b[0, [1,128]] = @a[0, [2,128]] group 2
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<256xf16> offset = 0
+  nisa.hbm @b internal : tensor<256xf16> offset = 1024
+  nisa.kernel @k "all_reduce" from "neuron.all_reduce" {
+    // expected-error@+1 {{reduces f32 or bf16 into the same type, got 'f16' into 'f16'}}
+    nisa.all_reduce q0 @b[0, [1,256]] = @a[0, [1,256]] group 2
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<256xf16> offset = 0
+  nisa.hbm @b internal : tensor<64xf16> offset = 1024
+  nisa.kernel @k "reduce_scatter" from "neuron.reduce_scatter" {
+    // expected-error@+1 {{reduces f32 or bf16 into the same type, got 'f16' into 'f16'}}
+    nisa.reduce_scatter q0 @b[0, [1,64]] = @a[0, [1,256]] group 4 outer 1
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<256xf32> offset = 0
+  nisa.hbm @b internal : tensor<128xf32> offset = 1024
+  nisa.kernel @k "reduce_scatter" from "neuron.reduce_scatter" {
+    // expected-error@+1 {{scatters 256 elements over 4 cores into 128 each}}
+    nisa.reduce_scatter q0 @b[0, [1,128]] = @a[0, [1,256]] group 4 outer 1
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<64xf32> offset = 0
+  nisa.hbm @b internal : tensor<256xf32> offset = 1024
+  nisa.kernel @k "all_gather" from "neuron.all_gather" {
+    // expected-error@+1 {{outer 3 does not divide the part's 64 elements}}
+    nisa.all_gather q0 @b[0, [1,256]] = @a[0, [1,64]] group 4 outer 3
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<64xf32> offset = 0
+  nisa.kernel @k "all_gather" from "neuron.all_gather" {
+    nisa.alloc @t sbuf 1x256xf32
+    // expected-error@+1 {{accesses tile @t without a partition range}}
+    nisa.all_gather q0 @t[0, [1,256]] = @a[0, [1,64]] group 4 outer 1
+  }
+}

@@ -1,0 +1,88 @@
+//===- CollectiveOps.cpp - Collective instructions of nisa -===//
+//
+// Verifiers, engines and accesses of all_reduce, all_gather and
+// reduce_scatter: instructions run by a group of NeuronCores together over
+// the DMA rings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/Dialect/Nisa/NisaOps.h"
+
+#include "neuronc/ISA/HardwareModel.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::nisa;
+
+// Collectives ---------------------------------------------------------------
+
+/// What all_reduce and all_gather share: a DMA queue, a group of at least two
+/// cores, and operands that are single contiguous runs of HBM tensors.
+template <typename OpTy> static LogicalResult verifyCollective(OpTy op) {
+  int64_t queue = op.getQueueAttr().getInt();
+  if (queue < 0 || queue >= kMaxQueues)
+    return op.emitOpError("queue ") << queue << " is not in 0.." << kMaxQueues - 1;
+  if (op.getGroup() < 2)
+    return op.emitOpError("group must be at least 2 cores, got ") << op.getGroup();
+  for (auto [role, ap] : {std::pair{"destination", op.getDstAp()}, {"source", op.getSrcAp()}})
+    if (ap.isTile() || ap.getSizes().size() != 1 || ap.getStrides()[0] != 1)
+      return op.emitOpError(role) << " must be one contiguous run of an HBM tensor";
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (failed(verifyCollective(*this)))
+    return failure();
+  if (getDstAp().getTotalElements() != getSrcAp().getTotalElements())
+    return emitOpError("reduces ") << getSrcAp().getTotalElements() << " source elements into "
+                                   << getDstAp().getTotalElements() << " destination elements";
+  return success();
+}
+
+Engine AllReduceOp::getInstructionEngine() { return Engine::dma; }
+
+void AllReduceOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult AllGatherOp::verify() {
+  if (failed(verifyCollective(*this)))
+    return failure();
+  int64_t src = getSrcAp().getTotalElements();
+  if (getDstAp().getTotalElements() != getGroup() * src)
+    return emitOpError("gathers ") << src << " elements from each of " << getGroup()
+                                   << " cores into " << getDstAp().getTotalElements();
+  if (getOuter() < 1 || src % getOuter())
+    return emitOpError("outer ") << getOuter() << " does not divide the part's " << src
+                                 << " elements";
+  return success();
+}
+
+Engine AllGatherOp::getInstructionEngine() { return Engine::dma; }
+
+void AllGatherOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (failed(verifyCollective(*this)))
+    return failure();
+  int64_t dst = getDstAp().getTotalElements();
+  if (getSrcAp().getTotalElements() != getGroup() * dst)
+    return emitOpError("scatters ") << getSrcAp().getTotalElements() << " elements over "
+                                    << getGroup() << " cores into " << dst << " each";
+  if (getOuter() < 1 || dst % getOuter())
+    return emitOpError("outer ") << getOuter() << " does not divide the part's " << dst
+                                 << " elements";
+  return success();
+}
+
+Engine ReduceScatterOp::getInstructionEngine() { return Engine::dma; }
+
+void ReduceScatterOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
