@@ -54,7 +54,7 @@ device = max(s["runs"]["device_time_ns"]) / 1e3
 tp = s["tensor_parallel"]
 collective = max((c["collective_ns"] for c in tp), default=0) / 1e3
 exposed = max((c["exposed_communication_ns"] for c in tp), default=0) / 1e3
-m = re.search(r"ring model ([0-9.]+) us", txt)
+m = re.search(r"; model ([0-9.]+) us", txt)
 ring = float(m.group(1)) if m else 0.0
 # Replicated kernels: profile rows whose source lines are all replicated ops.
 rep_lines = set()

@@ -179,12 +179,12 @@ Verdict neuronc::profile::diagnose(const KernelEvidence &ev, const HardwareModel
                "before it differ (uneven splits), or other programs share their HBM";
       return v;
     }
-    v.verdict = "communication-bound (ring collective)";
+    v.verdict = "communication-bound (collective)";
     v.evidence = "collectives of " + bytes(static_cast<double>(ev.collectiveBytes)) +
                  " per core over " + std::to_string(group) + " cores " + where + ": " +
-                 formatNs(ev.collectiveNs) + " (the ring model gives " +
+                 formatNs(ev.collectiveNs) + " (the ring or tree model gives " +
                  formatNs(ev.collectiveModelNs) + ", of which " +
-                 formatNs(hw.collectiveStepNs) + " per ring step)" + waited;
+                 formatNs(hw.collectiveStepNs) + " per step)" + waited;
     v.hint = "fewer cores per group (a group inside one chip rings through its HBM), fewer and "
              "larger collectives, bf16 values (half the bytes), or independent work to "
              "overlap";

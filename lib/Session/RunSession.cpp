@@ -265,7 +265,8 @@ int RunSession::runOnDevice(neuronc::neff::Executable exe, const std::string &na
       wait = std::max(wait, d.collectiveWaitNs);
       bytes = std::max(bytes, d.collectiveBytes);
     }
-    // The analytic ring model of the same collectives.
+    // The analytic model (ring, or tree for small all-reduces) of the same
+    // collectives.
     double model = 0;
     for (const auto &stream : first.program->streams)
       for (const neuronc::isa::Instruction &inst : stream)
@@ -275,7 +276,7 @@ int RunSession::runOnDevice(neuronc::neff::Executable exe, const std::string &na
                  << llvm::format("%.3f", slowest / 1000.0) << " us; collectives "
                  << llvm::format("%.3f", collective / 1000.0) << " us per core ("
                  << llvm::format("%.1f", slowest > 0 ? 100 * collective / slowest : 0.0)
-                 << " %; ring model " << llvm::format("%.3f", model / 1000.0) << " us), "
+                 << " %; model " << llvm::format("%.3f", model / 1000.0) << " us), "
                  << neuronc::formatByteSize(static_cast<double>(bytes))
                  << " per core, waiting for other cores "
                  << llvm::format("%.3f", wait / 1000.0) << " us\n";

@@ -70,11 +70,32 @@ TEST(Collective, RingTimeIsTheAnalyticModel) {
   EXPECT_DOUBLE_EQ(trn2.ringGBps(8), trn2.chipHbmGBps / 2);
   EXPECT_DOUBLE_EQ(trn2.ringGBps(16), trn2.neuronLinkGBps / 2);
   // 2(N-1)/N * bytes / bandwidth + 2(N-1) steps.
-  int64_t bytes = 8 << 20;
+  int64_t bytes = 32 << 20;
   EXPECT_DOUBLE_EQ(trn1.allReduceNs(8, bytes),
                    2.0 * 7 / 8 * bytes / (trn1.neuronLinkGBps / 2) + 14 * trn1.collectiveStepNs);
+  EXPECT_FALSE(trn1.allReduceUsesTree(8, bytes));
   // More cores move barely more bytes each, but pay more steps.
   EXPECT_GT(trn1.allReduceNs(32, 1024), trn1.allReduceNs(8, 1024));
+}
+
+TEST(Collective, SmallAllReducesRunAsATree) {
+  const HardwareModel &trn1 = *lookupHardwareModel("trn1");
+  // A decode step's 16 KiB over 32 cores: the ring's 62 steps against the
+  // tree's 2 log2(32) = 10, each byte over a link twice.
+  int64_t small = 16 << 10;
+  double gbps = trn1.neuronLinkGBps / 2;
+  EXPECT_DOUBLE_EQ(trn1.treeAllReduceNs(32, small), 2.0 * small / gbps + 10 * trn1.collectiveStepNs);
+  EXPECT_TRUE(trn1.allReduceUsesTree(32, small));
+  EXPECT_DOUBLE_EQ(trn1.allReduceNs(32, small), trn1.treeAllReduceNs(32, small));
+  EXPECT_LT(trn1.allReduceNs(32, small), trn1.ringAllReduceNs(32, small) / 5);
+  // A group of 3 rounds its tree depth up: 2 levels.
+  EXPECT_DOUBLE_EQ(trn1.treeAllReduceNs(3, 0), 4 * trn1.collectiveStepNs);
+  // Two cores: one ring step each way, one tree level each way, but the
+  // tree sends the whole message twice: the ring.
+  EXPECT_FALSE(trn1.allReduceUsesTree(2, small));
+  // A prefill's 32 MiB: the ring's N-fold smaller pieces win.
+  EXPECT_FALSE(trn1.allReduceUsesTree(8, 32 << 20));
+  EXPECT_DOUBLE_EQ(trn1.allReduceNs(8, 32 << 20), trn1.ringAllReduceNs(8, 32 << 20));
 }
 
 TEST(Collective, EveryCoreReceivesTheSumOfTheParts) {
@@ -113,8 +134,10 @@ TEST(Collective, AGroupAcrossChipsWithFewerPartsThanCores) {
         sum += x.f()[part * 16 + i];
       EXPECT_EQ(r.outputs[0].f()[i], 2 * sum) << "core " << r.core << " element " << i;
     }
-    // The ring over NeuronLink is the instruction's time.
+    // The model over NeuronLink is the instruction's time: for 64 bytes,
+    // the tree's.
     EXPECT_NEAR(r.collectiveNs, hw.allReduceNs(8, 64), 1e-6);
+    EXPECT_NEAR(r.collectiveNs, hw.treeAllReduceNs(8, 64), 1e-6);
     EXPECT_GE(r.deviceNs, hw.allReduceNs(8, 64));
     EXPECT_LT(r.deviceNs, hw.allReduceNs(8, 64) + 2000);
   }

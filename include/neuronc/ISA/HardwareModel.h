@@ -14,6 +14,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -107,10 +109,28 @@ struct HardwareModel {
   }
   /// A ring all-reduce of `bytes` over `group` cores: 2(N-1) steps, each
   /// moving bytes / N per core, plus each step's fixed cost.
-  double allReduceNs(int64_t group, int64_t bytes) const {
+  double ringAllReduceNs(int64_t group, int64_t bytes) const {
     double n = static_cast<double>(group);
     return 2 * (n - 1) / n * static_cast<double>(bytes) / ringGBps(group) +
            2 * (n - 1) * collectiveStepNs;
+  }
+  /// A tree all-reduce of `bytes` over `group` cores: reduced up a binary
+  /// tree and broadcast down it, the message pipelined in pieces, so every
+  /// byte crosses a link twice, in 2 ceil(log2 N) steps. Few steps win for
+  /// small messages (a decode step's 16 KiB), the ring's N-fold smaller
+  /// pieces for large ones.
+  double treeAllReduceNs(int64_t group, int64_t bytes) const {
+    double steps = std::ceil(std::log2(static_cast<double>(group)));
+    return 2 * static_cast<double>(bytes) / ringGBps(group) + 2 * steps * collectiveStepNs;
+  }
+  /// Whether an all-reduce of `bytes` over `group` cores runs as a tree
+  /// (faster than the ring); the collective engines pick per message.
+  bool allReduceUsesTree(int64_t group, int64_t bytes) const {
+    return treeAllReduceNs(group, bytes) < ringAllReduceNs(group, bytes);
+  }
+  /// An all-reduce: the faster of the ring and the tree.
+  double allReduceNs(int64_t group, int64_t bytes) const {
+    return std::min(ringAllReduceNs(group, bytes), treeAllReduceNs(group, bytes));
   }
   /// A ring all-gather into `bytes` (the whole tensor) over `group` cores:
   /// N-1 steps, each moving one core's part, plus each step's fixed cost.

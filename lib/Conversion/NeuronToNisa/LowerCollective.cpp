@@ -3,8 +3,9 @@
 // A tensor-parallel program's all-reduce is one nisa.all_reduce: every core
 // of the group hands its partial sum (an HBM tensor) to the collective
 // engines on one of its DMA queues and receives the sum in its result
-// tensor; an all-gather is one nisa.all_gather, each core's part placed in
-// every core's whole tensor. The instruction synchronizes the group itself (the simulator
+// tensor (over a ring, or a tree for small messages, as the hardware table's
+// model says is faster); an all-gather is one nisa.all_gather, each core's
+// part placed in every core's whole tensor. The instruction synchronizes the group itself (the simulator
 // starts it when every core has reached it); inside one core it waits for
 // the kernels writing its source like any DMA, so the core's other queues
 // and engines keep working while the ring runs.
@@ -36,8 +37,9 @@ LogicalResult checkGroup(Operation *op, int64_t group, const neuronc::HardwareMo
                          << " chips): compile with a smaller --tp";
 }
 
-/// The remark both collectives give.
-void collectiveRemark(FunctionLowering &fl, Operation *op, int64_t bytes, int64_t group, double ns) {
+/// The remark every collective gives; `algorithm` is how the engines run it.
+void collectiveRemark(FunctionLowering &fl, Operation *op, int64_t bytes, int64_t group, double ns,
+                      StringRef algorithm) {
   const neuronc::HardwareModel &hw = fl.pb.hw();
   if (fl.remarks)
     op->emitRemark("lowered as one ")
@@ -45,7 +47,7 @@ void collectiveRemark(FunctionLowering &fl, Operation *op, int64_t bytes, int64_
         << neuronc::formatByteSize(static_cast<double>(bytes)) << " per core over " << group
         << " cores ("
         << (group <= hw.coresPerChip ? "inside one chip, through its HBM" : "over NeuronLink")
-        << "), ring estimate " << llvm::formatv("{0:F1}", ns / 1000.0) << " us";
+        << "), " << algorithm << " estimate " << llvm::formatv("{0:F1}", ns / 1000.0) << " us";
 }
 
 /// Refuses partial sums the collective engines cannot add.
@@ -71,11 +73,11 @@ int64_t blocksBefore(RankedTensorType type, int64_t dim) {
 /// instance, one kernel named after `op` holding one `NisaOp` that moves
 /// `srcN` elements of the input into `dstN` of the result on the DMA queue
 /// free first (`outer` blocks per part for a gather or scatter), and the
-/// remark with `bytes` per core and the ring estimate `ns`.
+/// remark with `bytes` per core and the estimate `ns` of `algorithm`.
 template <typename NisaOp>
 LogicalResult emitCollective(FunctionLowering &fl, Operation *op, Value input, Value result,
                              int64_t group, int64_t srcN, int64_t dstN, int64_t outer,
-                             int64_t bytes, double ns) {
+                             int64_t bytes, double ns, StringRef algorithm = "ring") {
   if (failed(checkGroup(op, group, fl.pb.hw())))
     return failure();
   HbmBuffer src = fl.bufferOf(input);
@@ -90,7 +92,7 @@ LogicalResult emitCollective(FunctionLowering &fl, Operation *op, Value input, V
   else
     kb.emit<NisaOp>(queue, dst.sym, dstAp, src.sym, srcAp, b.getI64IntegerAttr(group),
                     b.getI64IntegerAttr(outer), DenseI64ArrayAttr(), UnitAttr());
-  collectiveRemark(fl, op, bytes, group, ns);
+  collectiveRemark(fl, op, bytes, group, ns, algorithm);
   return success();
 }
 
@@ -102,9 +104,10 @@ LogicalResult mlir::neuron::lowering::lowerAllReduce(FunctionLowering &fl, AllRe
     return failure();
   int64_t n = type.getNumElements(), group = op.getGroup();
   int64_t bytes = n * nisa::elementBytes(type.getElementType());
+  const neuronc::HardwareModel &hw = fl.pb.hw();
   return emitCollective<nisa::AllReduceOp>(fl, op, op.getInput(), op.getResult(), group, n, n,
-                                           /*outer=*/1, bytes,
-                                           fl.pb.hw().allReduceNs(group, bytes));
+                                           /*outer=*/1, bytes, hw.allReduceNs(group, bytes),
+                                           hw.allReduceUsesTree(group, bytes) ? "tree" : "ring");
 }
 
 LogicalResult mlir::neuron::lowering::lowerAllGather(FunctionLowering &fl, AllGatherOp op) {

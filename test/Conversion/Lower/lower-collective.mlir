@@ -59,3 +59,4 @@ func.func @too_many(%p: tensor<256xf32>) -> tensor<256xf32> {
   %y = neuron.all_reduce %p group = 64 : tensor<256xf32>
   return %y : tensor<256xf32>
 }
+
