@@ -484,6 +484,48 @@ def Neuron_ReduceScatterOp : Neuron_Op<"reduce_scatter"> {
   let hasVerifier = 1;
 }
 
+def Neuron_AllToAllOp : Neuron_Op<"all_to_all"> {
+  let summary = "splits `input` along `split` over the `group` cores and concatenates what each receives along `concat`";
+  let description = [{
+    Core r's part j along `split` goes to core j, which concatenates the
+    parts it receives in core order along `concat`: the exchange that turns
+    a tensor split by sequence into one split by heads (Ulysses sequence
+    parallelism) or routes tokens to experts. The executable runs it on the
+    collective engines as pairwise exchanges; the interpreter, which runs
+    one core's program, cannot evaluate it.
+    ```mlir
+    %y = neuron.all_to_all %x split = 1 concat = 2 group = 4 : tensor<1x32x512x128xf32> -> tensor<1x8x2048x128xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_Tensor:$input, I64Attr:$split, I64Attr:$concat, I64Attr:$group);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $input `split` `=` $split `concat` `=` $concat `group` `=` $group attr-dict `:` type($input)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Neuron_SendRecvOp : Neuron_Op<"send_recv", [SameOperandsAndResultType]> {
+  let summary = "sends `input` to the core `shift` places on and receives the one `shift` places back";
+  let description = [{
+    Core r's `input` becomes the result of core r + shift (modulo `group`
+    with `cyclic`); a core nothing sends to receives zeros. With shift 1
+    and no wrap, pipeline stages pass their activations on; cyclic, a ring
+    exchange (ring attention's key/value blocks). The interpreter cannot
+    evaluate it.
+    ```mlir
+    %y = neuron.send_recv %x shift = 1 group = 4 : tensor<128x4096xbf16>
+    ```
+  }];
+  let arguments = (ins Neuron_Tensor:$input, I64Attr:$shift, I64Attr:$group, UnitAttr:$cyclic);
+  let results = (outs Neuron_Tensor:$result);
+  let assemblyFormat = [{
+    $input `shift` `=` $shift `group` `=` $group (`cyclic` $cyclic^)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Named kernels
 //===----------------------------------------------------------------------===//

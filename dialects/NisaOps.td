@@ -423,6 +423,54 @@ def Nisa_ReduceScatterOp : Nisa_Instruction<"reduce_scatter"> {
   }];
 }
 
+def Nisa_AllToAllOp : Nisa_Instruction<"all_to_all"> {
+  let recordParams = ["group", "src_inner", "dst_inner"];
+  let summary = "exchanges the parts of an HBM tensor between every pair of cores of a group";
+  let description = [{
+    Every core of the group (cores 0 .. group-1, each running this program)
+    issues it on one of its DMA queues; once all have arrived, core r's
+    part j of `src` goes to core j, where it lands as part r of `dst`.
+    `src` is seen as [outer, group, src_inner] (part j: the src_inner runs
+    at j), `dst` as [outer', group, dst_inner] (part i: the dst_inner runs at
+    i); a part's elements are read in the first order and written in the
+    second, so that splitting along one dim and concatenating along another
+    (Ulysses-style sequence/head exchanges, expert routing) is one
+    instruction. Both operands are contiguous HBM tensors of one type and
+    element count; src_inner and dst_inner divide a part.
+  }];
+  let arguments = !con((ins I64Attr:$queue, FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap,
+                            I64Attr:$group, I64Attr:$src_inner, I64Attr:$dst_inner), syncArgs);
+  let assemblyFormat = [{
+    custom<Queue>($queue) custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    `group` $group `split` $src_inner `concat` $dst_inner
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
+def Nisa_SendRecvOp : Nisa_Instruction<"send_recv"> {
+  let recordParams = ["group", "shift", "cyclic"];
+  let summary = "sends an HBM tensor to the core `shift` places on and receives the one `shift` places back";
+  let description = [{
+    Every core of the group (cores 0 .. group-1, each running this program)
+    issues it on one of its DMA queues; once all have arrived, core r's
+    `src` is copied into the `dst` of core r + shift (mod group when
+    `cyclic` is 1). A core nothing sends to (r - shift outside 0 ..
+    group-1, not cyclic) receives zeros: pipeline stages pass activations
+    on with shift 1, the last sending nothing and the first receiving
+    zeros. Both operands are contiguous HBM tensors of one type and element
+    count; shift is in 1 - group .. group - 1 and not 0.
+  }];
+  let arguments = !con((ins I64Attr:$queue, FlatSymbolRefAttr:$dst, Nisa_AccessPatternAttr:$dst_ap,
+                            FlatSymbolRefAttr:$src, Nisa_AccessPatternAttr:$src_ap,
+                            I64Attr:$group, I64Attr:$shift, I64Attr:$cyclic), syncArgs);
+  let assemblyFormat = [{
+    custom<Queue>($queue) custom<Access>($dst, $dst_ap) `=` custom<Access>($src, $src_ap)
+    `group` $group `shift` $shift `cyclic` $cyclic
+    (`wait` `(` custom<Waits>($wait)^ `)`)? (`signal` $signal^)? attr-dict
+  }];
+}
+
 def Nisa_LoadStationaryOp : Nisa_Instruction<"load_stationary"> {
   let recordOperands = ["src"];
   let summary = "TensorE: loads the stationary matrix [K partitions, M ≤ 128] into the array";

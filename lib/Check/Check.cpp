@@ -274,7 +274,8 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
     SmallVector<Tensor> operands;
     for (Value v : op->getOperands())
       operands.push_back(local.lookup(v));
-    if (mlir::isa<neuron::AllReduceOp, neuron::AllGatherOp, neuron::ReduceScatterOp>(op)) {
+    if (mlir::isa<neuron::AllReduceOp, neuron::AllGatherOp, neuron::ReduceScatterOp,
+                  neuron::AllToAllOp, neuron::SendRecvOp>(op)) {
       // The sum over the cores is the simulator's to give: core 0's value
       // goes on (the outputs check the sums against the unsharded program).
       auto sv = simValues.find({static_cast<int64_t>(index), 0});

@@ -57,6 +57,8 @@ int64_t neuronc::instructionCycles(const HardwareModel &hw, const CostQuery &q) 
   case Opcode::AllReduce:
   case Opcode::AllGather:
   case Opcode::ReduceScatter:
+  case Opcode::AllToAll:
+  case Opcode::SendRecv:
     return 0;
   case Opcode::MultiplyMoving:
     // max(min(64, N_stationary), N_moving), x4 for fp32.
@@ -257,5 +259,9 @@ double neuronc::collectiveNs(const HardwareModel &hw, const isa::Instruction &in
     return hw.allGatherNs(group, inst.operands[0].bytes());
   if (inst.opcode == isa::Opcode::ReduceScatter)
     return hw.reduceScatterNs(group, inst.operands[1].bytes());
+  if (inst.opcode == isa::Opcode::AllToAll)
+    return hw.allToAllNs(group, inst.operands[1].bytes());
+  if (inst.opcode == isa::Opcode::SendRecv)
+    return hw.sendRecvNs(group, inst.operands[1].bytes());
   return hw.allReduceNs(group, inst.operands[1].bytes());
 }

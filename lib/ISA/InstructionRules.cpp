@@ -196,7 +196,7 @@ struct ProgramChecker {
   bool collectiveRules(const isa::Instruction &inst, Cursor &c) {
     using isa::Opcode;
     const auto &ops = inst.operands;
-    bool sums = inst.opcode != Opcode::AllGather;
+    bool sums = inst.opcode == Opcode::AllReduce || inst.opcode == Opcode::ReduceScatter;
     llvm::StringRef name = isa::opcodeName(inst.opcode);
     if (ops.size() != 2 || isTile(ops[0]) || isTile(ops[1]) || ops[0].dtype != ops[1].dtype ||
         (sums && ops[0].dtype != isa::DType::F32 && ops[0].dtype != isa::DType::BF16) ||
@@ -205,9 +205,26 @@ struct ProgramChecker {
              "type and a group of at least 2 cores");
       return false;
     }
-    if (inst.opcode == Opcode::AllReduce) {
-      if (ops[0].totalElements() != ops[1].totalElements()) {
-        c.fail("all_reduce needs as many destination elements as source elements");
+    int64_t group = inst.params[0], n = ops[1].totalElements();
+    if (inst.opcode == Opcode::AllReduce || inst.opcode == Opcode::AllToAll ||
+        inst.opcode == Opcode::SendRecv) {
+      if (ops[0].totalElements() != n) {
+        c.fail(name + " needs as many destination elements as source elements");
+        return false;
+      }
+      // all_to_all: parts of n / group elements, split and concat runs
+      // dividing them; send_recv: a shift inside the group, cyclic 0 or 1.
+      if (inst.opcode == Opcode::AllToAll &&
+          (n % group || inst.params[1] < 1 || inst.params[2] < 1 ||
+           (n / group) % inst.params[1] || (n / group) % inst.params[2])) {
+        c.fail("all_to_all needs parts of the group dividing the source and split and concat "
+               "runs dividing a part");
+        return false;
+      }
+      if (inst.opcode == Opcode::SendRecv &&
+          (inst.params[1] == 0 || inst.params[1] <= -group || inst.params[1] >= group ||
+           (inst.params[2] != 0 && inst.params[2] != 1))) {
+        c.fail("send_recv needs a shift inside the group and cyclic 0 or 1");
         return false;
       }
       return true;
@@ -232,6 +249,8 @@ struct ProgramChecker {
     case Opcode::AllReduce:
     case Opcode::AllGather:
     case Opcode::ReduceScatter:
+    case Opcode::AllToAll:
+    case Opcode::SendRecv:
       return collectiveRules(inst, c);
     case Opcode::DmaCopy: {
       if (ops.size() < 2 || ops[0].totalElements() != ops[1].totalElements() ||

@@ -150,6 +150,9 @@ private:
   /// The values of an all_gather at the head of stream `s` of cores
   /// 0..group-1.
   llvm::Error gatherParts(int64_t s, int64_t group);
+  /// The values of an all_to_all or a send_recv at the head of stream `s`
+  /// of cores 0..group-1: elements moved between the cores, unchanged.
+  template <typename T> llvm::Error exchangeParts(int64_t s, int64_t group);
   /// With Options::checkReads: fails when the source of the collective at
   /// the head of stream `s` of `c` holds bytes nothing wrote.
   llvm::Error checkCollectiveSource(Core &c, int64_t s);

@@ -42,6 +42,12 @@ llvm::Error ChipRun::issueCollective(int64_t s, double at) {
     // The values: every core's part into its place in each destination.
     if (llvm::Error e = gatherParts(s, t.group))
       return e;
+  } else if (options.data &&
+             (inst0.opcode == isa::Opcode::AllToAll || inst0.opcode == isa::Opcode::SendRecv)) {
+    llvm::Error e = isa::isFloat(inst0.operands[1].dtype) ? exchangeParts<float>(s, t.group)
+                                                          : exchangeParts<int32_t>(s, t.group);
+    if (e)
+      return e;
   } else if (options.data) {
     if (llvm::Error e = sumParts(s, t.group))
       return e;
@@ -156,6 +162,51 @@ llvm::Error ChipRun::gatherParts(int64_t s, int64_t group) {
     else
       c.dev->store(inst.operands[0], wholeI.data());
     c.dev->markWritten(inst.operands[0]);
+  }
+  return llvm::Error::success();
+}
+
+template <typename T> llvm::Error ChipRun::exchangeParts(int64_t s, int64_t group) {
+  const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
+  int64_t n = inst0.operands[1].totalElements();
+  std::vector<std::vector<T>> src(group, std::vector<T>(n)), dst(group, std::vector<T>(n, T(0)));
+  for (int64_t r = 0; r < group; ++r) {
+    Core &c = cores[r];
+    if (llvm::Error e = checkCollectiveSource(c, s))
+      return e;
+    c.dev->load(jobs[c.job].program->streams[s][c.cursor[s]].operands[1], src[r].data());
+  }
+  if (inst0.opcode == isa::Opcode::SendRecv) {
+    // Core r's source into core r + shift's destination (mod group when
+    // cyclic); a core nothing sends to keeps zeros.
+    int64_t shift = inst0.params[1];
+    bool cyclic = inst0.params[2] != 0;
+    for (int64_t r = 0; r < group; ++r) {
+      int64_t to = r + shift;
+      if (cyclic)
+        to = ((to % group) + group) % group;
+      if (to >= 0 && to < group)
+        dst[to] = src[r];
+    }
+  } else {
+    // Core r's part j, read as [outer, group, split] runs at j, lands in
+    // core j's destination as part r, written as [outer', group, concat]
+    // runs at r.
+    int64_t part = n / group, split = inst0.params[1], concat = inst0.params[2];
+    std::vector<T> piece(part);
+    for (int64_t r = 0; r < group; ++r)
+      for (int64_t j = 0; j < group; ++j) {
+        for (int64_t e = 0; e < part; ++e)
+          piece[e] = src[r][((e / split) * group + j) * split + e % split];
+        for (int64_t e = 0; e < part; ++e)
+          dst[j][((e / concat) * group + r) * concat + e % concat] = piece[e];
+      }
+  }
+  for (int64_t r = 0; r < group; ++r) {
+    Core &c = cores[r];
+    const isa::Operand &out = jobs[c.job].program->streams[s][c.cursor[s]].operands[0];
+    c.dev->store(out, dst[r].data());
+    c.dev->markWritten(out);
   }
   return llvm::Error::success();
 }

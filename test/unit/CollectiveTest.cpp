@@ -262,3 +262,55 @@ TEST(Collective, ShardedInputsRoundTripAndNeedTheirFeatureBit) {
 }
 
 } // namespace
+
+TEST(Collective, AllToAllAndSendRecvMovePartsBetweenCores) {
+  neuronc::testing::BackendHarness h;
+  // Four cores of two trn1 chips, core r holding slab r of a 4x8x6 tensor.
+  // all_to_all splits each slab's 8 rows into 4 parts of 2 and concatenates
+  // the parts a core receives along the 6 columns: core j's [2, 24] holds
+  // X[r, 2j + a, c] at (a, 6r + c). send_recv passes each slab to the next
+  // core (core 0 receives zeros), and cyclically to the one before.
+  neff::Executable exe = assembleText(h, R"(
+nisa.program @tp target "trn1" {
+  nisa.hbm @x input 0 shard [0, 4] : tensor<1x8x6xf32>
+  nisa.hbm @y output 0 : tensor<1x2x24xf32>
+  nisa.hbm @z output 1 : tensor<1x8x6xf32>
+  nisa.hbm @w output 2 : tensor<1x8x6xf32>
+  nisa.kernel @k "all_to_all" from "neuron.all_to_all" {
+    nisa.all_to_all q0 @y[0, [1,48]] = @x[0, [1,48]] group 4 split 12 concat 6
+    nisa.send_recv q1 @z[0, [1,48]] = @x[0, [1,48]] group 4 shift 1 cyclic 0
+    nisa.send_recv q2 @w[0, [1,48]] = @x[0, [1,48]] group 4 shift -1 cyclic 1
+  }
+})");
+  EXPECT_EQ(exe.programs[0].collectiveGroup(), 4);
+  Tensor x = Tensor::empty(DType::F32, {4, 8, 6});
+  for (int64_t i = 0; i < 4 * 48; ++i)
+    x.f()[i] = static_cast<float>(i) + 0.25f;
+  auto at = [&](int64_t r, int64_t row, int64_t c) { return x.f()[(r * 8 + row) * 6 + c]; };
+  sim::Options options;
+  auto run = sim::runChip(groupJobs(exe, 4, x), options);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const HardwareModel &hw = *lookupHardwareModel("trn1");
+  for (const sim::Result &r : *run) {
+    int64_t j = r.core;
+    for (int64_t from = 0; from < 4; ++from)
+      for (int64_t a = 0; a < 2; ++a)
+        for (int64_t c = 0; c < 6; ++c)
+          EXPECT_EQ(r.outputs[0].f()[a * 24 + from * 6 + c], at(from, 2 * j + a, c))
+              << "all_to_all: core " << j << " from core " << from;
+    for (int64_t e = 0; e < 48; ++e) {
+      EXPECT_EQ(r.outputs[1].f()[e], j == 0 ? 0.0f : x.f()[(j - 1) * 48 + e])
+          << "send_recv: core " << j;
+      EXPECT_EQ(r.outputs[2].f()[e], x.f()[((j + 1) % 4) * 48 + e])
+          << "cyclic send_recv: core " << j;
+    }
+    // Each on its own queue: the three run side by side, each its model's
+    // time (pairwise exchanges: (N-1)/N of 192 bytes, N-1 steps; one hop).
+    EXPECT_NEAR(r.collectiveNs, hw.allToAllNs(4, 192) + 2 * hw.sendRecvNs(4, 192), 1e-6);
+    EXPECT_NEAR(hw.allToAllNs(4, 192),
+                3.0 / 4 * 192 / (hw.neuronLinkGBps / 2) + 3 * hw.collectiveStepNs, 1e-9);
+    EXPECT_NEAR(hw.sendRecvNs(4, 192), 192 / (hw.neuronLinkGBps / 2) + hw.collectiveStepNs,
+                1e-9);
+    EXPECT_LT(r.deviceNs, hw.allToAllNs(4, 192) + 2000);
+  }
+}

@@ -97,11 +97,12 @@ enum class DType : uint8_t { F32 = 0, BF16, F16, I32, I1 };
 constexpr uint8_t kLastDType = static_cast<uint8_t>(DType::I1);
 int64_t dtypeBytes(DType t);
 llvm::StringRef dtypeName(DType t);
-/// A collective (all_reduce, all_gather): it runs on the collective
-/// engines across the cores of a tensor-parallel group, its params[0] the
-/// group's size.
+/// A collective (all_reduce, all_gather, reduce_scatter, all_to_all,
+/// send_recv): it runs on the collective engines across the cores of a
+/// group, its params[0] the group's size.
 inline bool isCollective(Opcode op) {
-  return op == Opcode::AllReduce || op == Opcode::AllGather || op == Opcode::ReduceScatter;
+  return op == Opcode::AllReduce || op == Opcode::AllGather || op == Opcode::ReduceScatter ||
+         op == Opcode::AllToAll || op == Opcode::SendRecv;
 }
 inline bool isFloat(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
 

@@ -297,6 +297,10 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       ok = lowerAllGather(fl, ag);
     else if (auto rs = dyn_cast<ReduceScatterOp>(op))
       ok = lowerReduceScatter(fl, rs);
+    else if (auto a2a = dyn_cast<AllToAllOp>(op))
+      ok = lowerAllToAll(fl, a2a);
+    else if (auto sr = dyn_cast<SendRecvOp>(op))
+      ok = lowerSendRecv(fl, sr);
     else if (isRowOp(&op))
       ok = lowerOne(fl, &op);
     else

@@ -5,7 +5,8 @@
 // engines on one of its DMA queues and receives the sum in its result
 // tensor (over a ring, or a tree for small messages, as the hardware table's
 // model says is faster); an all-gather is one nisa.all_gather, each core's
-// part placed in every core's whole tensor. The instruction synchronizes the group itself (the simulator
+// part placed in every core's whole tensor; an all-to-all and a send/recv
+// move parts between the cores unchanged. The instruction synchronizes the group itself (the simulator
 // starts it when every core has reached it); inside one core it waits for
 // the kernels writing its source like any DMA, so the core's other queues
 // and engines keep working while the ring runs.
@@ -72,12 +73,14 @@ int64_t blocksBefore(RankedTensorType type, int64_t dim) {
 /// What every collective's lowering shares: the group checked against the
 /// instance, one kernel named after `op` holding one `NisaOp` that moves
 /// `srcN` elements of the input into `dstN` of the result on the DMA queue
-/// free first (`outer` blocks per part for a gather or scatter), and the
-/// remark with `bytes` per core and the estimate `ns` of `algorithm`.
+/// free first (`outer` blocks per part for a gather or scatter; `extra`, the
+/// all_to_all's split and concat runs or the send_recv's shift and wrap),
+/// and the remark with `bytes` per core and the estimate `ns` of `algorithm`.
 template <typename NisaOp>
 LogicalResult emitCollective(FunctionLowering &fl, Operation *op, Value input, Value result,
                              int64_t group, int64_t srcN, int64_t dstN, int64_t outer,
-                             int64_t bytes, double ns, StringRef algorithm = "ring") {
+                             int64_t bytes, double ns, StringRef algorithm = "ring",
+                             std::array<int64_t, 2> extra = {}) {
   if (failed(checkGroup(op, group, fl.pb.hw())))
     return failure();
   HbmBuffer src = fl.bufferOf(input);
@@ -88,6 +91,11 @@ LogicalResult emitCollective(FunctionLowering &fl, Operation *op, Value input, V
   nisa::AccessPatternAttr dstAp = kb.hbmAP(0, {dstN}, {1}), srcAp = kb.hbmAP(0, {srcN}, {1});
   if constexpr (std::is_same_v<NisaOp, nisa::AllReduceOp>)
     kb.emit<NisaOp>(queue, dst.sym, dstAp, src.sym, srcAp, b.getI64IntegerAttr(group),
+                    DenseI64ArrayAttr(), UnitAttr());
+  else if constexpr (std::is_same_v<NisaOp, nisa::AllToAllOp> ||
+                     std::is_same_v<NisaOp, nisa::SendRecvOp>)
+    kb.emit<NisaOp>(queue, dst.sym, dstAp, src.sym, srcAp, b.getI64IntegerAttr(group),
+                    b.getI64IntegerAttr(extra[0]), b.getI64IntegerAttr(extra[1]),
                     DenseI64ArrayAttr(), UnitAttr());
   else
     kb.emit<NisaOp>(queue, dst.sym, dstAp, src.sym, srcAp, b.getI64IntegerAttr(group),
@@ -129,4 +137,35 @@ LogicalResult mlir::neuron::lowering::lowerReduceScatter(FunctionLowering &fl,
   return emitCollective<nisa::ReduceScatterOp>(fl, op, op.getInput(), op.getResult(), group, n,
                                                n / group, blocksBefore(in, op.getDim()), bytes,
                                                fl.pb.hw().reduceScatterNs(group, bytes));
+}
+
+LogicalResult mlir::neuron::lowering::lowerAllToAll(FunctionLowering &fl, AllToAllOp op) {
+  auto in = cast<RankedTensorType>(op.getInput().getType());
+  int64_t n = in.getNumElements(), group = op.getGroup();
+  int64_t bytes = n * nisa::elementBytes(in.getElementType());
+  // A part is the input with the split dim divided by the group; the
+  // source holds it in runs of its elements from the split dim on, the
+  // destination in runs from the concat dim on.
+  SmallVector<int64_t> part(in.getShape());
+  part[op.getSplit()] /= group;
+  auto runFrom = [&](int64_t dim) {
+    int64_t run = 1;
+    for (int64_t d = dim; d < static_cast<int64_t>(part.size()); ++d)
+      run *= part[d];
+    return run;
+  };
+  return emitCollective<nisa::AllToAllOp>(
+      fl, op, op.getInput(), op.getResult(), group, n, n, /*outer=*/1, bytes,
+      fl.pb.hw().allToAllNs(group, bytes), "pairwise",
+      {runFrom(op.getSplit()), runFrom(op.getConcat())});
+}
+
+LogicalResult mlir::neuron::lowering::lowerSendRecv(FunctionLowering &fl, SendRecvOp op) {
+  auto in = cast<RankedTensorType>(op.getInput().getType());
+  int64_t n = in.getNumElements(), group = op.getGroup();
+  int64_t bytes = n * nisa::elementBytes(in.getElementType());
+  return emitCollective<nisa::SendRecvOp>(fl, op, op.getInput(), op.getResult(), group, n, n,
+                                          /*outer=*/1, bytes, fl.pb.hw().sendRecvNs(group, bytes),
+                                          "one-hop",
+                                          {op.getShiftAttr().getInt(), op.getCyclic() ? 1 : 0});
 }

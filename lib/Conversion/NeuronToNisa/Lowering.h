@@ -85,6 +85,10 @@ LogicalResult lowerAllReduce(FunctionLowering &fl, AllReduceOp op);
 LogicalResult lowerAllGather(FunctionLowering &fl, AllGatherOp op);
 /// A tensor-parallel reduce-scatter: one nisa.reduce_scatter on a DMA queue.
 LogicalResult lowerReduceScatter(FunctionLowering &fl, ReduceScatterOp op);
+/// An all-to-all: one nisa.all_to_all on a DMA queue.
+LogicalResult lowerAllToAll(FunctionLowering &fl, AllToAllOp op);
+/// A send/recv: one nisa.send_recv on a DMA queue.
+LogicalResult lowerSendRecv(FunctionLowering &fl, SendRecvOp op);
 
 /// Transpose, slice, concat, gather, broadcast_to and copies: DMA.
 LogicalResult lowerDataMovement(FunctionLowering &fl, Operation *op);

@@ -212,6 +212,12 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
                     " cores and the interpreter runs one: run the sharded program on the "
                     "simulator (neuron-run --tp), or the unsharded one here");
       })
+      .Case<AllToAllOp, SendRecvOp>([&](auto a) -> llvm::Expected<Tensor> {
+        return fail(a->getName().getStringRef() + " moves values between " +
+                    llvm::Twine(a.getGroup()) +
+                    " cores and the interpreter runs one: run the program on the simulator "
+                    "with its group");
+      })
       .Default([&](Operation *other) -> llvm::Expected<Tensor> {
         return fail("'" + other->getName().getStringRef() + "' has no reference kernel");
       });

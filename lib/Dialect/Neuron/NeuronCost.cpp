@@ -101,6 +101,8 @@ std::optional<OpCost> AllReduceOp::getCost() {
 
 /// Pure data movement: no arithmetic.
 std::optional<OpCost> AllGatherOp::getCost() { return memoryCost(*this); }
+std::optional<OpCost> AllToAllOp::getCost() { return memoryCost(*this); }
+std::optional<OpCost> SendRecvOp::getCost() { return memoryCost(*this); }
 
 /// One add per element of the whole tensor and core of the group.
 std::optional<OpCost> ReduceScatterOp::getCost() {

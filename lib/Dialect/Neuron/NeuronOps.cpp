@@ -554,3 +554,38 @@ LogicalResult ReduceScatterOp::verify() {
 LogicalResult AllGatherOp::verify() {
   return verifyAlongDim(*this, getGroup(), getDim(), getInput(), getType(), /*scatter=*/false);
 }
+
+LogicalResult AllToAllOp::verify() {
+  int64_t group = getGroup();
+  if (group < 2)
+    return emitOpError("group must be at least 2 cores, got ") << group;
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  for (auto [what, dim] : {std::pair{"split", getSplit()}, {"concat", getConcat()}})
+    if (dim < 0 || static_cast<int64_t>(dim) >= in.getRank())
+      return emitOpError(what) << " dim " << dim << " is not a dim of " << in;
+  int64_t split = getSplit(), concat = getConcat();
+  if (in.isDynamicDim(split) || in.isDynamicDim(concat))
+    return emitOpError("splits and concatenates static dims only, got ") << in;
+  if (in.getDimSize(split) % group)
+    return emitOpError("cannot split dim ") << split << " of " << in << " over " << group
+                                            << " cores";
+  SmallVector<int64_t> want(in.getShape());
+  want[split] /= group;
+  want[concat] *= group;
+  if (in.getElementType() != out.getElementType() || out.getShape() != ArrayRef(want))
+    return emitOpError("exchanges ") << in << " over " << group << " cores into " << out
+                                     << "; expected "
+                                     << RankedTensorType::get(want, in.getElementType());
+  return success();
+}
+
+LogicalResult SendRecvOp::verify() {
+  int64_t group = getGroupAttr().getInt(), shift = getShiftAttr().getInt();
+  if (group < 2)
+    return emitOpError("group must be at least 2 cores, got ") << group;
+  if (shift == 0 || shift <= -group || shift >= group)
+    return emitOpError("shift ") << shift << " is not in " << 1 - group << ".." << group - 1
+                                 << " without 0";
+  return success();
+}

@@ -1,8 +1,8 @@
 //===- CollectiveOps.cpp - Collective instructions of nisa -===//
 //
-// Verifiers, engines and accesses of all_reduce, all_gather and
-// reduce_scatter: instructions run by a group of NeuronCores together over
-// the DMA rings.
+// Verifiers, engines and accesses of all_reduce, all_gather,
+// reduce_scatter, all_to_all and send_recv: instructions run by a group of
+// NeuronCores together over the DMA rings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +17,7 @@ using namespace mlir::nisa;
 
 // Collectives ---------------------------------------------------------------
 
-/// What all_reduce and all_gather share: a DMA queue, a group of at least two
+/// What every collective shares: a DMA queue, a group of at least two
 /// cores, and operands that are single contiguous runs of HBM tensors.
 template <typename OpTy> static LogicalResult verifyCollective(OpTy op) {
   int64_t queue = op.getQueueAttr().getInt();
@@ -83,6 +83,52 @@ LogicalResult ReduceScatterOp::verify() {
 Engine ReduceScatterOp::getInstructionEngine() { return Engine::dma; }
 
 void ReduceScatterOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult AllToAllOp::verify() {
+  if (failed(verifyCollective(*this)))
+    return failure();
+  int64_t n = getSrcAp().getTotalElements();
+  if (getDstAp().getTotalElements() != n)
+    return emitOpError("exchanges ") << n << " source elements into "
+                                     << getDstAp().getTotalElements() << " destination elements";
+  if (n % getGroup())
+    return emitOpError("cannot split ") << n << " elements into " << getGroup() << " parts";
+  int64_t part = n / getGroup();
+  for (auto [what, inner] : {std::pair{"split", getSrcInner()}, {"concat", getDstInner()}})
+    if (inner < 1 || part % inner)
+      return emitOpError(what) << " " << inner << " does not divide the part's " << part
+                               << " elements";
+  return success();
+}
+
+Engine AllToAllOp::getInstructionEngine() { return Engine::dma; }
+
+void AllToAllOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({getDstAttr(), getDstAp(), true});
+  out.push_back({getSrcAttr(), getSrcAp(), false});
+}
+
+LogicalResult SendRecvOp::verify() {
+  if (failed(verifyCollective(*this)))
+    return failure();
+  if (getDstAp().getTotalElements() != getSrcAp().getTotalElements())
+    return emitOpError("sends ") << getSrcAp().getTotalElements() << " elements into "
+                                 << getDstAp().getTotalElements();
+  int64_t shift = getShiftAttr().getInt(), group = getGroupAttr().getInt();
+  if (shift == 0 || shift <= -group || shift >= group)
+    return emitOpError("shift ") << shift << " is not in " << 1 - group << ".." << group - 1
+                                 << " without 0";
+  if (getCyclic() != 0 && getCyclic() != 1)
+    return emitOpError("cyclic must be 0 or 1, got ") << getCyclic();
+  return success();
+}
+
+Engine SendRecvOp::getInstructionEngine() { return Engine::dma; }
+
+void SendRecvOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
   out.push_back({getDstAttr(), getDstAp(), true});
   out.push_back({getSrcAttr(), getSrcAp(), false});
 }

@@ -122,13 +122,13 @@ LogicalResult verifyMemories(InstructionOpInterface inst, ProgramOp program, Ker
                  << t << " into " << typeOf(reduce.getDstAttr());
         return success();
       })
-      .Case([&](AllGatherOp ag) -> LogicalResult {
-        if (spaceOf(ag.getSrcAttr()) != MemorySpace::hbm ||
-            spaceOf(ag.getDstAttr()) != MemorySpace::hbm)
-          return ag.emitOpError("gathers HBM tensors only");
-        if (typeOf(ag.getSrcAttr()) != typeOf(ag.getDstAttr()))
-          return ag.emitOpError("gathers ")
-                 << typeOf(ag.getSrcAttr()) << " into " << typeOf(ag.getDstAttr());
+      .Case<AllGatherOp, AllToAllOp, SendRecvOp>([&](auto move) -> LogicalResult {
+        if (spaceOf(move.getSrcAttr()) != MemorySpace::hbm ||
+            spaceOf(move.getDstAttr()) != MemorySpace::hbm)
+          return move.emitOpError("moves HBM tensors only");
+        if (typeOf(move.getSrcAttr()) != typeOf(move.getDstAttr()))
+          return move.emitOpError("moves ")
+                 << typeOf(move.getSrcAttr()) << " into " << typeOf(move.getDstAttr());
         return success();
       })
       .Case([&](MultiplyMovingOp mm) -> LogicalResult {

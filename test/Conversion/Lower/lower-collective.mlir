@@ -60,3 +60,29 @@ func.func @too_many(%p: tensor<256xf32>) -> tensor<256xf32> {
   return %y : tensor<256xf32>
 }
 
+
+// -----
+
+// An all-to-all from sequence-split to head-split: a part is 1x2x4x8 (the
+// split dim over 4), read in runs from the split dim (64 elements) and
+// written in runs from the concat dim (32).
+// CHECK-LABEL: nisa.program @ulysses
+// CHECK: nisa.kernel @{{.*}} "all_to_all" from "neuron.all_to_all"
+// CHECK-NEXT: nisa.all_to_all q{{[0-9]+}} @out0[0, [1,256]] = @in0[0, [1,256]] group 4 split 64 concat 32
+func.func @ulysses(%x: tensor<1x8x4x8xf32>) -> tensor<1x2x16x8xf32> attributes {neuron.tp = 4 : i64} {
+  %y = neuron.all_to_all %x split = 1 concat = 2 group = 4 : tensor<1x8x4x8xf32> -> tensor<1x2x16x8xf32>
+  return %y : tensor<1x2x16x8xf32>
+}
+
+// -----
+
+// Pipeline stages: each passes its activation to the next; a ring wraps.
+// CHECK-LABEL: nisa.program @stages
+// CHECK: nisa.kernel @{{.*}} "send_recv" from "neuron.send_recv"
+// CHECK-NEXT: nisa.send_recv q{{[0-9]+}} @{{tmp[0-9]+}}[0, [1,512]] = @in0[0, [1,512]] group 4 shift 1 cyclic 0
+// CHECK: nisa.send_recv q{{[0-9]+}} @out0[0, [1,512]] = @{{tmp[0-9]+}}[0, [1,512]] group 4 shift -1 cyclic 1
+func.func @stages(%x: tensor<4x128xbf16>) -> tensor<4x128xbf16> attributes {neuron.tp = 4 : i64} {
+  %y = neuron.send_recv %x shift = 1 group = 4 : tensor<4x128xbf16>
+  %z = neuron.send_recv %y shift = -1 group = 4 cyclic : tensor<4x128xbf16>
+  return %z : tensor<4x128xbf16>
+}

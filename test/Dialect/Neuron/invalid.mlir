@@ -686,3 +686,35 @@ func.func @all_gather_result(%a: tensor<4x8xf32>) -> tensor<4x16xbf16> {
   %0 = neuron.all_gather %a dim = 1 group = 2 : tensor<4x8xf32> -> tensor<4x16xbf16>
   return %0 : tensor<4x16xbf16>
 }
+
+// -----
+
+func.func @all_to_all_split(%a: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  // expected-error @+1 {{cannot split dim 0 of 'tensor<6x8xf32>' over 4 cores}}
+  %0 = neuron.all_to_all %a split = 0 concat = 1 group = 4 : tensor<6x8xf32> -> tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}
+
+// -----
+
+func.func @all_to_all_result(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{exchanges 'tensor<8x8xf32>' over 4 cores into 'tensor<8x8xf32>'; expected 'tensor<2x32xf32>'}}
+  %0 = neuron.all_to_all %a split = 0 concat = 1 group = 4 : tensor<8x8xf32> -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @all_to_all_dim(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{concat dim 2 is not a dim of 'tensor<8x8xf32>'}}
+  %0 = neuron.all_to_all %a split = 0 concat = 2 group = 4 : tensor<8x8xf32> -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @send_recv_shift(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{shift 4 is not in -3..3 without 0}}
+  %0 = neuron.send_recv %a shift = 4 group = 4 : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

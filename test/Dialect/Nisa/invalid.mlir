@@ -833,3 +833,58 @@ nisa.program @p target "trn1" {
     nisa.all_gather q0 @t[0, [1,256]] = @a[0, [1,64]] group 4 outer 1
   }
 }
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<48xf32> offset = 0
+  nisa.hbm @b internal : tensor<48xf32> offset = 1024
+  nisa.kernel @k "all_to_all" from "neuron.all_to_all" {
+    // expected-error@+1 {{concat 5 does not divide the part's 12 elements}}
+    nisa.all_to_all q0 @b[0, [1,48]] = @a[0, [1,48]] group 4 split 12 concat 5
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<48xf32> offset = 0
+  nisa.hbm @b internal : tensor<48xf32> offset = 1024
+  nisa.kernel @k "all_to_all" from "neuron.all_to_all" {
+    // expected-error@+1 {{cannot split 48 elements into 5 parts}}
+    nisa.all_to_all q0 @b[0, [1,48]] = @a[0, [1,48]] group 5 split 1 concat 1
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<48xf32> offset = 0
+  nisa.hbm @b internal : tensor<48xf32> offset = 1024
+  nisa.kernel @k "send_recv" from "neuron.send_recv" {
+    // expected-error@+1 {{shift 0 is not in -3..3 without 0}}
+    nisa.send_recv q0 @b[0, [1,48]] = @a[0, [1,48]] group 4 shift 0 cyclic 0
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<48xf32> offset = 0
+  nisa.hbm @b internal : tensor<48xbf16> offset = 1024
+  nisa.kernel @k "send_recv" from "neuron.send_recv" {
+    // expected-error@+1 {{moves 'f32' into 'bf16'}}
+    nisa.send_recv q0 @b[0, [1,48]] = @a[0, [1,48]] group 4 shift 1 cyclic 0
+  }
+}
+
+// -----
+
+nisa.program @p target "trn1" {
+  nisa.hbm @a internal : tensor<48xf32> offset = 0
+  nisa.hbm @b internal : tensor<48xf32> offset = 1024
+  nisa.kernel @k "send_recv" from "neuron.send_recv" {
+    // expected-error@+1 {{cyclic must be 0 or 1, got 2}}
+    nisa.send_recv q0 @b[0, [1,48]] = @a[0, [1,48]] group 4 shift 1 cyclic 2
+  }
+}
