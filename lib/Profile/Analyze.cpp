@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace neuronc;
 using namespace neuronc::profile;
@@ -414,9 +415,15 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
     }
   }
 
+  // The cores that share one chip's HBM: the most profiled cores on any one
+  // chip (eight cores of a trn1 group sit two to a chip, not eight).
   llvm::SmallSet<unsigned, 8> coresUsed;
   for (const rt::Run *run : prof.runs)
     coresUsed.insert(run->core);
+  std::map<unsigned, int> perChip;
+  int sharers = 1;
+  for (unsigned core : coresUsed)
+    sharers = std::max(sharers, ++perChip[core / std::max<unsigned>(1, hw.coresPerChip)]);
   for (auto &[key, k] : kernels) {
     if (k.calls == 0)
       continue;
@@ -429,7 +436,7 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
     u.gpsimd = k.busyNs[static_cast<int>(isa::Engine::gpsimd)] / span;
     u.dma = k.dmaBusyNs / (span * hw.dmaEngines);
     u.hbm = (k.hbmReadBytes + k.hbmWriteBytes) / span /
-            (hw.chipHbmGBps / std::max<size_t>(1, coresUsed.size()));
+            (hw.chipHbmGBps / sharers);
     u.dmaMbu = k.dmaBytes / span / hw.dmaGBps();
     u.mfu = k.matmulFlops / span / peakFlopsPerNs;
     KernelEvidence &ev = k.evidence;
@@ -437,7 +444,7 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
     ev.utilization = u;
     ev.dmaBusyNs = k.dmaBusyNs;
     ev.dmaBytes = k.dmaBytes;
-    ev.hbmSharers = static_cast<int>(coresUsed.size());
+    ev.hbmSharers = sharers;
     // The producer source that held the waiting consumer longest, and the
     // consumer source it held longest.
     auto [consumer, producer] = dominantWait(ev);
@@ -494,9 +501,9 @@ llvm::Expected<Profile> neuronc::profile::analyzeRuns(const HardwareModel &hwMod
   // Memory-bandwidth utilization of each resource, as Neuron Explorer
   // reports hbm_ and dma_mbu_estimated_percent (docs/hardware-model.md):
   // HBM bytes (read + written) against the HBM bandwidth the profiled cores
-  // could draw (the chip's, divided among them), and the bytes the DMA
+  // could draw (a chip's, divided among its profiled cores), and the bytes the DMA
   // engines moved against their peak. The headline MBU is the busier one.
-  double hbmGBps = hw.chipHbmGBps / std::max<size_t>(1, coresUsed.size());
+  double hbmGBps = hw.chipHbmGBps / sharers;
   double hbmBytes = static_cast<double>(hbmRead + hbmWrite);
   double hbmMbu = 100 * hbmBytes / total / hbmGBps;
   double dmaMbu = 100 * static_cast<double>(dmaBytes) / total / hw.dmaGBps();

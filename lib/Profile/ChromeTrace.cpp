@@ -169,7 +169,7 @@ Value neuronc::profile::chromeTrace(const Profile &p) {
         group = std::max(group, run->program->collectiveGroup());
     if (group > 1) {
       events.push_back(meta("thread_name", pid, kCollectiveTid,
-                            "Collectives (ring over " + std::to_string(group) + " cores)"));
+                            "Collectives (" + std::to_string(group) + " cores)"));
       events.push_back(meta("thread_sort_index", pid, kCollectiveTid, kCollectiveTid));
     }
     for (int q = 0; q < hw.dmaEngines; ++q) {

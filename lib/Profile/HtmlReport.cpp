@@ -331,7 +331,7 @@ std::string timelineJson(const Profile &p) {
     case isa::Engine::gpsimd: return {4, "GpSimdE"};
     case isa::Engine::dma:
       if (isa::isCollective(inst.opcode))
-        return {5, "Collectives (ring over " + std::to_string(inst.params[0]) + " cores)"};
+        return {5, "Collectives (" + std::to_string(inst.params[0]) + " cores)"};
       return {10 + inst.queue, "DMA q" + std::to_string(inst.queue)};
     }
     return {2, "VectorE"};
