@@ -330,11 +330,12 @@ public:
       v.shardParts = c.i64("shard parts");
       if (!c.ok())
         return false;
-      if (v.kind != VarKind::Input || !(exe.requiredFeatures & kFeatureTensorParallel) ||
+      bool io = v.kind == VarKind::Input || v.kind == VarKind::Output;
+      if (!io || !(exe.requiredFeatures & kFeatureTensorParallel) ||
           v.shardDim < 0 || v.shardDim >= rank || v.shardParts < 2 || v.shardParts > 1024) {
         c.fail("variable '" + v.name + "' is sharded along dim " + llvm::Twine(v.shardDim) +
                " into " + llvm::Twine(v.shardParts) + " parts but " +
-               (v.kind != VarKind::Input ? "is not an input"
+               (!io ? "is neither an input nor an output"
                 : !(exe.requiredFeatures & kFeatureTensorParallel)
                     ? "the 'tensor-parallel' feature bit is not set"
                     : "it has rank " + std::to_string(rank) +
@@ -562,13 +563,14 @@ private:
     return llvm::Error::success();
   }
 
-  /// A sharded input belongs to a program with collectives, and its parts
-  /// divide the program's group (each core receives a whole part).
+  /// A sharded input or output belongs to a program with collectives, and
+  /// its parts divide the program's group (each core holds a whole part).
   llvm::Error checkShards(const Program &p) {
     int64_t group = p.collectiveGroup();
     for (const Variable &v : p.variables)
       if (v.sharded() && (group < 2 || group % v.shardParts))
-        return fail("program '" + p.name + "': input '" + v.name + "' is sharded into " +
+        return fail("program '" + p.name + "': " + varKindName(v.kind) + " '" + v.name +
+                    "' is sharded into " +
                     llvm::Twine(v.shardParts) + " parts but the program " +
                     (group < 2 ? llvm::Twine("has no collective (it is not part of a group)")
                                : "is one core's part of a group of " + llvm::Twine(group) +

@@ -232,6 +232,17 @@ int RunSession::runOnDevice(neuronc::neff::Executable exe, const std::string &na
                  << " % of its work is padding\n";
   llvm::ArrayRef<Tensor> outs = runtime.outputs(last.front());
   results.assign(outs.begin(), outs.end());
+  // A group's output split over its cores is joined into the caller's
+  // tensor from every core's part.
+  std::vector<const neuronc::neff::Variable *> outVars = first.program->outputs();
+  for (size_t i = 0; group > 1 && !noData && i < results.size() && i < outVars.size(); ++i) {
+    if (!outVars[i]->sharded())
+      continue;
+    std::vector<Tensor> parts;
+    for (uint64_t id : last)
+      parts.push_back(runtime.outputs(id)[i]);
+    results[i] = neuronc::sim::gatherOutput(parts, *outVars[i], group);
+  }
   int64_t instructions = first.program->instructionCount();
   llvm::StringRef targetName = runtime.target()->name;
   for (size_t c = 0; c < perCore.size(); ++c) {

@@ -689,6 +689,18 @@ Tensor neuronc::sim::shardInput(const Tensor &t, const neff::Variable &v, int64_
   return llvm::cantFail(ref::slice(t, offsets, local, strides));
 }
 
+Tensor neuronc::sim::gatherOutput(llvm::ArrayRef<Tensor> parts, const neff::Variable &v,
+                                  int64_t group) {
+  if (!v.sharded())
+    return parts.front();
+  // Part k is held by the cores k * group / shardParts onwards.
+  std::vector<Tensor> inOrder;
+  for (int64_t k = 0; k < v.shardParts; ++k)
+    inOrder.push_back(parts[k * (group / v.shardParts)]);
+  // The reader checked that the parts divide the group; the shapes agree.
+  return llvm::cantFail(ref::concat(inOrder, v.shardDim));
+}
+
 std::vector<uint8_t> neuronc::sim::encodeInput(const Tensor &t, const neff::Variable &v,
                                                int64_t rank, int64_t group) {
   std::vector<uint8_t> bytes(v.bytes());

@@ -261,6 +261,36 @@ TEST(Collective, ShardedInputsRoundTripAndNeedTheirFeatureBit) {
             "of a group of 2 cores");
 }
 
+TEST(Collective, ShardedOutputsAreJoinedFromEveryCoresPart) {
+  neuronc::testing::BackendHarness h;
+  // Two cores of one trn1 chip pass their halves of a 4x8 input on
+  // cyclically and each returns its part of a 4x8 output: the caller's
+  // tensor is the parts joined along dim 0, [x1; x0].
+  neff::Executable exe = assembleText(h, R"(
+nisa.program @tp target "trn1" {
+  nisa.hbm @x input 0 shard [0, 2] : tensor<2x8xf32>
+  nisa.hbm @y output 0 shard [0, 2] : tensor<2x8xf32>
+  nisa.kernel @k "send_recv" from "neuron.send_recv" {
+    nisa.send_recv q0 @y[0, [1,16]] = @x[0, [1,16]] group 2 shift 1 cyclic 1
+  }
+})");
+  const neff::Variable &y = *exe.programs[0].outputs().front();
+  EXPECT_EQ(y.hostShape(), (std::vector<int64_t>{4, 8}));
+  auto back = neff::readNeff(neff::writeNeff(exe));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_TRUE(*back == exe);
+  Tensor x = wholeInput(4);
+  sim::Options options;
+  auto run = sim::runChip(groupJobs(exe, 2, x), options);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  std::vector<Tensor> parts = {(*run)[0].outputs[0], (*run)[1].outputs[0]};
+  EXPECT_EQ(parts[0].shape(), llvm::ArrayRef<int64_t>({2, 8}));
+  Tensor whole = sim::gatherOutput(parts, y, 2);
+  ASSERT_EQ(whole.shape(), llvm::ArrayRef<int64_t>({4, 8}));
+  for (int64_t i = 0; i < 32; ++i)
+    EXPECT_EQ(whole.f()[i], x.f()[(i + 16) % 32]) << "element " << i;
+}
+
 } // namespace
 
 TEST(Collective, AllToAllAndSendRecvMovePartsBetweenCores) {

@@ -121,6 +121,10 @@ std::vector<uint8_t> encodeInput(const Tensor &t, const neff::Variable &v, int64
 /// tensor-parallel group receives for input `v` (`t` itself when `v` is not
 /// sharded).
 Tensor shardInput(const Tensor &t, const neff::Variable &v, int64_t rank, int64_t group);
+/// The caller's whole tensor of output `v` from the parts the cores of a
+/// `group`-core group returned (`parts[r]` core r's): the shardParts parts
+/// joined along shardDim; `parts[0]` itself when `v` is not sharded.
+Tensor gatherOutput(llvm::ArrayRef<Tensor> parts, const neff::Variable &v, int64_t group);
 /// "NeuronCore 40 does not exist: ...": the error for a core number past
 /// the target's instance (its chips joined by NeuronLink).
 std::string missingCoreMessage(const HardwareModel &hw, unsigned core);

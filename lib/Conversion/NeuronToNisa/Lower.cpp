@@ -236,6 +236,11 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
                                       << "; the device needs statically shaped tensors";
     HbmBuffer out = pb.declare(nisa::HbmKind::output, type, ret.getLoc(), i,
                                ("out" + Twine(i)).str());
+    // An output each core returns its part of (a layer output left split
+    // along the sequence); the runtime joins the parts.
+    if (auto shard = fn.getResultAttrOfType<DenseI64ArrayAttr>(i, neuron::kShardAttrName))
+      cast<nisa::HbmOp>(SymbolTable::lookupSymbolIn(program, out.sym.getAttr()))
+          .setShardAttr(shard);
     results.push_back(out);
     // The op computing a returned value writes straight into the output, also
     // through reshapes (a relabelling of the same bytes).

@@ -199,6 +199,11 @@ struct ProgramAssembler {
     for (nisa::HbmOp t : program.getBodyBlock().getOps<nisa::HbmOp>()) {
       neff::Variable v;
       v.name = t.getSymName().str();
+      // One core's part of an input or output (the verifier allows no other).
+      if (std::optional<ArrayRef<int64_t>> shard = t.getShard()) {
+        v.shardDim = (*shard)[0];
+        v.shardParts = (*shard)[1];
+      }
       v.dtype = dtypeOf(t.getElementType());
       v.shape.assign(t.getTensorType().getShape().begin(), t.getTensorType().getShape().end());
       switch (t.getKind()) {
@@ -206,10 +211,6 @@ struct ProgramAssembler {
         v.kind = neff::VarKind::Input;
         v.index = *t.getIndex();
         v.hostTransposed = t.getHostTransposed();
-        if (std::optional<ArrayRef<int64_t>> shard = t.getShard()) {
-          v.shardDim = (*shard)[0];
-          v.shardParts = (*shard)[1];
-        }
         break;
       case nisa::HbmKind::output:
         v.kind = neff::VarKind::Output;

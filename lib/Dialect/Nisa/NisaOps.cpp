@@ -252,8 +252,8 @@ LogicalResult HbmOp::verify() {
   if (getHostTransposed() && (getKind() != HbmKind::input || type.getRank() < 2))
     return emitOpError("host_transposed needs an input of rank 2 or more");
   if (std::optional<ArrayRef<int64_t>> shard = getShard()) {
-    if (getKind() != HbmKind::input)
-      return emitOpError("only an input is sharded across cores");
+    if (getKind() != HbmKind::input && getKind() != HbmKind::output)
+      return emitOpError("only an input or an output is sharded across cores");
     if (shard->size() != 2 || (*shard)[0] < 0 || (*shard)[0] >= type.getRank() ||
         (*shard)[1] < 2)
       return emitOpError("shard must be [dim, parts] with dim in 0..")

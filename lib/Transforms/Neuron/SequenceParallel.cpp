@@ -171,6 +171,22 @@ bool SequenceSplitter::run(std::string &why) {
       continue;
     if (llvm::none_of(op.getOperands(), [&](Value v) { return seqDim.count(v); }))
       continue;
+    // The layer's output of the residual stream's type stays split along
+    // the sequence, as its input arrives: the next layer takes it so.
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (OpOperand &use : ret->getOpOperands()) {
+        Value v = use.get();
+        if (!seqDim.count(v))
+          continue;
+        int64_t dim = seqDim.lookup(v);
+        if (llvm::is_contained(streamTypes, resized(v.getType(), dim, n, false)))
+          fn.setResultAttr(use.getOperandNumber(), kShardAttrName,
+                           OpBuilder(fn.getContext()).getDenseI64ArrayAttr({dim, n}));
+        else
+          use.set(gather(v));
+      }
+      continue;
+    }
     if (std::optional<int64_t> dim = rowLocalResult(&op)) {
       Value r = op.getResult(0);
       r.setType(resized(r.getType(), *dim, n, true));
