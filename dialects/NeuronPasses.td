@@ -388,8 +388,10 @@ def NeuronSequenceParallelPass : Pass<"neuron-sequence-parallel", "::mlir::Modul
     (elementwise ops with operands that broadcast along the sequence,
     casts, reductions and norms over later dims): every core normalizes and
     adds 1/N of the rows. Before any other use (the column-parallel
-    projections, the return) a `neuron.all_gather` along the sequence
-    restores the whole tensor. The ring moves the same bytes as the
+    projections, a returned value of another type) a `neuron.all_gather`
+    along the sequence restores the whole tensor; the returned value of the
+    residual stream's type stays split as the input arrived (the result's
+    `neuron.shard = [dim, N]`; the runtime joins the cores' parts). The ring moves the same bytes as the
     all-reduce did (a reduce-scatter and an all-gather are its two halves).
     A program where no all-reduce qualifies is an error.
   }];
