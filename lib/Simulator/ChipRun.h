@@ -140,19 +140,17 @@ private:
   /// candidateOf for `c` alone: its engine and its semaphores.
   double ownCandidateOf(Core &c, int64_t s);
   /// Issues the collective at the head of stream `s` on every core of its
-  /// group at `at`: the sum of their sources (all_reduce) or their parts in
-  /// order (all_gather) into each destination.
+  /// group at `at`: its time on each core and, with values, sumParts or
+  /// moveParts.
   llvm::Error issueCollective(int64_t s, double at);
   /// The values of an all_reduce (or reduce_scatter) at the head of stream
   /// `s` of cores 0..group-1: the f32 sum of the sources into each
   /// destination (its part of it), rounded to its type once.
   llvm::Error sumParts(int64_t s, int64_t group);
-  /// The values of an all_gather at the head of stream `s` of cores
-  /// 0..group-1.
-  llvm::Error gatherParts(int64_t s, int64_t group);
-  /// The values of an all_to_all or a send_recv at the head of stream `s`
-  /// of cores 0..group-1: elements moved between the cores, unchanged.
-  template <typename T> llvm::Error exchangeParts(int64_t s, int64_t group);
+  /// The values of an all_gather, all_to_all or send_recv at the head of
+  /// stream `s` of cores 0..group-1: elements of type T moved between the
+  /// cores unchanged (zeros where nothing arrives).
+  template <typename T> llvm::Error moveParts(int64_t s, int64_t group);
   /// With Options::checkReads: fails when the source of the collective at
   /// the head of stream `s` of `c` holds bytes nothing wrote.
   llvm::Error checkCollectiveSource(Core &c, int64_t s);

@@ -2,9 +2,10 @@
 //
 // The instructions a group of cores runs together: a collective starts when
 // the group's last core reaches it (the rendezvous), occupies each core's
-// DMA queue for the ring's time (collectiveNs) while the other streams go
+// DMA queue for the model's time (collectiveNs) while the other streams go
 // on, and, with values, sums the sources in f32 (all_reduce, reduce_scatter)
-// or lays the parts side by side (all_gather).
+// or moves elements between the cores unchanged (all_gather, all_to_all,
+// send_recv).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,18 +39,14 @@ double ChipRun::candidateOf(Core &c, int64_t s) {
 llvm::Error ChipRun::issueCollective(int64_t s, double at) {
   const Timing &t = (*cores[0].timing)[s][cores[0].cursor[s]];
   const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
-  if (options.data && inst0.opcode == isa::Opcode::AllGather) {
-    // The values: every core's part into its place in each destination.
-    if (llvm::Error e = gatherParts(s, t.group))
-      return e;
-  } else if (options.data &&
-             (inst0.opcode == isa::Opcode::AllToAll || inst0.opcode == isa::Opcode::SendRecv)) {
-    llvm::Error e = isa::isFloat(inst0.operands[1].dtype) ? exchangeParts<float>(s, t.group)
-                                                          : exchangeParts<int32_t>(s, t.group);
+  if (options.data) {
+    // The values: sums, or elements moved unchanged (floats or i32).
+    bool sums = inst0.opcode == isa::Opcode::AllReduce ||
+                inst0.opcode == isa::Opcode::ReduceScatter;
+    llvm::Error e = sums ? sumParts(s, t.group)
+                    : isa::isFloat(inst0.operands[1].dtype) ? moveParts<float>(s, t.group)
+                                                            : moveParts<int32_t>(s, t.group);
     if (e)
-      return e;
-  } else if (options.data) {
-    if (llvm::Error e = sumParts(s, t.group))
       return e;
   }
   for (int64_t k = 0; k < t.group; ++k) {
@@ -129,54 +126,28 @@ llvm::Error ChipRun::sumParts(int64_t s, int64_t group) {
   return llvm::Error::success();
 }
 
-llvm::Error ChipRun::gatherParts(int64_t s, int64_t group) {
-  const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
-  int64_t part = inst0.operands[1].totalElements(), outer = inst0.params[1];
-  int64_t block = part / outer;
-  bool floats = isa::isFloat(inst0.operands[1].dtype);
-  std::vector<float> whole(floats ? part * group : 0), piece(floats ? part : 0);
-  std::vector<int32_t> wholeI(floats ? 0 : part * group), pieceI(floats ? 0 : part);
-  for (int64_t r = 0; r < group; ++r) {
-    Core &c = cores[r];
-    const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-    if (llvm::Error e = checkCollectiveSource(c, s))
-      return e;
-    if (floats)
-      c.dev->load(inst.operands[1], piece.data());
-    else
-      c.dev->load(inst.operands[1], pieceI.data());
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < block; ++i) {
-        int64_t to = (o * group + r) * block + i, from = o * block + i;
-        if (floats)
-          whole[to] = piece[from];
-        else
-          wholeI[to] = pieceI[from];
-      }
-  }
-  for (int64_t r = 0; r < group; ++r) {
-    Core &c = cores[r];
-    const isa::Instruction &inst = jobs[c.job].program->streams[s][c.cursor[s]];
-    if (floats)
-      c.dev->store(inst.operands[0], whole.data());
-    else
-      c.dev->store(inst.operands[0], wholeI.data());
-    c.dev->markWritten(inst.operands[0]);
-  }
-  return llvm::Error::success();
-}
-
-template <typename T> llvm::Error ChipRun::exchangeParts(int64_t s, int64_t group) {
+template <typename T> llvm::Error ChipRun::moveParts(int64_t s, int64_t group) {
   const isa::Instruction &inst0 = jobs[cores[0].job].program->streams[s][cores[0].cursor[s]];
   int64_t n = inst0.operands[1].totalElements();
-  std::vector<std::vector<T>> src(group, std::vector<T>(n)), dst(group, std::vector<T>(n, T(0)));
+  std::vector<std::vector<T>> src(group, std::vector<T>(n)),
+      dst(group, std::vector<T>(inst0.operands[0].totalElements(), T(0)));
   for (int64_t r = 0; r < group; ++r) {
     Core &c = cores[r];
     if (llvm::Error e = checkCollectiveSource(c, s))
       return e;
     c.dev->load(jobs[c.job].program->streams[s][c.cursor[s]].operands[1], src[r].data());
   }
-  if (inst0.opcode == isa::Opcode::SendRecv) {
+  if (inst0.opcode == isa::Opcode::AllGather) {
+    // Every core's part, as `outer` blocks, into its place in each
+    // destination: block o of core r at (o * group + r) * block.
+    int64_t outer = inst0.params[1], block = n / outer;
+    for (int64_t r = 0; r < group; ++r)
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < block; ++i)
+          dst[0][(o * group + r) * block + i] = src[r][o * block + i];
+    for (int64_t r = 1; r < group; ++r)
+      dst[r] = dst[0];
+  } else if (inst0.opcode == isa::Opcode::SendRecv) {
     // Core r's source into core r + shift's destination (mod group when
     // cyclic); a core nothing sends to keeps zeros.
     int64_t shift = inst0.params[1];

@@ -147,11 +147,8 @@ struct HardwareModel {
   /// An all-to-all of `bytes` per core over `group` cores, as pairwise
   /// exchanges: N-1 steps, in step s core r sends its part for core r+s and
   /// receives the part of core r-s, so each core moves (N-1)/N of its bytes.
-  double allToAllNs(int64_t group, int64_t bytes) const {
-    double n = static_cast<double>(group);
-    return (n - 1) / n * static_cast<double>(bytes) / ringGBps(group) +
-           (n - 1) * collectiveStepNs;
-  }
+  /// The same steps and bytes as an all-gather into a tensor of `bytes`.
+  double allToAllNs(int64_t group, int64_t bytes) const { return allGatherNs(group, bytes); }
   /// A send/recv of `bytes` between the cores of a group: every sender's
   /// whole tensor over one hop at once, one step.
   double sendRecvNs(int64_t group, int64_t bytes) const {

@@ -73,14 +73,15 @@ int64_t blocksBefore(RankedTensorType type, int64_t dim) {
 /// What every collective's lowering shares: the group checked against the
 /// instance, one kernel named after `op` holding one `NisaOp` that moves
 /// `srcN` elements of the input into `dstN` of the result on the DMA queue
-/// free first (`outer` blocks per part for a gather or scatter; `extra`, the
-/// all_to_all's split and concat runs or the send_recv's shift and wrap),
-/// and the remark with `bytes` per core and the estimate `ns` of `algorithm`.
+/// free first, with the instruction's `params` after the group (a gather's
+/// or scatter's outer blocks; the all_to_all's split and concat runs; the
+/// send_recv's shift and wrap), and the remark with `bytes` per core and the
+/// estimate `ns` of `algorithm`.
 template <typename NisaOp>
 LogicalResult emitCollective(FunctionLowering &fl, Operation *op, Value input, Value result,
-                             int64_t group, int64_t srcN, int64_t dstN, int64_t outer,
-                             int64_t bytes, double ns, StringRef algorithm = "ring",
-                             std::array<int64_t, 2> extra = {}) {
+                             int64_t group, int64_t srcN, int64_t dstN,
+                             ArrayRef<int64_t> params, int64_t bytes, double ns,
+                             StringRef algorithm = "ring") {
   if (failed(checkGroup(op, group, fl.pb.hw())))
     return failure();
   HbmBuffer src = fl.bufferOf(input);
@@ -95,11 +96,11 @@ LogicalResult emitCollective(FunctionLowering &fl, Operation *op, Value input, V
   else if constexpr (std::is_same_v<NisaOp, nisa::AllToAllOp> ||
                      std::is_same_v<NisaOp, nisa::SendRecvOp>)
     kb.emit<NisaOp>(queue, dst.sym, dstAp, src.sym, srcAp, b.getI64IntegerAttr(group),
-                    b.getI64IntegerAttr(extra[0]), b.getI64IntegerAttr(extra[1]),
+                    b.getI64IntegerAttr(params[0]), b.getI64IntegerAttr(params[1]),
                     DenseI64ArrayAttr(), UnitAttr());
   else
     kb.emit<NisaOp>(queue, dst.sym, dstAp, src.sym, srcAp, b.getI64IntegerAttr(group),
-                    b.getI64IntegerAttr(outer), DenseI64ArrayAttr(), UnitAttr());
+                    b.getI64IntegerAttr(params[0]), DenseI64ArrayAttr(), UnitAttr());
   collectiveRemark(fl, op, bytes, group, ns, algorithm);
   return success();
 }
@@ -114,7 +115,7 @@ LogicalResult mlir::neuron::lowering::lowerAllReduce(FunctionLowering &fl, AllRe
   int64_t bytes = n * nisa::elementBytes(type.getElementType());
   const neuronc::HardwareModel &hw = fl.pb.hw();
   return emitCollective<nisa::AllReduceOp>(fl, op, op.getInput(), op.getResult(), group, n, n,
-                                           /*outer=*/1, bytes, hw.allReduceNs(group, bytes),
+                                           /*params=*/{}, bytes, hw.allReduceNs(group, bytes),
                                            hw.allReduceUsesTree(group, bytes) ? "tree" : "ring");
 }
 
@@ -123,7 +124,7 @@ LogicalResult mlir::neuron::lowering::lowerAllGather(FunctionLowering &fl, AllGa
   int64_t n = in.getNumElements(), group = op.getGroup();
   int64_t bytes = n * nisa::elementBytes(in.getElementType());
   return emitCollective<nisa::AllGatherOp>(fl, op, op.getInput(), op.getResult(), group, n,
-                                           group * n, blocksBefore(in, op.getDim()), bytes,
+                                           group * n, {blocksBefore(in, op.getDim())}, bytes,
                                            fl.pb.hw().allGatherNs(group, group * bytes));
 }
 
@@ -135,7 +136,7 @@ LogicalResult mlir::neuron::lowering::lowerReduceScatter(FunctionLowering &fl,
   int64_t n = in.getNumElements(), group = op.getGroup();
   int64_t bytes = n * nisa::elementBytes(in.getElementType());
   return emitCollective<nisa::ReduceScatterOp>(fl, op, op.getInput(), op.getResult(), group, n,
-                                               n / group, blocksBefore(in, op.getDim()), bytes,
+                                               n / group, {blocksBefore(in, op.getDim())}, bytes,
                                                fl.pb.hw().reduceScatterNs(group, bytes));
 }
 
@@ -155,17 +156,17 @@ LogicalResult mlir::neuron::lowering::lowerAllToAll(FunctionLowering &fl, AllToA
     return run;
   };
   return emitCollective<nisa::AllToAllOp>(
-      fl, op, op.getInput(), op.getResult(), group, n, n, /*outer=*/1, bytes,
-      fl.pb.hw().allToAllNs(group, bytes), "pairwise",
-      {runFrom(op.getSplit()), runFrom(op.getConcat())});
+      fl, op, op.getInput(), op.getResult(), group, n, n,
+      {runFrom(op.getSplit()), runFrom(op.getConcat())}, bytes,
+      fl.pb.hw().allToAllNs(group, bytes), "pairwise");
 }
 
 LogicalResult mlir::neuron::lowering::lowerSendRecv(FunctionLowering &fl, SendRecvOp op) {
   auto in = cast<RankedTensorType>(op.getInput().getType());
   int64_t n = in.getNumElements(), group = op.getGroup();
   int64_t bytes = n * nisa::elementBytes(in.getElementType());
-  return emitCollective<nisa::SendRecvOp>(fl, op, op.getInput(), op.getResult(), group, n, n,
-                                          /*outer=*/1, bytes, fl.pb.hw().sendRecvNs(group, bytes),
-                                          "one-hop",
-                                          {op.getShiftAttr().getInt(), op.getCyclic() ? 1 : 0});
+  return emitCollective<nisa::SendRecvOp>(
+      fl, op, op.getInput(), op.getResult(), group, n, n,
+      {op.getShiftAttr().getInt(), op.getCyclic() ? 1 : 0}, bytes,
+      fl.pb.hw().sendRecvNs(group, bytes), "one-hop");
 }

@@ -197,27 +197,14 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
                          p.getPadding(), p.getCountIncludePad());
       })
       .Case([&](SoftmaxOp s) { return ref::softmax(in[0], s.getAxis(), s.getLog()); })
-      .Case([&](AllReduceOp a) -> llvm::Expected<Tensor> {
-        return fail("neuron.all_reduce sums the values of " + llvm::Twine(a.getGroup()) +
-                    " cores and the interpreter runs one: run the sharded program on the "
-                    "simulator (neuron-run --tp), or the unsharded one here");
-      })
-      .Case([&](ReduceScatterOp a) -> llvm::Expected<Tensor> {
-        return fail("neuron.reduce_scatter sums the values of " + llvm::Twine(a.getGroup()) +
-                    " cores and the interpreter runs one: run the sharded program on the "
-                    "simulator (neuron-run --tp), or the unsharded one here");
-      })
-      .Case([&](AllGatherOp a) -> llvm::Expected<Tensor> {
-        return fail("neuron.all_gather concatenates the parts of " + llvm::Twine(a.getGroup()) +
-                    " cores and the interpreter runs one: run the sharded program on the "
-                    "simulator (neuron-run --tp), or the unsharded one here");
-      })
-      .Case<AllToAllOp, SendRecvOp>([&](auto a) -> llvm::Expected<Tensor> {
-        return fail(a->getName().getStringRef() + " moves values between " +
-                    llvm::Twine(a.getGroup()) +
-                    " cores and the interpreter runs one: run the program on the simulator "
-                    "with its group");
-      })
+      .Case<AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp, SendRecvOp>(
+          [&](auto a) -> llvm::Expected<Tensor> {
+            return fail(a->getName().getStringRef() + " combines the values of " +
+                        llvm::Twine(a.getGroup()) +
+                        " cores and the interpreter runs one: run the program on the "
+                        "simulator with its group (neuron-run --tp for a program it shards), "
+                        "or the unsharded one here");
+          })
       .Default([&](Operation *other) -> llvm::Expected<Tensor> {
         return fail("'" + other->getName().getStringRef() + "' has no reference kernel");
       });

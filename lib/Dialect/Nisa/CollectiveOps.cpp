@@ -1,4 +1,4 @@
-//===- CollectiveOps.cpp - Collective instructions of nisa -===//
+//===- CollectiveOps.cpp - Collective instructions of nisa ----------------===//
 //
 // Verifiers, engines and accesses of all_reduce, all_gather,
 // reduce_scatter, all_to_all and send_recv: instructions run by a group of
@@ -8,14 +8,8 @@
 
 #include "neuronc/Dialect/Nisa/NisaOps.h"
 
-#include "neuronc/ISA/HardwareModel.h"
-
-#include "llvm/ADT/TypeSwitch.h"
-
 using namespace mlir;
 using namespace mlir::nisa;
-
-// Collectives ---------------------------------------------------------------
 
 /// What every collective shares: a DMA queue, a group of at least two
 /// cores, and operands that are single contiguous runs of HBM tensors.
@@ -31,6 +25,12 @@ template <typename OpTy> static LogicalResult verifyCollective(OpTy op) {
   return success();
 }
 
+/// Every collective writes its destination and reads its source.
+template <typename OpTy> static void srcDstAccesses(OpTy op, SmallVectorImpl<MemoryAccess> &out) {
+  out.push_back({op.getDstAttr(), op.getDstAp(), true});
+  out.push_back({op.getSrcAttr(), op.getSrcAp(), false});
+}
+
 LogicalResult AllReduceOp::verify() {
   if (failed(verifyCollective(*this)))
     return failure();
@@ -42,10 +42,7 @@ LogicalResult AllReduceOp::verify() {
 
 Engine AllReduceOp::getInstructionEngine() { return Engine::dma; }
 
-void AllReduceOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
-  out.push_back({getDstAttr(), getDstAp(), true});
-  out.push_back({getSrcAttr(), getSrcAp(), false});
-}
+void AllReduceOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) { srcDstAccesses(*this, out); }
 
 LogicalResult AllGatherOp::verify() {
   if (failed(verifyCollective(*this)))
@@ -62,10 +59,7 @@ LogicalResult AllGatherOp::verify() {
 
 Engine AllGatherOp::getInstructionEngine() { return Engine::dma; }
 
-void AllGatherOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
-  out.push_back({getDstAttr(), getDstAp(), true});
-  out.push_back({getSrcAttr(), getSrcAp(), false});
-}
+void AllGatherOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) { srcDstAccesses(*this, out); }
 
 LogicalResult ReduceScatterOp::verify() {
   if (failed(verifyCollective(*this)))
@@ -82,10 +76,7 @@ LogicalResult ReduceScatterOp::verify() {
 
 Engine ReduceScatterOp::getInstructionEngine() { return Engine::dma; }
 
-void ReduceScatterOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
-  out.push_back({getDstAttr(), getDstAp(), true});
-  out.push_back({getSrcAttr(), getSrcAp(), false});
-}
+void ReduceScatterOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) { srcDstAccesses(*this, out); }
 
 LogicalResult AllToAllOp::verify() {
   if (failed(verifyCollective(*this)))
@@ -106,10 +97,7 @@ LogicalResult AllToAllOp::verify() {
 
 Engine AllToAllOp::getInstructionEngine() { return Engine::dma; }
 
-void AllToAllOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
-  out.push_back({getDstAttr(), getDstAp(), true});
-  out.push_back({getSrcAttr(), getSrcAp(), false});
-}
+void AllToAllOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) { srcDstAccesses(*this, out); }
 
 LogicalResult SendRecvOp::verify() {
   if (failed(verifyCollective(*this)))
@@ -128,7 +116,4 @@ LogicalResult SendRecvOp::verify() {
 
 Engine SendRecvOp::getInstructionEngine() { return Engine::dma; }
 
-void SendRecvOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
-  out.push_back({getDstAttr(), getDstAp(), true});
-  out.push_back({getSrcAttr(), getSrcAp(), false});
-}
+void SendRecvOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) { srcDstAccesses(*this, out); }

@@ -134,3 +134,18 @@ func.func @kernel(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, t
   }
   return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x64xf32>, tensor<2x16xf32>, tensor<2x64xf32>, tensor<8x16xf32>) {
+  // CHECK: neuron.all_reduce %{{.*}} group = 4 : tensor<8x16xf32>
+  %a = neuron.all_reduce %x group = 4 : tensor<8x16xf32>
+  // CHECK: neuron.all_gather %{{.*}} dim = 1 group = 4 : tensor<8x16xf32> -> tensor<8x64xf32>
+  %g = neuron.all_gather %x dim = 1 group = 4 : tensor<8x16xf32> -> tensor<8x64xf32>
+  // CHECK: neuron.reduce_scatter %{{.*}} dim = 0 group = 4 : tensor<8x16xf32> -> tensor<2x16xf32>
+  %r = neuron.reduce_scatter %x dim = 0 group = 4 : tensor<8x16xf32> -> tensor<2x16xf32>
+  // CHECK: neuron.all_to_all %{{.*}} split = 0 concat = 1 group = 4 : tensor<8x16xf32> -> tensor<2x64xf32>
+  %t = neuron.all_to_all %x split = 0 concat = 1 group = 4 : tensor<8x16xf32> -> tensor<2x64xf32>
+  // CHECK: neuron.send_recv %{{.*}} shift = -1 group = 4 cyclic : tensor<8x16xf32>
+  %s = neuron.send_recv %x shift = -1 group = 4 cyclic : tensor<8x16xf32>
+  return %a, %g, %r, %t, %s : tensor<8x16xf32>, tensor<8x64xf32>, tensor<2x16xf32>, tensor<2x64xf32>, tensor<8x16xf32>
+}

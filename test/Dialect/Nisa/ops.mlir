@@ -87,3 +87,28 @@ nisa.program @rmsnorm target "trn1" {
     nisa.memset gpsimd @rows[0:128, 0, [1,64]] = 0.0
   }
 }
+
+// The collectives of a 4-core group, with sharded inputs and outputs.
+// CHECK-LABEL: nisa.program @group target "trn1"
+nisa.program @group target "trn1" {
+  // CHECK: nisa.hbm @x input 0 shard [0, 4] : tensor<2x64xf32>
+  nisa.hbm @x input 0 shard [0, 4] : tensor<2x64xf32>
+  // CHECK: nisa.hbm @y output 0 shard [1, 4] : tensor<8x16xf32>
+  nisa.hbm @y output 0 shard [1, 4] : tensor<8x16xf32>
+  nisa.hbm @s internal : tensor<128xf32> offset = 0
+  nisa.hbm @g internal : tensor<512xf32> offset = 512
+  nisa.hbm @r internal : tensor<32xf32> offset = 2560
+  nisa.hbm @a internal : tensor<128xf32> offset = 2688
+  nisa.kernel @k "collectives" from "neuron.all_reduce" {
+    // CHECK: nisa.all_reduce q0 @s[0, [1,128]] = @x[0, [1,128]] group 4
+    nisa.all_reduce q0 @s[0, [1,128]] = @x[0, [1,128]] group 4
+    // CHECK: nisa.all_gather q1 @g[0, [1,512]] = @x[0, [1,128]] group 4 outer 2
+    nisa.all_gather q1 @g[0, [1,512]] = @x[0, [1,128]] group 4 outer 2
+    // CHECK: nisa.reduce_scatter q2 @r[0, [1,32]] = @x[0, [1,128]] group 4 outer 1
+    nisa.reduce_scatter q2 @r[0, [1,32]] = @x[0, [1,128]] group 4 outer 1
+    // CHECK: nisa.all_to_all q3 @a[0, [1,128]] = @x[0, [1,128]] group 4 split 32 concat 16
+    nisa.all_to_all q3 @a[0, [1,128]] = @x[0, [1,128]] group 4 split 32 concat 16
+    // CHECK: nisa.send_recv q4 @y[0, [1,128]] = @x[0, [1,128]] group 4 shift -1 cyclic 1
+    nisa.send_recv q4 @y[0, [1,128]] = @x[0, [1,128]] group 4 shift -1 cyclic 1
+  }
+}
