@@ -271,6 +271,20 @@ def NeuronFuseElementwisePass : Pass<"neuron-fuse-elementwise", "::mlir::func::F
   ];
 }
 
+def NeuronFusePoolPass : Pass<"neuron-fuse-pool", "::mlir::func::FuncOp"> {
+  let summary = "Fuses a pooling into the convolution kernel that produces its input";
+  let description = [{
+    A `neuron.pool` whose input is a `neuron.conv` or a `conv-epilogue`
+    kernel (the convolution with its bias, activation, residual add) with
+    no other user becomes the last op of that kernel, of kind `conv-pool`:
+    the lowering keeps each output channel tile's convolution planes in SBUF
+    and pools them there, so the convolution's output never goes to HBM.
+    Refused (and recorded with the reason) when the convolution has other
+    users, is depthwise, or one padded plane of its output would take more
+    than half an SBUF partition.
+  }];
+}
+
 def NeuronFusionRemarksPass : Pass<"neuron-fusion-remarks", "::mlir::ModuleOp"> {
   let summary = "Emits every recorded fusion decision as a remark and removes the records";
   let description = [{

@@ -173,7 +173,8 @@ struct FusionRule {
   std::unique_ptr<Pass> (*create)();
 };
 /// The named rules in pipeline order; "elementwise" (general fusion, after
-/// canonicalization, not at -O1) is last.
+/// canonicalization, not at -O1) comes before "pool", which pulls a pooling
+/// into the convolution kernel general fusion formed.
 const FusionRule kFusionRules[] = {
     {"transposes", [] { return neuron::createNeuronFoldTransposesPass(); }},
     {"batchnorm", [] { return neuron::createNeuronFoldBatchNormPass(); }},
@@ -184,6 +185,7 @@ const FusionRule kFusionRules[] = {
     {"rmsnorm", [] { return neuron::createNeuronFuseRmsNormPass(); }},
     {"layernorm", [] { return neuron::createNeuronFuseLayerNormPass(); }},
     {"elementwise", [] { return neuron::createNeuronFuseElementwisePass(); }},
+    {"pool", [] { return neuron::createNeuronFusePoolPass(); }},
 };
 } // namespace
 

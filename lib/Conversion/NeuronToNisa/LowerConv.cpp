@@ -18,7 +18,11 @@
 //    zero-filled where they fall into the padding; double-buffered so the
 //    next block loads while TensorE works on this one;
 //  - the epilogue (bias, or a fused kernel's elementwise tail) runs on each
-//    PSUM tile as soon as its accumulation ends.
+//    PSUM tile as soon as its accumulation ends;
+//  - with a fused pooling (a conv-pool kernel), the epilogue writes into
+//    one padded plane per image and output channel tile that stays in SBUF,
+//    and each block of pooled rows is computed and stored as soon as the
+//    rows its windows read are there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +50,7 @@ struct ConvLowering {
   KernelBuilder &kb;
   ConvOp conv;
   RowKernel *epilogue;
+  FusedPool *pool = nullptr;
   const neuronc::HardwareModel &hw;
   const int64_t P;
 
@@ -79,6 +84,10 @@ struct ConvLowering {
   SmallVector<FlatSymbolRefAttr> acc, outSb;
   FlatSymbolRefAttr biasSb;
   int inSlot = 0, accSlot = 0, outSlot = 0;
+  /// With a fused pooling: plane tiles (output channel tile x image of a
+  /// tile), and per plane the pooled rows of its current image.
+  SmallVector<FlatSymbolRefAttr> planes;
+  SmallVector<int64_t> pooled;
 
   ConvLowering(FunctionLowering &fl, KernelBuilder &kb, ConvOp conv, RowKernel *epilogue)
       : fl(fl), kb(kb), conv(conv), epilogue(epilogue), hw(fl.pb.hw()), P(hw.partitions) {}
@@ -175,7 +184,11 @@ struct ConvLowering {
       rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
       return inSlots * ct * nb * rowsIn * Wp * ein;
     };
-    auto outBytes = [&] { return outSlots * nb * R * ncw * eout + (epilogue ? 0 : 4); };
+    auto outBytes = [&] {
+      if (pool)
+        return pool->bytesPerPartition() + (epilogue ? 0 : 4);
+      return outSlots * nb * R * ncw * eout + (epilogue ? 0 : 4);
+    };
     // Shrink the tile until the input blocks take at most half of SBUF.
     while (inputBytes() + outBytes() > budget / 2 && (nb > 1 || R > 1)) {
       if (nb > 1)
@@ -191,11 +204,24 @@ struct ConvLowering {
             " elements per channel does not fit SBUF";
       return false;
     }
-    // Weights: as many output channels of the group as fit what is left.
+    // Weights: as many output channels of the group as fit what is left
+    // (with a fused pooling, next to one plane per channel tile and image).
     int64_t perChannel = ct * T * ein;
+    auto planeBytes = [&](int64_t fc) {
+      return pool ? static_cast<int64_t>(llvm::divideCeil(fc, P)) * nb * pool->planeElements() * eout
+                  : 0;
+    };
     fChunk = std::min(Fg, (budget - used) / perChannel);
     if (fChunk >= P)
       fChunk = fChunk / P * P;
+    while (fChunk >= 1 && fChunk * perChannel + planeBytes(fChunk) > budget - used)
+      fChunk = fChunk > P ? fChunk - P : fChunk / 2;
+    if (pool && fChunk < 1 && planeBytes(1) + perChannel > budget - used) {
+      why = "one plane of the convolution's output (" +
+            std::to_string(pool->planeElements() * eout) +
+            " bytes per partition) does not fit SBUF next to its tiles";
+      return false;
+    }
     if (fChunk < 1) {
       why = "the weights of one output channel (" + std::to_string(Cg) + " channels x " +
             std::to_string(T) + " taps) do not fit SBUF next to the input blocks";
@@ -271,12 +297,20 @@ struct ConvLowering {
                               nb * rowsIn * Wp, inT, "x"));
     for (int64_t s = 0; s < accSlots; ++s)
       acc.push_back(kb.alloc(ps, std::min(P, Fg), hw.psumBankFp32(), f32, "acc"));
-    if (!epilogue)
+    if (!epilogue && !pool)
       for (int64_t s = 0; s < outSlots; ++s)
         outSb.push_back(kb.alloc(sb, std::min(P, Fg), nb * R * ncw, outT, "y"));
     if (conv.getBias() && !epilogue) // [f % P, g x f-tiles + f / P]
       biasSb = kb.alloc(sb, std::min(P, Fg), groups * llvm::divideCeil(Fg, P),
                         cast<RankedTensorType>(conv.getBias().getType()).getElementType(), "b");
+    if (!pool)
+      return;
+    pool->allocate(std::min(P, Fg));
+    for (int64_t s = 0, n = llvm::divideCeil(fChunk, P) * nb; s < n; ++s) {
+      planes.push_back(kb.alloc(sb, std::min(P, Fg), pool->planeElements(), outT, "plane"));
+      pool->fillPadding(planes.back(), std::min(P, Fg));
+    }
+    pooled.assign(planes.size(), 0);
   }
 
   /// DMAs between `nparts` partition rows of a tile and HBM, split by
@@ -336,6 +370,7 @@ struct ConvLowering {
   /// `slot`: rows zero-filled where they fall outside the image, the padding
   /// columns zero.
   void loadInput(const OutTile &t, int64_t g, int slot) {
+    kb.setSource(conv); // (the epilogue attributes its instructions to its ops)
     int64_t img = rowsIn * Wp;
     for (int64_t c = 0; c < ct; ++c)
       for (int64_t j = 0; j < khPack; ++j) {
@@ -405,6 +440,7 @@ struct ConvLowering {
   /// channel tile and tap, the first (which starts the accumulation)
   /// covering the whole tile.
   void multiply(const OutTile &t, int slot, int64_t fw, int64_t fsz, int a) {
+    kb.setSource(conv);
     int64_t img = rowsIn * Wp;
     SmallVector<std::tuple<int64_t, int64_t, int64_t>> order; // (c, kh or kh group, kw)
     order.push_back({0, 0, padCols ? 0 : fullTap});
@@ -465,6 +501,10 @@ struct ConvLowering {
   void store(const OutTile &t, int64_t g, int64_t f0, int64_t fsz, int a) {
     int64_t fAbs = g * Fg + f0;
     int64_t bcol = g * llvm::divideCeil(Fg, P) + f0 / P;
+    if (pool) {
+      toPlanes(t, fAbs, f0 % fChunk / P, fsz, bcol, a);
+      return;
+    }
     if (epilogue) {
       int64_t per = t.rows * t.cols;
       for (int64_t i = 0; i < t.nbc; ++i) {
@@ -494,6 +534,60 @@ struct ConvLowering {
          OH * OW, {F * OH * OW, OW, 1}, outT);
   }
 
+  /// With a fused pooling: tile `t` of output channels [fAbs, fAbs + fsz)
+  /// (channel tile `ft` of the weight chunk) from PSUM slot `a` into its
+  /// images' planes - only the rows and columns the pooling reads - then
+  /// the pooled rows those planes now hold.
+  void toPlanes(const OutTile &t, int64_t fAbs, int64_t ft, int64_t fsz, int64_t bcol, int a) {
+    int64_t rows = std::min(t.rows, pool->usedRows() - t.oh0);
+    int64_t cols = std::min(t.cols, pool->usedCols() - t.ow0);
+    int64_t Wpl = pool->planePitch(), per = t.rows * t.cols;
+    for (int64_t i = 0; i < t.nbc && rows > 0 && cols > 0; ++i) {
+      FlatSymbolRefAttr plane = planes[ft * nb + i];
+      int64_t at = pool->planeOrigin() + t.oh0 * Wpl + t.ow0;
+      // Rows [r, r + n) of the tile: one instruction when they are whole.
+      auto write = [&](int64_t r, int64_t n, int64_t m) {
+        auto dst = n > 1 ? kb.tileAP(0, fsz, at + r * Wpl, {n, m}, {Wpl, 1})
+                         : kb.tileAP(0, fsz, at + r * Wpl, m);
+        int64_t psumAt = i * per + r * t.cols;
+        if (epilogue) {
+          epilogue->emitEpilogueInto(kb, (t.n0 + i) * F + fAbs, fsz,
+                                     (t.oh0 + r) * OW + t.ow0, n * m, acc[a], psumAt, plane, dst);
+          return;
+        }
+        kb.charge(Engine::scalar,
+                  kb.estimate(Opcode::Activation, Engine::scalar, fsz, n * m, false, true));
+        bool hasBias = static_cast<bool>(biasSb);
+        kb.emit<nisa::ActivationOp>(
+            nisa::ActFunc::copy, plane, dst, acc[a], kb.tileAP(0, fsz, psumAt, n * m),
+            FloatAttr(), FlatSymbolRefAttr(), nisa::AccessPatternAttr(), FloatAttr(),
+            hasBias ? biasSb : FlatSymbolRefAttr(),
+            hasBias ? kb.tileAP(0, fsz, bcol, 1) : nisa::AccessPatternAttr(), FlatSymbolRefAttr(),
+            nisa::AccessPatternAttr(), DenseI64ArrayAttr(), UnitAttr());
+      };
+      if (cols == t.cols && cols == OW)
+        write(0, rows, cols);
+      else
+        for (int64_t r = 0; r < rows; ++r)
+          write(r, 1, cols);
+    }
+    // Rows are complete once their last column chunk is in.
+    if (t.ow0 + t.cols < OW)
+      return;
+    int64_t ready = pool->rowsReady(t.oh0 + t.rows);
+    int64_t block = pool->blockRows();
+    for (int64_t i = 0; i < t.nbc; ++i) {
+      int64_t &done = pooled[ft * nb + i];
+      while (done < ready && (ready - done >= block || ready == pool->rowsReady(OH))) {
+        int64_t n = std::min(block, ready - done);
+        pool->emitRows(planes[ft * nb + i], (t.n0 + i) * F + fAbs, fsz, done, n);
+        done += n;
+      }
+      if (done == pool->rowsReady(OH))
+        done = 0; // the plane's next image
+    }
+  }
+
   /// Emits the kernel: per group and weight chunk, the weights, then per
   /// output tile its input block, multiplies and store.
   void run() {
@@ -504,7 +598,7 @@ struct ConvLowering {
     } else {
       w = fl.bufferOf(conv.getWeight());
     }
-    if (!epilogue)
+    if (!epilogue && !pool)
       y = fl.resultBuffer(conv.getResult());
     // Stores on queues of their own, in proportion to the bytes they move:
     // a store waiting for its tile would hold back the input blocks queued
@@ -512,7 +606,8 @@ struct ConvLowering {
     double loads = static_cast<double>(N) * C * H * W * ein *
                    llvm::divideCeil(Fg, fChunk); // the input once per weight chunk
     loads += static_cast<double>(F) * Cg * T * ein; // the weights
-    double stores = static_cast<double>(N) * F * OH * OW * eout;
+    double stores = pool ? static_cast<double>(pool->outputBytes())
+                         : static_cast<double>(N) * F * OH * OW * eout;
     int64_t quarter = hw.dmaEngines / 4;
     kb.storeQueues = std::clamp<int64_t>(std::lround(stores / (loads + stores) * hw.dmaEngines),
                                          quarter, hw.dmaEngines - quarter);
@@ -568,21 +663,41 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
                                                 ConvOp conv, ArrayRef<Operation *> epilogueOps,
                                                 ArrayRef<std::pair<Value, Value>> outputs,
                                                 StringRef kind) {
+  // A fused pooling (conv-pool) is the kernel's last op and its one output.
+  PoolOp poolOp = epilogueOps.empty() ? PoolOp() : dyn_cast<PoolOp>(epilogueOps.back());
+  if (poolOp)
+    epilogueOps = epilogueOps.drop_back();
   RowKernelSpec spec;
   spec.ops.push_back(conv);
   spec.ops.append(epilogueOps.begin(), epilogueOps.end());
   spec.bufferOf = [&](Value v) { return fl.bufferOf(v); };
   spec.constantBuffer = [&](ConstantOp c) { return fl.constantBuffer(c); };
-  if (!epilogueOps.empty())
+  if (poolOp && !epilogueOps.empty()) // left in SBUF for the pooling
+    spec.outputs.push_back({poolOp.getInput(), HbmBuffer{}});
+  else if (!epilogueOps.empty())
     for (auto [inner, outer] : outputs)
       spec.outputs.push_back({inner, fl.resultBuffer(outer)});
   spec.psum = conv.getResult();
-  std::string planWhy = "its bias is not an add of the epilogue (only TensorE writes PSUM)";
+  std::string planWhy;
+  if (conv.getBias())
+    planWhy = "its bias is not an add of the epilogue (only TensorE writes PSUM)";
   std::optional<RowKernel> epilogue =
       epilogueOps.empty() || conv.getBias()
           ? std::nullopt
           : RowKernel::plan(std::move(spec), fl.pb.hw(), planWhy);
+  // The pooling as its own kernel after the rest (the kernel's value goes
+  // where the fused kernel's result is expected).
+  auto unfusePool = [&](const Twine &why) -> LogicalResult {
+    if (fl.remarks)
+      anchor->emitRemark("the pooling is a separate kernel: ") << why;
+    Value in = poolOp.getInput();
+    if (failed(lowerConv(fl, anchor, conv, epilogueOps, {{in, in}}, kind)))
+      return failure();
+    return lowerPool(fl, poolOp, outputs.front().second);
+  };
   if (!epilogueOps.empty() && !epilogue) {
+    if (poolOp)
+      return unfusePool("the convolution's epilogue is not one");
     // The epilogue cannot run on the output tiles (it reduces them, as a
     // global average pool does): write the convolution to HBM and run the
     // rest as its own kernel.
@@ -592,14 +707,35 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
       return failure();
     return lowerRowGroup(fl, anchor, epilogueOps, outputs, kind);
   }
-  KernelBuilder kb(fl.pb, kind, anchor);
-  if (isDepthwise(conv))
-    return lowerDepthwiseConv(fl, kb, anchor, conv, epilogue ? &*epilogue : nullptr);
-  ConvLowering lowering(fl, kb, conv, epilogue ? &*epilogue : nullptr);
+  if (poolOp && isDepthwise(conv))
+    return unfusePool("depthwise convolutions do not keep their planes");
   std::string why;
-  if (!lowering.plan(why))
+  std::optional<KernelBuilder> kb;
+  kb.emplace(fl.pb, kind, anchor);
+  if (isDepthwise(conv))
+    return lowerDepthwiseConv(fl, *kb, anchor, conv, epilogue ? &*epilogue : nullptr);
+  std::unique_ptr<FusedPool> pool;
+  if (poolOp) {
+    pool = std::make_unique<FusedPool>(fl, *kb, poolOp, outputs.front().second);
+    if (!pool->plan(why)) {
+      kb->kernel().erase(); // nothing emitted yet
+      pool.reset();
+      kb.reset();
+      return unfusePool(why);
+    }
+  }
+  ConvLowering lowering(fl, *kb, conv, epilogue ? &*epilogue : nullptr);
+  lowering.pool = pool.get();
+  if (!lowering.plan(why)) {
+    if (pool) {
+      kb->kernel().erase(); // nothing emitted yet
+      pool.reset();
+      kb.reset();
+      return unfusePool(why);
+    }
     return conv.emitError("cannot lower the convolution: ") << why;
-  kb.setSource(conv);
+  }
+  kb->setSource(conv);
   lowering.run();
   if (fl.remarks)
     anchor->emitRemark("lowered as one convolution kernel: ")
@@ -612,6 +748,7 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
                                 : std::string())
         << (lowering.fChunk < lowering.Fg
                 ? ", weights in chunks of " + std::to_string(lowering.fChunk) + " channels"
-                : std::string());
+                : std::string())
+        << (pool ? ", pooled from planes kept in SBUF in " + pool->describe() : std::string());
   return success();
 }

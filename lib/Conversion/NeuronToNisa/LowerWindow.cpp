@@ -25,7 +25,7 @@ using namespace mlir::neuron;
 using namespace mlir::neuron::lowering;
 using neuronc::isa::Opcode;
 
-namespace {
+namespace mlir::neuron::lowering {
 
 /// Buffers per block (input, accumulator, output): a block loads and
 /// another stores while the engines work on a third.
@@ -54,6 +54,8 @@ struct WindowLowering {
   bool padCols = true;
   int64_t fullTap = 0;
   Type inT, outT, f32;
+  Value result; ///< where the result is expected (the op's own when null)
+  bool splitStores = false; ///< stores split across the queues (fused)
   HbmBuffer x, y, divisors, weight, bias;
   SmallVector<FlatSymbolRefAttr> in, acc, out, div, wts, bts;
   int slot = 0;
@@ -177,7 +179,7 @@ struct WindowLowering {
   void run() {
     x = fl.bufferOf(op->getOperand(0));
     if (!epilogue)
-      y = fl.resultBuffer(op->getResult(0));
+      y = fl.resultBuffer(result ? result : op->getResult(0));
     if (divisorTable)
       divisors = divisorBuffer();
     auto sb = nisa::MemorySpace::sbuf;
@@ -210,15 +212,13 @@ struct WindowLowering {
     }
     float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
     Builder b(op->getContext());
-    auto vecEngine = [&](Opcode o, int64_t parts, int64_t n) {
-      return kb.pick(o, {Engine::vector, Engine::gpsimd}, parts, n);
-    };
     for (int64_t p0 = 0; p0 < planes; p0 += P) {
       int64_t nparts = std::min(P, planes - p0);
       FlatSymbolRefAttr w = wts.empty() ? FlatSymbolRefAttr() : wts[0];
       FlatSymbolRefAttr bt = bts.empty() ? FlatSymbolRefAttr() : bts[0];
       int64_t wcol = shared ? 0 : p0 / P * taps, bcol = shared ? 0 : p0 / P;
       for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
+        kb.setSource(op); // (a fused epilogue attributes its instructions to its ops)
         int64_t rows = std::min(R, OH - oh0);
         int64_t span = (rows - 1) * sh + (KH - 1) * dh + 1;
         int64_t first = oh0 * sh - pt;
@@ -254,82 +254,115 @@ struct WindowLowering {
           kb.dma(tile, kb.tileAP(q, cnt, (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1}), x.sym,
                  kb.hbmAP((p0 + q) * H * W + lo * W, {cnt, hi - lo, W}, {H * W, W, 1}), inT);
         }
-        // The taps.
-        int64_t n = rows * OW;
-        auto box = kb.tileAP(0, nparts, 0, n);
-        auto col = [&](int64_t c) { return kb.tileAP(0, nparts, c, 1); };
-        // The first tap covers every output column (it initializes acc).
-        SmallVector<int64_t> order{padCols ? 0 : fullTap};
-        for (int64_t t = 0; t < KH * KW; ++t)
-          if (t != order.front())
-            order.push_back(t);
-        for (auto [i, t] : llvm::enumerate(order)) {
-          int64_t kh = t / KW, kw = t % KW;
-          int64_t c0 = 0, c1 = OW, off = kh * dh * Wp + kw * dw;
-          if (!padCols) {
-            std::tie(c0, c1) = validColumns(kw);
-            if (c1 <= c0)
-              continue;
-            off = kh * dh * Wp + c0 * sw + kw * dw - pl;
-          }
-          int64_t cols = c1 - c0, m = rows * cols;
-          auto window = kb.tileAP(0, nparts, off, {rows, cols}, {sh * Wp, sw});
-          auto dst = cols == OW ? box : kb.tileAP(0, nparts, c0, {rows, cols}, {OW, 1});
-          bool first = i == 0;
-          if (kind == WindowKind::Depthwise) {
-            if (first)
-              kb.emit<nisa::TensorScalarOp>(
-                  vecEngine(Opcode::TensorScalar, nparts, m), acc[slot], dst, tile, window,
-                  nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), UnitAttr(),
-                  bias.sym ? nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::add)
-                           : nisa::AluOpAttr(),
-                  FloatAttr(), bt, bias.sym ? col(bcol) : nisa::AccessPatternAttr(), UnitAttr(),
-                  DenseI64ArrayAttr(), UnitAttr());
-            else
-              kb.emit<nisa::ScalarTensorTensorOp>(
-                  vecEngine(Opcode::ScalarTensorTensor, nparts, m), acc[slot], dst, tile, window,
-                  nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), nisa::AluOp::add,
-                  acc[slot], dst, DenseI64ArrayAttr(), UnitAttr());
-            continue;
-          }
-          if (first) {
-            kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, m), acc[slot], dst,
-                                        tile, window, DenseI64ArrayAttr(), UnitAttr());
-            continue;
-          }
-          kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, m),
-                                        kind == WindowKind::Max ? nisa::AluOp::max
-                                                                : nisa::AluOp::add,
-                                        acc[slot], dst, acc[slot], dst, tile, window,
-                                        DenseI64ArrayAttr(), UnitAttr());
-        }
-        if (epilogue) {
-          // Rows are the planes (image x channel), columns the pixels.
-          epilogue->emitEpilogue(kb, p0, nparts, oh0 * OW, n, acc[slot], 0);
-          slot = (slot + 1) % kSlots;
-          continue;
-        }
-        // Average: scale; every kind: convert; then store.
-        if (divisorTable) {
-          kb.dma(div[slot], box, divisors.sym, kb.hbmAP(oh0 * OW, {nparts, n}, {0, 1}), f32);
-          kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, n),
-                                        nisa::AluOp::multiply, out[slot], box, acc[slot], box,
-                                        div[slot], box, DenseI64ArrayAttr(), UnitAttr());
-        } else {
-          float scale = kind == WindowKind::Avg ? 1.0f / static_cast<float>(KH * KW) : 1.0f;
-          kb.emit<nisa::TensorScalarOp>(
-              vecEngine(Opcode::TensorScalar, nparts, n), out[slot], box, acc[slot], box,
-              nisa::AluOp::multiply, b.getF32FloatAttr(scale), FlatSymbolRefAttr(),
-              nisa::AccessPatternAttr(), UnitAttr(), nisa::AluOpAttr(), FloatAttr(),
-              FlatSymbolRefAttr(), nisa::AccessPatternAttr(), UnitAttr(), DenseI64ArrayAttr(),
-              UnitAttr());
-        }
-        kb.dma(y.sym, kb.hbmAP(p0 * OH * OW + oh0 * OW, {nparts, n}, {OH * OW, 1}), out[slot],
-               box, outT);
-        slot = (slot + 1) % kSlots;
+        emitTaps(tile, 0, nparts, rows, w, wcol, bt, bcol);
+        finishBlock(p0, nparts, oh0, rows);
       }
     }
     kb.program().levelQueues();
+  }
+
+  /// The window's taps over output rows [0, rows) of a block whose input
+  /// rows start at element `base` of `tile` (pitch Wp), into acc[slot]; a
+  /// depthwise convolution's weights at columns `wcol` of `w` (bias at
+  /// `bcol` of `bt`).
+  void emitTaps(FlatSymbolRefAttr tile, int64_t base, int64_t nparts, int64_t rows,
+                FlatSymbolRefAttr w, int64_t wcol, FlatSymbolRefAttr bt, int64_t bcol) {
+    Builder b(op->getContext());
+    int64_t n = rows * OW;
+    auto box = kb.tileAP(0, nparts, 0, n);
+    auto col = [&](int64_t c) { return kb.tileAP(0, nparts, c, 1); };
+    // The first tap covers every output column (it initializes acc).
+    SmallVector<int64_t> order{padCols ? 0 : fullTap};
+    for (int64_t t = 0; t < KH * KW; ++t)
+      if (t != order.front())
+        order.push_back(t);
+    for (auto [i, t] : llvm::enumerate(order)) {
+      int64_t kh = t / KW, kw = t % KW;
+      int64_t c0 = 0, c1 = OW, off = base + kh * dh * Wp + kw * dw;
+      if (!padCols) {
+        std::tie(c0, c1) = validColumns(kw);
+        if (c1 <= c0)
+          continue;
+        off = base + kh * dh * Wp + c0 * sw + kw * dw - pl;
+      }
+      int64_t cols = c1 - c0, m = rows * cols;
+      auto window = kb.tileAP(0, nparts, off, {rows, cols}, {sh * Wp, sw});
+      auto dst = cols == OW ? box : kb.tileAP(0, nparts, c0, {rows, cols}, {OW, 1});
+      bool first = i == 0;
+      if (kind == WindowKind::Depthwise) {
+        if (first)
+          kb.emit<nisa::TensorScalarOp>(
+              vecEngine(Opcode::TensorScalar, nparts, m), acc[slot], dst, tile, window,
+              nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), UnitAttr(),
+              bias.sym ? nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::add)
+                       : nisa::AluOpAttr(),
+              FloatAttr(), bt, bias.sym ? col(bcol) : nisa::AccessPatternAttr(), UnitAttr(),
+              DenseI64ArrayAttr(), UnitAttr());
+        else
+          kb.emit<nisa::ScalarTensorTensorOp>(
+              vecEngine(Opcode::ScalarTensorTensor, nparts, m), acc[slot], dst, tile, window,
+              nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), nisa::AluOp::add,
+              acc[slot], dst, DenseI64ArrayAttr(), UnitAttr());
+        continue;
+      }
+      if (first) {
+        kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, m), acc[slot], dst,
+                                    tile, window, DenseI64ArrayAttr(), UnitAttr());
+        continue;
+      }
+      kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, m),
+                                    kind == WindowKind::Max ? nisa::AluOp::max : nisa::AluOp::add,
+                                    acc[slot], dst, acc[slot], dst, tile, window,
+                                    DenseI64ArrayAttr(), UnitAttr());
+    }
+  }
+
+  /// Output rows [oh0, oh0 + rows) of planes [p0, p0 + nparts), accumulated
+  /// in acc[slot]: the fused epilogue, or the average's scale, the
+  /// conversion and the store; then the next slot.
+  void finishBlock(int64_t p0, int64_t nparts, int64_t oh0, int64_t rows) {
+    Builder b(op->getContext());
+    int64_t n = rows * OW;
+    auto box = kb.tileAP(0, nparts, 0, n);
+    if (epilogue) {
+      // Rows are the planes (image x channel), columns the pixels.
+      epilogue->emitEpilogue(kb, p0, nparts, oh0 * OW, n, acc[slot], 0);
+      slot = (slot + 1) % kSlots;
+      return;
+    }
+    if (divisorTable) {
+      kb.dma(div[slot], box, divisors.sym, kb.hbmAP(oh0 * OW, {nparts, n}, {0, 1}), f32);
+      kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, n),
+                                    nisa::AluOp::multiply, out[slot], box, acc[slot], box,
+                                    div[slot], box, DenseI64ArrayAttr(), UnitAttr());
+    } else {
+      float scale = kind == WindowKind::Avg ? 1.0f / static_cast<float>(KH * KW) : 1.0f;
+      kb.emit<nisa::TensorScalarOp>(
+          vecEngine(Opcode::TensorScalar, nparts, n), out[slot], box, acc[slot], box,
+          nisa::AluOp::multiply, b.getF32FloatAttr(scale), FlatSymbolRefAttr(),
+          nisa::AccessPatternAttr(), UnitAttr(), nisa::AluOpAttr(), FloatAttr(),
+          FlatSymbolRefAttr(), nisa::AccessPatternAttr(), UnitAttr(), DenseI64ArrayAttr(),
+          UnitAttr());
+    }
+    // The store; fused after a convolution, split by partitions across the
+    // store queues (the last block's store ends the kernel; alone, the
+    // pieces would hold back the next blocks' loads: measured slower).
+    int64_t bytes = nparts * n * nisa::elementBytes(outT);
+    int64_t pieces = !splitStores ? 1
+                                  : std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 2), 1,
+                                                        std::min<int64_t>(hw.dmaEngines, nparts));
+    int64_t step = llvm::divideCeil(nparts, pieces);
+    for (int64_t q = 0; q < nparts; q += step) {
+      int64_t cnt = std::min(step, nparts - q);
+      kb.dma(y.sym, kb.hbmAP((p0 + q) * OH * OW + oh0 * OW, {cnt, n}, {OH * OW, 1}), out[slot],
+             kb.tileAP(q, cnt, 0, n), outT);
+    }
+    slot = (slot + 1) % kSlots;
+  }
+
+  /// The least loaded vector engine for `o` over parts x n.
+  Engine vecEngine(Opcode o, int64_t parts, int64_t n) {
+    return kb.pick(o, {Engine::vector, Engine::gpsimd}, parts, n);
   }
 
   /// "... plane tile(s) x ... row block(s)" for remarks.
@@ -340,13 +373,14 @@ struct WindowLowering {
   }
 };
 
-} // namespace
+} // namespace mlir::neuron::lowering
 
-LogicalResult mlir::neuron::lowering::lowerPool(FunctionLowering &fl, PoolOp op) {
+LogicalResult mlir::neuron::lowering::lowerPool(FunctionLowering &fl, PoolOp op, Value result) {
   KernelBuilder kb(fl.pb, "pool", op);
   WindowLowering lowering(fl, kb, op,
                           op.getKind() == PoolKind::max ? WindowKind::Max : WindowKind::Avg);
   lowering.countIncludePad = op.getCountIncludePad();
+  lowering.result = result ? result : op.getResult();
   std::string why;
   if (!lowering.plan(op.getInput(), op.getResult(), op.getKernel(), op.getStrides(),
                      op.getPadding(), {}, why))
@@ -355,6 +389,116 @@ LogicalResult mlir::neuron::lowering::lowerPool(FunctionLowering &fl, PoolOp op)
   if (fl.remarks)
     op.emitRemark("lowered as one pooling kernel: ") << lowering.describe();
   return success();
+}
+
+FusedPool::FusedPool(FunctionLowering &fl, KernelBuilder &kb, PoolOp pool, Value result)
+    : impl(std::make_unique<WindowLowering>(
+          fl, kb, pool, pool.getKind() == PoolKind::max ? WindowKind::Max : WindowKind::Avg)) {
+  impl->countIncludePad = pool.getCountIncludePad();
+  impl->result = result;
+}
+
+FusedPool::~FusedPool() = default;
+
+bool FusedPool::plan(std::string &why) {
+  auto pool = cast<PoolOp>(impl->op);
+  if (!impl->plan(pool.getInput(), pool.getResult(), pool.getKernel(), pool.getStrides(),
+                  pool.getPadding(), {}, why))
+    return false;
+  WindowLowering &w = *impl;
+  if (w.sh > w.KH || w.sw > w.KW) {
+    why = "its stride is larger than its window, so some input rows or columns are never read";
+    return false;
+  }
+  // Blocks of about a PSUM bank's worth of outputs per instruction: the
+  // last block waits for the convolution's last rows, so a small one ends
+  // the kernel sooner.
+  w.R = std::min<int64_t>(w.R, llvm::divideCeil(w.hw.psumBankFp32(), w.OW));
+  w.splitStores = true;
+  // The planes keep their padding columns.
+  w.padCols = true;
+  w.Wp = w.W + w.pl + pool.getPadding().back();
+  return true;
+}
+
+int64_t FusedPool::planePitch() const { return impl->Wp; }
+int64_t FusedPool::planeElements() const {
+  return ((impl->OH - 1) * impl->sh + impl->KH) * impl->Wp;
+}
+int64_t FusedPool::planeOrigin() const { return impl->pt * impl->Wp + impl->pl; }
+int64_t FusedPool::usedRows() const {
+  return std::min(impl->H, (impl->OH - 1) * impl->sh - impl->pt + impl->KH);
+}
+int64_t FusedPool::usedCols() const {
+  return std::min(impl->W, (impl->OW - 1) * impl->sw - impl->pl + impl->KW);
+}
+int64_t FusedPool::blockRows() const { return impl->R; }
+int64_t FusedPool::outputBytes() const {
+  return impl->planes * impl->OH * impl->OW * nisa::elementBytes(impl->outT);
+}
+
+int64_t FusedPool::bytesPerPartition() const {
+  const WindowLowering &w = *impl;
+  return kSlots * w.R * w.OW *
+         (4 + nisa::elementBytes(w.outT) + (w.divisorTable ? 4 : 0));
+}
+
+void FusedPool::allocate(int64_t partitions) {
+  WindowLowering &w = *impl;
+  w.y = w.fl.resultBuffer(w.result);
+  if (w.divisorTable)
+    w.divisors = w.divisorBuffer();
+  for (int i = 0; i < kSlots; ++i) {
+    w.acc.push_back(w.kb.alloc(nisa::MemorySpace::sbuf, partitions, w.R * w.OW, w.f32, "acc"));
+    w.out.push_back(w.kb.alloc(nisa::MemorySpace::sbuf, partitions, w.R * w.OW, w.outT, "y"));
+    if (w.divisorTable)
+      w.div.push_back(w.kb.alloc(nisa::MemorySpace::sbuf, partitions, w.R * w.OW, w.f32, "div"));
+  }
+}
+
+void FusedPool::fillPadding(FlatSymbolRefAttr plane, int64_t np) {
+  WindowLowering &w = *impl;
+  int64_t rows = planeElements() / w.Wp, inside = std::min(w.H, rows - w.pt);
+  float fill = w.kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  auto box = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+    int64_t n = 1;
+    for (int64_t v : sizes)
+      n *= v;
+    w.kb.emit<nisa::MemsetOp>(w.vecEngine(Opcode::Memset, np, n), plane,
+                              w.kb.tileAP(0, np, off, sizes, strides),
+                              w.kb.builder().getF32FloatAttr(fill), DenseI64ArrayAttr(),
+                              UnitAttr());
+  };
+  if (w.pt > 0)
+    box(0, {w.pt * w.Wp}, {1});
+  if (rows > w.pt + w.H)
+    box((w.pt + w.H) * w.Wp, {(rows - w.pt - w.H) * w.Wp}, {1});
+  if (w.pl > 0)
+    box(w.pt * w.Wp, {inside, w.pl}, {w.Wp, 1});
+  int64_t right = std::min(w.Wp - w.pl - w.W, (w.OW - 1) * w.sw + w.KW - w.pl - w.W);
+  if (right > 0)
+    box(w.pt * w.Wp + w.pl + w.W, {inside, right}, {w.Wp, 1});
+}
+
+int64_t FusedPool::rowsReady(int64_t rows) const {
+  const WindowLowering &w = *impl;
+  if (rows >= usedRows())
+    return w.OH;
+  int64_t span = rows + w.pt - w.KH; // the last window top that fits
+  return span < 0 ? 0 : std::min(w.OH, span / w.sh + 1);
+}
+
+void FusedPool::emitRows(FlatSymbolRefAttr plane, int64_t planeBase, int64_t np, int64_t oh0,
+                         int64_t n) {
+  WindowLowering &w = *impl;
+  w.kb.setSource(w.op);
+  w.emitTaps(plane, oh0 * w.sh * w.Wp, np, n, {}, 0, {}, 0);
+  w.finishBlock(planeBase, np, oh0, n);
+}
+
+std::string FusedPool::describe() const {
+  return std::to_string(llvm::divideCeil(impl->OH, impl->R)) + " row block(s) of " +
+         std::to_string(impl->R) + ", " + std::to_string(impl->KH * impl->KW) + " taps each";
 }
 
 bool mlir::neuron::lowering::isDepthwise(ConvOp conv) {

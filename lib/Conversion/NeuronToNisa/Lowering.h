@@ -61,8 +61,59 @@ LogicalResult lowerConv(FunctionLowering &fl, Operation *anchor, ConvOp conv,
                         ArrayRef<Operation *> epilogueOps,
                         ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
 
-/// Max or average pooling on VectorE/GpSimdE.
-LogicalResult lowerPool(FunctionLowering &fl, PoolOp op);
+/// Max or average pooling on VectorE/GpSimdE; its result goes where
+/// `result` (the pooling's own result when null: a fused kernel's outer
+/// value otherwise) is expected.
+LogicalResult lowerPool(FunctionLowering &fl, PoolOp op, Value result = {});
+
+struct WindowLowering;
+/// A pooling fused after a convolution (a conv-pool kernel): the
+/// convolution writes each output plane, padding included, into an SBUF
+/// tile that stays for the whole kernel, and blocks of pooled rows are
+/// computed from it as soon as the rows their windows read are there.
+/// Plane p of a tile is (image, channel) plane `planeBase + p` of the
+/// pooling's input.
+class FusedPool {
+public:
+  FusedPool(FunctionLowering &fl, KernelBuilder &kb, PoolOp pool, Value result);
+  ~FusedPool();
+  /// Plans the pooled row blocks; false with `why` when the pooling
+  /// cannot read from planes (a stride over the window leaves input rows
+  /// nobody reads, which the convolution would still write).
+  bool plan(std::string &why);
+  /// Elements per partition of one padded plane, its row pitch, and where
+  /// input element (0, 0) sits in it.
+  int64_t planeElements() const;
+  int64_t planePitch() const;
+  int64_t planeOrigin() const;
+  /// Input rows and columns some window reads (a prefix of each dim): the
+  /// convolution writes only these, so nothing it writes goes unread.
+  int64_t usedRows() const;
+  int64_t usedCols() const;
+  /// Bytes of the pooled result.
+  int64_t outputBytes() const;
+  /// SBUF bytes per partition of the pooling's own tiles (not the planes).
+  int64_t bytesPerPartition() const;
+  /// Allocates the pooling's tiles.
+  void allocate(int64_t partitions);
+  /// Fills the padding of `plane` (partitions [0, np)) that windows read:
+  /// -inf for max, 0 for average. Once per plane tile: the convolution
+  /// never writes there.
+  void fillPadding(FlatSymbolRefAttr plane, int64_t np);
+  /// Output rows whose windows read only the input's first `rows` rows
+  /// (all of them once `rows` reaches usedRows()).
+  int64_t rowsReady(int64_t rows) const;
+  /// Output rows per block.
+  int64_t blockRows() const;
+  /// Pools output rows [oh0, oh0 + n) of the planes in `plane` and stores
+  /// them.
+  void emitRows(FlatSymbolRefAttr plane, int64_t planeBase, int64_t np, int64_t oh0, int64_t n);
+  /// "... row block(s) of ..., ... taps each" for remarks.
+  std::string describe() const;
+
+private:
+  std::unique_ptr<WindowLowering> impl;
+};
 
 class RowKernel;
 /// A depthwise convolution (one filter per channel, 1-D or 2-D): VectorE

@@ -77,6 +77,14 @@ public:
   void emitEpilogue(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0, int64_t nc,
                     FlatSymbolRefAttr psum, int64_t psumOffset);
 
+  /// Epilogue mode with the kernel's one output left on chip: as
+  /// emitEpilogue, but the output's values are computed into tile `dst` at
+  /// `dstAp` (nc elements per partition, any layout) instead of stored (a
+  /// convolution's planes that a fused pooling reads).
+  void emitEpilogueInto(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0, int64_t nc,
+                        FlatSymbolRefAttr psum, int64_t psumOffset, FlatSymbolRefAttr dst,
+                        nisa::AccessPatternAttr dstAp);
+
   /// SBUF bytes per partition the epilogue of an nr x nc block needs with
   /// `buffers` tiles per value (two: double-buffered), for the matmul's
   /// budget.

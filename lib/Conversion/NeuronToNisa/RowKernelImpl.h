@@ -209,6 +209,10 @@ public:
   void emitEpilogue(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0, int64_t nc,
                     FlatSymbolRefAttr psum, int64_t psumOffset);
   int64_t bytesPerColumn() const;
+  /// Where emitEpilogue leaves the output instead of storing it (null: it
+  /// stores).
+  FlatSymbolRefAttr sinkTile;
+  nisa::AccessPatternAttr sinkAp;
   std::string describe() const;
 
   RowKernelSpec spec;

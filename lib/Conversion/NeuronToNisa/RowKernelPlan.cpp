@@ -221,6 +221,7 @@ RowKernel::RowKernel(RowKernel &&) = default;
 std::optional<RowKernel> RowKernel::plan(RowKernelSpec spec, const neuronc::HardwareModel &hw,
                                          std::string &why) {
   auto impl = std::make_unique<RowKernelImpl>(std::move(spec), hw);
+  why.clear(); // the analysis fails on a non-empty reason
   if (failed(impl->analyze(why)))
     return std::nullopt;
   return RowKernel(std::move(impl));

@@ -398,6 +398,16 @@ void RowKernel::emitEpilogue(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t 
   impl->emitEpilogue(kb, r0, nr, c0, nc, psum, psumOffset);
 }
 
+void RowKernel::emitEpilogueInto(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0,
+                                 int64_t nc, FlatSymbolRefAttr psum, int64_t psumOffset,
+                                 FlatSymbolRefAttr dst, nisa::AccessPatternAttr dstAp) {
+  impl->sinkTile = dst;
+  impl->sinkAp = dstAp;
+  impl->emitEpilogue(kb, r0, nr, c0, nc, psum, psumOffset);
+  impl->sinkTile = {};
+  impl->sinkAp = {};
+}
+
 void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr, int64_t cs,
                                  int64_t ncols, FlatSymbolRefAttr psum, int64_t off) {
   kb = &builder;
@@ -427,6 +437,24 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
     stepVals[n] = v;
   }
   for (const OutputInfo &o : outputs) {
+    if (sinkTile) {
+      Val dst;
+      dst.sym = sinkTile;
+      dst.ap = sinkAp;
+      dst.type = nodes[o.node].type;
+      dst.full = true;
+      // Computed straight into the destination when nothing else reads it;
+      // else copied there.
+      if (nodes[o.node].users.empty() && !stepVals.count(o.node)) {
+        stepVals[o.node] = computeNode(o.node, dst);
+        continue;
+      }
+      Val v = materialize(o.node);
+      Engine e = kb->pick(Opcode::TensorCopy, {Engine::vector, Engine::gpsimd}, np, nc);
+      kb->emit<nisa::TensorCopyOp>(e, dst.sym, dst.ap, v.sym, v.ap, DenseI64ArrayAttr(),
+                                   UnitAttr());
+      continue;
+    }
     Val v = materialize(o.node);
     HbmView view = viewOf(o.buf, o.strides, true);
     kb->transfer(false, v.sym, nodes[o.node].type, 0, 0, view, p0, np, c0, nc);

@@ -73,6 +73,38 @@ def pool(x, kind, k, st, pad, incl=False, ty="f32"):
     return func([("x", T(x, ty))], body, "y", T(y, ty))
 
 
+def conv_pool(x, w, st, pad, bias, epi, kind, k, pst, ppad, incl=False, ty="f32", const_w=False,
+              groups=1):
+    """A convolution (with `epi`: None, "relu", or "bn_res_relu" - a folded
+    batchnorm scale, a residual add and a relu) feeding a pooling: with
+    --fuse, one conv-pool kernel that pools the convolution's planes in SBUF
+    (or, where it cannot, the refusal's fallback of two kernels)."""
+    n = len(k)
+    y = [x[0], w[0]] + window_out(x, w[2:], st, pad, [1] * n)
+    z = [x[0], w[0]] + window_out(y, k, pst, ppad, [1] * n)
+    args = [("x", T(x, ty))] + ([] if const_w else [("w", T(w, ty))])
+    args += [("b", T([w[0]], ty))] if bias else []
+    body = ["%%w = neuron.constant %s : %s" % (dense_hex(w, ty, sum(w)), T(w, ty))] if const_w else []
+    body += ["%%y = neuron.conv %%x, %%w%s strides = %s padding = %s dilations = %s groups = %d"
+             " : (%s) -> %s" % (" bias %b" if bias else "", L(st), L(pad), L([1] * n), groups,
+                                ", ".join([T(x, ty), T(w, ty)] + ([T([w[0]], ty)] if bias else [])),
+                                T(y, ty))]
+    v = "y"
+    if epi == "bn_res_relu":
+        c = [1, w[0]] + [1] * n
+        args.append(("r", T(y, ty)))
+        body += ["%%s = neuron.constant dense<0.75> : %s" % T(c, ty),
+                 "%%m = neuron.mul %%y, %%s : %s, %s -> %s" % (T(y, ty), T(c, ty), T(y, ty)),
+                 "%%a = neuron.add %%m, %%r : %s, %s -> %s" % (T(y, ty), T(y, ty), T(y, ty))]
+        v = "a"
+    if epi:
+        body.append("%%z = neuron.relu %%%s : %s" % (v, T(y, ty)))
+        v = "z"
+    body.append("%%p = neuron.pool %s %%%s kernel = %s strides = %s padding = %s%s : %s -> %s" % (
+        kind, v, L(k), L(pst), L(ppad), " count_include_pad" if incl else "", T(y, ty), T(z, ty)))
+    return func(args, body, "p", T(z, ty))
+
+
 def func(args, body, res, rty):
     sig = ", ".join("%%%s: %s" % a for a in args)
     lines = ["func.func @main(%s) -> %s {" % (sig, rty)]
@@ -180,6 +212,38 @@ CASES = {
     "avgpool3d_pad_included": pool((2, 3, 7, 6, 5), "avg", (3, 2, 3), (2, 2, 2), (1, 0, 1, 1, 0, 1), True),
     "maxpool3d_video_batch2": pool((2, 64, 8, 28, 28), "max", (2, 2, 2), (2, 2, 2), (0, 0, 0, 0, 0, 0)),
     "avgpool4d": pool((1, 2, 4, 5, 4, 6), "avg", (2, 3, 2, 3), (1, 1, 2, 2), (1, 0, 0, 1, 0, 1, 1, 0)),
+    # Pooling fused into the convolution (conv-pool, run with --fuse): the
+    # planes kept in SBUF, only the rows and columns the windows read
+    # written, pooled blocks as rows arrive.
+    "conv_pool_stem_bias_relu": conv_pool((2, 3, 40, 40), (16, 3, 7, 7), (2, 2), (3, 3, 3, 3), True,
+                                          "relu", "max", (3, 3), (2, 2), (1, 1, 1, 1), const_w=True),
+    "conv_pool_resnet_stem_224": conv_pool((1, 3, 224, 224), (64, 3, 7, 7), (2, 2), (3, 3, 3, 3),
+                                           True, "relu", "max", (3, 3), (2, 2), (1, 1, 1, 1),
+                                           const_w=True),
+    "conv_pool_bias_avg_excluded": conv_pool((1, 8, 9, 9), (16, 8, 3, 3), (1, 1), (1, 1, 1, 1), True,
+                                             None, "avg", (3, 3), (2, 2), (1, 1, 1, 1)),
+    "conv_pool_residual_avg_included_s1": conv_pool((2, 8, 9, 9), (16, 8, 3, 3), (1, 1),
+                                                    (1, 1, 1, 1), False, "bn_res_relu", "avg",
+                                                    (3, 3), (1, 1), (1, 1, 1, 1), incl=True),
+    "conv_pool_2x2_odd_images_per_bank": conv_pool((2, 8, 7, 7), (8, 8, 3, 3), (1, 1), (1, 1, 1, 1),
+                                                   False, "relu", "max", (2, 2), (2, 2), (0, 0, 0, 0)),
+    "conv_pool_f130": conv_pool((1, 16, 10, 10), (130, 16, 3, 3), (1, 1), (1, 1, 1, 1), True, "relu",
+                                "max", (3, 3), (2, 2), (1, 1, 1, 1)),
+    "conv_pool_ow520_row_chunks": conv_pool((1, 4, 4, 520), (8, 4, 3, 3), (1, 1), (1, 1, 1, 1), False,
+                                            "relu", "max", (2, 2), (2, 2), (0, 0, 0, 0)),
+    "conv_pool_rows_30_s1": conv_pool((1, 8, 30, 30), (16, 8, 3, 3), (1, 1), (1, 1, 1, 1), False,
+                                      "relu", "max", (3, 3), (1, 1), (1, 1, 1, 1)),
+    "conv_pool_1d": conv_pool((2, 8, 50), (16, 8, 3), (1,), (1, 1), True, "relu", "max", (3,), (2,),
+                              (1, 1)),
+    "conv_pool_bf16": conv_pool((1, 8, 12, 12), (16, 8, 3, 3), (1, 1), (1, 1, 1, 1), False, "relu",
+                                "max", (3, 3), (2, 2), (1, 1, 1, 1), ty="bf16"),
+    # Refused at lowering (a stride over the window skips rows the
+    # convolution writes; a depthwise convolution keeps no planes): two
+    # kernels.
+    "conv_pool_stride_over_window": conv_pool((1, 8, 9, 9), (8, 8, 3, 3), (1, 1), (1, 1, 1, 1), False,
+                                              "relu", "max", (1, 1), (2, 2), (0, 0, 0, 0)),
+    "conv_pool_depthwise": conv_pool((1, 8, 9, 9), (8, 1, 3, 3), (1, 1), (1, 1, 1, 1), False, "relu",
+                                     "max", (3, 3), (2, 2), (1, 1, 1, 1), groups=8),
 }
 
 
@@ -200,8 +264,9 @@ def main():
             f.write(CASES[name])
         for target in args.targets.split(","):
             count += 1
+            fuse = ["--fuse"] if name.startswith("conv_pool_") else []
             r = subprocess.run([args.neuron_run, path, "--check", "--random-inputs",
-                                "--target=" + target], capture_output=True, text=True)
+                                "--target=" + target] + fuse, capture_output=True, text=True)
             if r.returncode == 0:
                 print("PASS %s %s" % (name, target))
             else:
