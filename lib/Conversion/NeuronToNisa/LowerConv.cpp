@@ -521,17 +521,25 @@ struct ConvLowering {
     FlatSymbolRefAttr out = outSb[outSlot];
     outSlot = (outSlot + 1) % outSlots;
     auto box = kb.tileAP(0, fsz, 0, t.pixels());
-    kb.charge(Engine::scalar, kb.estimate(Opcode::Activation, Engine::scalar, fsz, t.pixels(),
-                                          false, true));
-    bool hasBias = static_cast<bool>(biasSb);
-    kb.emit<nisa::ActivationOp>(
-        nisa::ActFunc::copy, out, box, acc[a], box, FloatAttr(), FlatSymbolRefAttr(),
-        nisa::AccessPatternAttr(), FloatAttr(), hasBias ? biasSb : FlatSymbolRefAttr(),
-        hasBias ? kb.tileAP(0, fsz, bcol, 1) : nisa::AccessPatternAttr(),
-        FlatSymbolRefAttr(), nisa::AccessPatternAttr(), DenseI64ArrayAttr(), UnitAttr());
+    evacuate(out, box, a, box, fsz, t.pixels(), bcol);
     int64_t off = (t.n0 * F + fAbs) * OH * OW + t.oh0 * OW + t.ow0;
     move(false, out, 0, fsz, 0, {t.nbc, t.rows, t.cols}, {t.rows * t.cols, t.cols, 1}, y, off,
          OH * OW, {F * OH * OW, OW, 1}, outT);
+  }
+
+  /// PSUM slot `a` at `from` to tile `dst` at `to` (n elements on each of
+  /// fsz partitions) on ScalarE, adding the bias of column `bcol` when the
+  /// convolution has one.
+  void evacuate(FlatSymbolRefAttr dst, nisa::AccessPatternAttr to, int a,
+                nisa::AccessPatternAttr from, int64_t fsz, int64_t n, int64_t bcol) {
+    kb.charge(Engine::scalar,
+              kb.estimate(Opcode::Activation, Engine::scalar, fsz, n, false, true));
+    bool hasBias = static_cast<bool>(biasSb);
+    kb.emit<nisa::ActivationOp>(
+        nisa::ActFunc::copy, dst, to, acc[a], from, FloatAttr(), FlatSymbolRefAttr(),
+        nisa::AccessPatternAttr(), FloatAttr(), hasBias ? biasSb : FlatSymbolRefAttr(),
+        hasBias ? kb.tileAP(0, fsz, bcol, 1) : nisa::AccessPatternAttr(), FlatSymbolRefAttr(),
+        nisa::AccessPatternAttr(), DenseI64ArrayAttr(), UnitAttr());
   }
 
   /// With a fused pooling: tile `t` of output channels [fAbs, fAbs + fsz)
@@ -555,15 +563,7 @@ struct ConvLowering {
                                      (t.oh0 + r) * OW + t.ow0, n * m, acc[a], psumAt, plane, dst);
           return;
         }
-        kb.charge(Engine::scalar,
-                  kb.estimate(Opcode::Activation, Engine::scalar, fsz, n * m, false, true));
-        bool hasBias = static_cast<bool>(biasSb);
-        kb.emit<nisa::ActivationOp>(
-            nisa::ActFunc::copy, plane, dst, acc[a], kb.tileAP(0, fsz, psumAt, n * m),
-            FloatAttr(), FlatSymbolRefAttr(), nisa::AccessPatternAttr(), FloatAttr(),
-            hasBias ? biasSb : FlatSymbolRefAttr(),
-            hasBias ? kb.tileAP(0, fsz, bcol, 1) : nisa::AccessPatternAttr(), FlatSymbolRefAttr(),
-            nisa::AccessPatternAttr(), DenseI64ArrayAttr(), UnitAttr());
+        evacuate(plane, dst, a, kb.tileAP(0, fsz, psumAt, n * m), fsz, n * m, bcol);
       };
       if (cols == t.cols && cols == OW)
         write(0, rows, cols);
