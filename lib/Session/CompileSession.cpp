@@ -224,6 +224,8 @@ int Session::run() {
   };
   if (failed(neuronc::compileModule(module, options, afterStage)))
     return rc ? rc : 1;
+  // Fused kernels the lowering had to run as two.
+  llvm::append_range(decisions, neuronc::takeLoweringSplits(module));
 
   if (!fusionReport.empty()) {
     std::string text =

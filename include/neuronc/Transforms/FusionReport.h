@@ -4,7 +4,11 @@
 // absorbed and the HBM bytes it saves, or a candidate rejected, with the
 // reason in words — on the function it worked on (attribute
 // `neuron.fusion_decisions`). Tools collect them into a text or JSON report;
-// `--neuron-fusion-remarks` turns them into remarks for lit tests.
+// `--neuron-fusion-remarks` turns them into remarks for lit tests. The
+// lowering adds one entry per fused kernel it had to run as two (an
+// epilogue that cannot follow its matmul's or convolution's output tiles, a
+// pooling that cannot read the convolution's planes), on the module: the
+// report would otherwise claim a fusion the executable does not have.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +31,7 @@ struct FusionDecision {
   mlir::Location loc;   ///< the anchor op of the candidate
   llvm::SmallVector<mlir::Location> absorbed; ///< source ops folded into the kernel
   int64_t bytesSaved = 0; ///< HBM bytes saved per the ops' own costs
+  bool split = false;     ///< formed, but the lowering runs it as two kernels (`reason`)
 };
 
 /// Appends `d` to the decisions recorded on `fn`.
@@ -37,6 +42,10 @@ llvm::SmallVector<FusionDecision> collectFusionDecisions(mlir::ModuleOp module);
 
 /// Removes the recorded decisions from the IR.
 void clearFusionDecisions(mlir::ModuleOp module);
+
+/// The fused kernels the lowering ran as two kernels, in lowering order
+/// (mlir::neuron::kLoweringSplitsAttrName on `module`); removes the record.
+llvm::SmallVector<FusionDecision> takeLoweringSplits(mlir::ModuleOp module);
 
 /// `fused rmsnorm at file:3:5: absorbed 7 ops, saves 1234 bytes` lines.
 std::string formatFusionReportText(llvm::ArrayRef<FusionDecision> decisions);

@@ -42,6 +42,22 @@ SmallVector<int64_t> mlir::neuron::lowering::rowMajorStrides(ArrayRef<int64_t> s
   return s;
 }
 
+void mlir::neuron::lowering::recordSplit(Operation *kernel, StringRef kind, const Twine &why) {
+  auto module = kernel->getParentOfType<ModuleOp>();
+  if (!module)
+    return;
+  Builder b(kernel->getContext());
+  // Named as the fusion pass named the kernel it formed.
+  NamedAttribute fields[] = {b.getNamedAttr("kernel", b.getStringAttr("kernel (" + kind + ")")),
+                             b.getNamedAttr("reason", b.getStringAttr(why.str())),
+                             b.getNamedAttr("loc", kernel->getLoc())};
+  SmallVector<Attribute> all;
+  if (auto existing = module->getAttrOfType<ArrayAttr>(kLoweringSplitsAttrName))
+    all.assign(existing.begin(), existing.end());
+  all.push_back(b.getDictionaryAttr(fields));
+  module->setAttr(kLoweringSplitsAttrName, b.getArrayAttr(all));
+}
+
 HbmBuffer FunctionLowering::constantBuffer(ConstantOp c) {
   auto it = constants.find(c.getValue());
   if (it != constants.end())

@@ -688,6 +688,7 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
   // The pooling as its own kernel after the rest (the kernel's value goes
   // where the fused kernel's result is expected).
   auto unfusePool = [&](const Twine &why) -> LogicalResult {
+    recordSplit(anchor, kind, "the pooling is a separate kernel: " + why);
     if (fl.remarks)
       anchor->emitRemark("the pooling is a separate kernel: ") << why;
     Value in = poolOp.getInput();
@@ -701,6 +702,8 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
     // The epilogue cannot run on the output tiles (it reduces them, as a
     // global average pool does): write the convolution to HBM and run the
     // rest as its own kernel.
+    recordSplit(anchor, kind,
+                                 "the convolution's epilogue is a separate kernel: " + planWhy);
     if (fl.remarks)
       anchor->emitRemark("the convolution's epilogue is a separate kernel: ") << planWhy;
     if (failed(lowerConv(fl, conv, conv, {}, {{conv.getResult(), conv.getResult()}}, "conv")))

@@ -658,6 +658,7 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
       return fail(why);
     // The epilogue cannot run on the output tiles: write the product to HBM
     // and run the rest as its own kernel.
+    recordSplit(anchor, kind, "the matmul's epilogue is a separate kernel: " + why);
     if (fl.remarks)
       anchor->emitRemark("the matmul's epilogue is a separate kernel: ") << why;
     if (failed(lowerMatmul(fl, mm, mm, {}, {{mm.getResult(), mm.getResult()}}, "matmul")))

@@ -158,6 +158,11 @@ void transposeThroughSbuf(FunctionLowering &fl, Operation *source, const HbmBuff
 void copyBuffer(FunctionLowering &fl, Operation *source, const HbmBuffer &dst,
                 const HbmBuffer &src);
 
+/// Records on the module that the fused kernel `kernel` (of kind `kind`)
+/// runs as two kernels, and why, for the fusion report
+/// (kLoweringSplitsAttrName).
+void recordSplit(Operation *kernel, StringRef kind, const Twine &why);
+
 /// Strides (elements) of a row-major shape.
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 

@@ -177,6 +177,11 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
                                         .getElementType()
                                   : Type();
     if (auto c = dyn_cast<ConstantOp>(op)) {
+      // An operand of the hero only: the matmul or convolution reads it.
+      if (!c->use_empty() && llvm::all_of(c->getUsers(), [](Operation *u) {
+            return isa<MatmulOp, ConvOp>(u);
+          }))
+        continue;
       if (std::optional<double> s = getSplatValue(c.getResult())) {
         set(imm(*s, rt));
         continue;

@@ -39,14 +39,19 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
   Value ref;
   size_t best = 0;
   SmallVector<Value> all;
+  auto heroOperandOnly = [](Value v) {
+    return v.getDefiningOp<ConstantOp>() && !v.use_empty() &&
+           llvm::all_of(v.getUsers(), [](Operation *u) { return isa<MatmulOp, ConvOp>(u); });
+  };
   for (Operation *op : spec.ops) {
     // A matmul (convolution) hero's operands are its business, not the
-    // domain's.
+    // domain's (also a constant of the body only the hero reads).
     if (!isa<MatmulOp, ConvOp>(op))
       for (Value v : op->getOperands())
         all.push_back(v);
     for (Value v : op->getResults())
-      all.push_back(v);
+      if (!heroOperandOnly(v))
+        all.push_back(v);
   }
   llvm::SetVector<int> universe;
   for (Value v : all) {

@@ -2,6 +2,8 @@
 
 #include "neuronc/Transforms/FusionReport.h"
 
+#include "neuronc/Dialect/Neuron/NeuronDialect.h"
+
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -57,6 +59,20 @@ void clearFusionDecisions(ModuleOp module) {
   module.walk([](func::FuncOp fn) { fn->removeAttr(kAttr); });
 }
 
+SmallVector<FusionDecision> takeLoweringSplits(ModuleOp module) {
+  SmallVector<FusionDecision> out;
+  if (auto list = module->getAttrOfType<ArrayAttr>(mlir::neuron::kLoweringSplitsAttrName))
+    for (auto dict : list.getAsRange<DictionaryAttr>()) {
+      FusionDecision d{dict.getAs<StringAttr>("kernel").str(), false,
+                       dict.getAs<StringAttr>("reason").str(),
+                       cast<LocationAttr>(dict.get("loc")), {}, 0};
+      d.split = true;
+      out.push_back(std::move(d));
+    }
+  module->removeAttr(mlir::neuron::kLoweringSplitsAttrName);
+  return out;
+}
+
 std::string formatLocation(Location loc) {
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
@@ -81,9 +97,13 @@ std::string formatLocation(Location loc) {
 std::string formatFusionReportText(ArrayRef<FusionDecision> decisions) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  int64_t fused = 0, saved = 0;
+  int64_t fused = 0, saved = 0, split = 0;
   for (const FusionDecision &d : decisions) {
-    if (d.fused) {
+    if (d.split) {
+      ++split;
+      os << "split " << d.kernel << " at " << formatLocation(d.loc)
+         << ": the lowering runs it as two kernels: " << d.reason << "\n";
+    } else if (d.fused) {
       ++fused;
       saved += d.bytesSaved;
       os << "fused " << d.kernel << " at " << formatLocation(d.loc) << ": absorbed "
@@ -95,15 +115,21 @@ std::string formatFusionReportText(ArrayRef<FusionDecision> decisions) {
          << "\n";
     }
   }
-  os << "fusion: " << fused << " kernel(s) formed, " << decisions.size() - fused
-     << " candidate(s) rejected, " << saved << " bytes saved\n";
+  os << "fusion: " << fused << " kernel(s) formed, " << decisions.size() - fused - split
+     << " candidate(s) rejected, ";
+  if (split)
+    os << split << " split by the lowering, ";
+  os << saved << " bytes saved\n";
   return s;
 }
 
 llvm::json::Value formatFusionReportJSON(ArrayRef<FusionDecision> decisions) {
-  llvm::json::Array kernels, rejected;
+  llvm::json::Array kernels, rejected, split;
   for (const FusionDecision &d : decisions) {
-    if (d.fused) {
+    if (d.split) {
+      split.push_back(llvm::json::Object{
+          {"kernel", d.kernel}, {"loc", formatLocation(d.loc)}, {"reason", d.reason}});
+    } else if (d.fused) {
       llvm::json::Array absorbed;
       for (Location l : d.absorbed)
         absorbed.push_back(formatLocation(l));
@@ -116,7 +142,9 @@ llvm::json::Value formatFusionReportJSON(ArrayRef<FusionDecision> decisions) {
           {"kernel", d.kernel}, {"loc", formatLocation(d.loc)}, {"reason", d.reason}});
     }
   }
-  return llvm::json::Object{{"kernels", std::move(kernels)}, {"rejected", std::move(rejected)}};
+  return llvm::json::Object{{"kernels", std::move(kernels)},
+                            {"rejected", std::move(rejected)},
+                            {"split", std::move(split)}};
 }
 
 } // namespace neuronc

@@ -119,3 +119,24 @@ func.func @store_heavy(%a: tensor<4096x128xbf16>, %b: tensor<128x4096xbf16>) -> 
   %0 = neuron.matmul %a, %b : tensor<4096x128xbf16>, tensor<128x4096xbf16> -> tensor<4096x4096xf32>
   return %0 : tensor<4096x4096xf32>
 }
+
+// -----
+
+// A constant inside the kernel that only the matmul reads (a fill of the
+// LHS, as buddy's linalg matmul writes it) is the matmul's operand, not part
+// of the epilogue's domain: the epilogue stays on the PSUM tiles (it used to
+// be split off: "no value spans the kernel's whole iteration space").
+// REMARK-NOT: separate kernel
+// REMARK: remark: lowered as one matmul-epilogue kernel: 1x640x48 in blocks of 1 rows
+// CHECK-LABEL: nisa.program @constant_lhs
+func.func @constant_lhs(%b: tensor<640x48xf32>) -> tensor<1x48xf32> {
+  %0 = neuron.kernel "matmul-epilogue"(%b) : (tensor<640x48xf32>) -> tensor<1x48xf32> {
+  ^bb0(%y: tensor<640x48xf32>):
+    %a = neuron.constant dense<2.000000e+00> : tensor<1x640xf32>
+    %c = neuron.constant dense<4.000000e+00> : tensor<1x48xf32>
+    %1 = neuron.matmul %a, %y : tensor<1x640xf32>, tensor<640x48xf32> -> tensor<1x48xf32>
+    %2 = neuron.add %1, %c : tensor<1x48xf32>, tensor<1x48xf32> -> tensor<1x48xf32>
+    neuron.yield %2 : tensor<1x48xf32>
+  }
+  return %0 : tensor<1x48xf32>
+}

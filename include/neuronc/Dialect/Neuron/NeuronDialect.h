@@ -43,6 +43,10 @@ constexpr llvm::StringLiteral kHostTransposedAttrName = "neuron.host_transposed"
 constexpr llvm::StringLiteral kShardAttrName = "neuron.shard";
 /// Function attribute: the number of cores of its tensor-parallel group.
 constexpr llvm::StringLiteral kTensorParallelAttrName = "neuron.tp";
+/// Module attribute the lowering leaves for the fusion report: one
+/// dictionary {kernel, reason, loc} per fused kernel it ran as two kernels
+/// (read by neuronc::takeLoweringSplits).
+constexpr llvm::StringLiteral kLoweringSplitsAttrName = "neuron.lowering_splits";
 
 /// The value of a constant scalar or splat tensor (of any dialect's
 /// constant op) as a double, or nullopt when `v` is not one.
