@@ -698,7 +698,8 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
   };
   if (!epilogueOps.empty() && !epilogue) {
     if (poolOp)
-      return unfusePool("the convolution's epilogue is not one");
+      return unfusePool("the convolution's epilogue does not run on its output tiles (" +
+                        planWhy + ")");
     // The epilogue cannot run on the output tiles (it reduces them, as a
     // global average pool does): write the convolution to HBM and run the
     // rest as its own kernel.
@@ -718,24 +719,23 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
   if (isDepthwise(conv))
     return lowerDepthwiseConv(fl, *kb, anchor, conv, epilogue ? &*epilogue : nullptr);
   std::unique_ptr<FusedPool> pool;
+  // Planning emits nothing: a refused pooling drops the empty kernel.
+  auto refusePool = [&] {
+    kb->kernel().erase();
+    pool.reset();
+    kb.reset();
+    return unfusePool(why);
+  };
   if (poolOp) {
     pool = std::make_unique<FusedPool>(fl, *kb, poolOp, outputs.front().second);
-    if (!pool->plan(why)) {
-      kb->kernel().erase(); // nothing emitted yet
-      pool.reset();
-      kb.reset();
-      return unfusePool(why);
-    }
+    if (!pool->plan(why))
+      return refusePool();
   }
   ConvLowering lowering(fl, *kb, conv, epilogue ? &*epilogue : nullptr);
   lowering.pool = pool.get();
   if (!lowering.plan(why)) {
-    if (pool) {
-      kb->kernel().erase(); // nothing emitted yet
-      pool.reset();
-      kb.reset();
-      return unfusePool(why);
-    }
+    if (pool)
+      return refusePool();
     return conv.emitError("cannot lower the convolution: ") << why;
   }
   kb->setSource(conv);

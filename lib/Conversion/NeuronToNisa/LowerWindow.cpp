@@ -54,14 +54,15 @@ struct WindowLowering {
   bool padCols = true;
   int64_t fullTap = 0;
   Type inT, outT, f32;
-  Value result; ///< where the result is expected (the op's own when null)
+  Value result; ///< where the result is expected (a fused kernel's outer value)
   bool splitStores = false; ///< stores split across the queues (fused)
   HbmBuffer x, y, divisors, weight, bias;
   SmallVector<FlatSymbolRefAttr> in, acc, out, div, wts, bts;
   int slot = 0;
 
   WindowLowering(FunctionLowering &fl, KernelBuilder &kb, Operation *op, WindowKind kind)
-      : fl(fl), kb(kb), op(op), kind(kind), hw(fl.pb.hw()), P(hw.partitions) {}
+      : fl(fl), kb(kb), op(op), kind(kind), hw(fl.pb.hw()), P(hw.partitions),
+        result(op->getResult(0)) {}
 
   /// Reads the window of `input` -> `result` and picks the row block.
   bool plan(Value input, Value result, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
@@ -179,7 +180,7 @@ struct WindowLowering {
   void run() {
     x = fl.bufferOf(op->getOperand(0));
     if (!epilogue)
-      y = fl.resultBuffer(result ? result : op->getResult(0));
+      y = fl.resultBuffer(result);
     if (divisorTable)
       divisors = divisorBuffer();
     auto sb = nisa::MemorySpace::sbuf;
@@ -380,7 +381,8 @@ LogicalResult mlir::neuron::lowering::lowerPool(FunctionLowering &fl, PoolOp op,
   WindowLowering lowering(fl, kb, op,
                           op.getKind() == PoolKind::max ? WindowKind::Max : WindowKind::Avg);
   lowering.countIncludePad = op.getCountIncludePad();
-  lowering.result = result ? result : op.getResult();
+  if (result)
+    lowering.result = result;
   std::string why;
   if (!lowering.plan(op.getInput(), op.getResult(), op.getKernel(), op.getStrides(),
                      op.getPadding(), {}, why))
