@@ -76,9 +76,12 @@ Difference neuronc::check::compare(const Tensor &got, const Tensor &want, Tolera
     d.shapeMismatch = true;
     return d;
   }
-  if (want.dtype() == DType::BF16 || want.dtype() == DType::F16 ||
-      got.dtype() == DType::BF16 || got.dtype() == DType::F16)
+  bool bf16 = want.dtype() == DType::BF16 || got.dtype() == DType::BF16;
+  bool f16 = want.dtype() == DType::F16 || got.dtype() == DType::F16;
+  if (bf16 || f16) {
     tol.rtol = std::max(tol.rtol, kLowPrecisionRtol);
+    tol.atol = std::max(tol.atol, bf16 ? kBf16Atol : kF16Atol);
+  }
   double scale = 1;
   for (int64_t k = 0; k < d.total; ++k)
     if (std::isfinite(want.get(k)))

@@ -46,3 +46,24 @@ TEST(HardwareModel, RooflineVerdicts) {
   EXPECT_EQ(act.verdict(), "engine-bound (ScalarE)");
   EXPECT_EQ(RooflineEstimate().verdict(), "no work");
 }
+
+// Accumulators are counted in whole PSUM banks, as nisa-allocate-memory
+// places them: never across a bank, and one wider than a bank starts one.
+TEST(HardwareModel, PsumTilesCountWholeBanks) {
+  const HardwareModel &trn1 = *lookupHardwareModel("trn1");
+  ASSERT_EQ(trn1.psumBankBytes(), 2048);
+  ASSERT_EQ(trn1.psumBanks, 8);
+  // 768 f32 columns (3072 bytes) take two banks each: three fit in the six
+  // banks a matmul with TensorE transposes leaves, not 12288 / 3072 = 4.
+  EXPECT_EQ(trn1.psumTilesIn(6, 768 * 4), 3);
+  EXPECT_EQ(trn1.psumBanksFor(768 * 4, 3), 6);
+  EXPECT_EQ(trn1.psumBanksFor(768 * 4, 4), 8);
+  // A whole bank each; four 512-byte tiles share one; 600 bytes: three.
+  EXPECT_EQ(trn1.psumTilesIn(8, 2048), 8);
+  EXPECT_EQ(trn1.psumTilesIn(1, 512), 4);
+  EXPECT_EQ(trn1.psumTilesIn(2, 600), 6);
+  EXPECT_EQ(trn1.psumBanksFor(512, 5), 2);
+  EXPECT_EQ(trn1.psumBanksFor(4096, 1), 2);
+  EXPECT_EQ(trn1.psumTilesIn(0, 512), 0);
+  EXPECT_EQ(trn1.psumBanksFor(512, 0), 0);
+}

@@ -28,12 +28,17 @@ namespace neuronc::check {
 
 /// An element agrees when |got - want| <= atol * max(1, max|want|) +
 /// rtol * |want| (NaN agrees only with NaN). bf16/f16 results use at least
-/// kLowPrecisionRtol.
+/// kLowPrecisionRtol and an atol of two units in the last place of the
+/// largest magnitude (kBf16Atol, kF16Atol): a value near zero that is a sum
+/// of larger terms (an attention average, a convolution) carries the
+/// rounding of those terms, not of itself.
 struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-5;
 };
 constexpr double kLowPrecisionRtol = 2e-2;
+constexpr double kBf16Atol = 1.0 / 128; // 2 ulps of bf16 (8 significant bits) at 1
+constexpr double kF16Atol = 1.0 / 1024; // 2 ulps of f16 (11 significant bits) at 1
 
 /// How two tensors differ.
 struct Difference {

@@ -40,6 +40,28 @@ struct HardwareModel {
   /// fp32 elements per partition in one PSUM bank: the largest matmul
   /// accumulator and moving tile.
   int64_t psumBankFp32() const { return psumBankBytes() / 4; }
+  /// Whole PSUM banks that `count` accumulators of `bytes` per partition
+  /// take: an accumulator never crosses a bank, and one larger than a bank
+  /// starts one (the placement rule of nisa-allocate-memory), so a
+  /// 1.5-bank tile takes two banks and four 512-byte tiles share one.
+  int64_t psumBanksFor(int64_t bytes, int64_t count) const {
+    if (bytes <= 0 || count <= 0)
+      return 0;
+    int64_t bank = psumBankBytes();
+    if (bytes > bank)
+      return count * ((bytes + bank - 1) / bank);
+    int64_t perBank = bank / bytes;
+    return (count + perBank - 1) / perBank;
+  }
+  /// How many accumulators of `bytes` per partition fit in `banks` banks.
+  int64_t psumTilesIn(int64_t banks, int64_t bytes) const {
+    if (bytes <= 0 || banks <= 0)
+      return 0;
+    int64_t bank = psumBankBytes();
+    if (bytes > bank)
+      return banks / ((bytes + bank - 1) / bank);
+    return banks * (bank / bytes);
+  }
   /// How many partitions a compute engine's access starting at `start` may
   /// span, 0 when it may not start there: from 0 all of them, from the
   /// middle half of them, from any other quadrant boundary one quadrant

@@ -772,7 +772,65 @@ struct AttentionLowering {
 
 } // namespace
 
+namespace {
+
+/// An attention whose value head dim is wider than one PSUM bank, as one
+/// attention per bank-wide slice of the values joined along that dim: each
+/// part recomputes the scores (twice the QKᵀ work for Dv ≤ 1024), but every
+/// legal shape lowers. The parts are built next to `op`, lowered, and erased.
+LogicalResult lowerWideValueAttention(FunctionLowering &fl, AttentionOp op, int64_t bank) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto vType = op.getValue().getType();
+  auto outType = op.getType();
+  int64_t rank = vType.getRank(), Dv = vType.getDimSize(rank - 1);
+  SmallVector<Operation *> temps;
+  SmallVector<Value> parts;
+  LogicalResult ok = success();
+  for (int64_t c0 = 0; c0 < Dv && succeeded(ok); c0 += bank) {
+    int64_t cs = std::min(bank, Dv - c0);
+    SmallVector<int64_t> offsets(rank, 0), sizes(vType.getShape()), strides(rank, 1);
+    offsets[rank - 1] = c0;
+    sizes[rank - 1] = cs;
+    auto slice = SliceOp::create(b, loc, vType.clone(sizes), op.getValue(),
+                                 b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
+                                 b.getDenseI64ArrayAttr(strides));
+    temps.push_back(slice);
+    SmallVector<int64_t> partShape(outType.getShape());
+    partShape[rank - 1] = cs;
+    auto part = cast<AttentionOp>(b.clone(*op));
+    part.getValueMutable().assign(slice);
+    part.getResult().setType(outType.clone(partShape));
+    temps.push_back(part);
+    parts.push_back(part);
+    ok = lowerDataMovement(fl, slice);
+    if (succeeded(ok))
+      ok = lowerAttention(fl, part);
+  }
+  if (succeeded(ok)) {
+    auto concat = ConcatOp::create(b, loc, outType, parts, b.getI64IntegerAttr(rank - 1));
+    temps.push_back(concat);
+    fl.outputDestinations[concat] = fl.resultBuffer(op.getResult());
+    ok = lowerDataMovement(fl, concat);
+    fl.setBuffer(op.getResult(), fl.bufferOf(concat));
+  }
+  for (Operation *t : llvm::reverse(temps)) {
+    fl.forget(t);
+    t->erase();
+  }
+  if (succeeded(ok) && fl.remarks)
+    op.emitRemark("lowered as ") << parts.size() << " attention kernels over slices of "
+                                 << bank << " value columns (the value head dim " << Dv
+                                 << " exceeds one PSUM bank)";
+  return ok;
+}
+
+} // namespace
+
 LogicalResult mlir::neuron::lowering::lowerAttention(FunctionLowering &fl, AttentionOp op) {
+  int64_t bank = fl.pb.hw().psumBankFp32();
+  if (op.getValue().getType().getShape().back() > bank)
+    return lowerWideValueAttention(fl, op, bank);
   KernelBuilder kb(fl.pb, "attention", op);
   AttentionLowering lowering(fl, kb, op);
   std::string why;

@@ -158,9 +158,10 @@ struct MatmulLowering {
     nStageB = needBT ? 2 * llvm::divideCeil(nsz, P) : 0;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100;
     int64_t mt = llvm::divideCeil(M, P);
-    // PSUM: two banks for TensorE transposes, the rest for accumulators.
-    int64_t psumFree = hw.psumPartitionBytes - ((needAT || needBT) ? 2 * hw.psumBankBytes() : 0);
-    int64_t slots = psumFree / (nsz * 4);
+    // PSUM: two banks for TensorE transposes, the rest for accumulators,
+    // counted in whole banks (an accumulator wider than a bank starts one).
+    int64_t freeBanks = hw.psumBanks - ((needAT || needBT) ? 2 : 0);
+    int64_t slots = hw.psumTilesIn(freeBanks, nsz * 4);
     auto bytes = [&](int64_t g, bool streamK) {
       int64_t mb = std::min<int64_t>(g * P, M);
       int64_t total = kt * mb * ea;                    // Aᵀ block
@@ -217,7 +218,8 @@ struct MatmulLowering {
       return false;
     }
     if (needAT || needBT)
-      tpSlots = std::min<int64_t>(kMaxRing, 2 + (slots - accSlots) * nsz * 4 / hw.psumBankBytes());
+      tpSlots = std::min<int64_t>(kMaxRing,
+                                  2 + freeBanks - hw.psumBanksFor(nsz * 4, accSlots));
     // With several blocks (batches, row blocks), more Aᵀ buffers and moving
     // tiles let the next blocks' operands load while this one multiplies:
     // small blocks (attention heads) are each too short to hide a DMA's
@@ -620,8 +622,10 @@ LogicalResult lowerIntMatmul(FunctionLowering &fl, MatmulOp mm) {
     SmallVector<Operation *> group = {a.getDefiningOp(), c.getDefiningOp(), product, sum};
     ok = lowerRowGroup(fl, mm, group, {{sum.getResult(), mm.getResult()}}, "matmul-int");
   }
-  for (Operation *op : llvm::reverse(temps))
+  for (Operation *op : llvm::reverse(temps)) {
+    fl.forget(op);
     op->erase();
+  }
   return ok;
 }
 

@@ -32,6 +32,15 @@ public:
   /// Records a buffer for `v`.
   void setBuffer(Value v, HbmBuffer b) { buffers[v] = std::move(b); }
   bool hasBuffer(Value v) const { return buffers.count(v); }
+  /// Drops what is recorded for the results of `op`, a temporary the
+  /// lowering built and is about to erase (a later op may reuse its
+  /// address).
+  void forget(Operation *op) {
+    for (Value v : op->getResults()) {
+      buffers.erase(v);
+      outputDestinations.erase(v);
+    }
+  }
   /// An HBM const tensor holding `c`'s value.
   HbmBuffer constantBuffer(ConstantOp c);
 

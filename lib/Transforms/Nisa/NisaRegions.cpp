@@ -5,6 +5,7 @@
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::nisa;
@@ -14,10 +15,11 @@ namespace {
 /// Scratch memory that every internal HBM tensor is placed in.
 const char kScratch = 0;
 
-/// Appends the element runs of an HBM pattern (sorted, merged), or leaves
-/// `runs` empty when there would be too many to keep.
-void runsOf(AccessPatternAttr ap, int64_t base, int64_t esize,
-            SmallVectorImpl<std::pair<int64_t, int64_t>> &runs) {
+/// Sets `r`'s runs to the element runs of a pattern (sorted, merged), or
+/// leaves them empty when there would be too many to keep; sets its lattice
+/// (period, phase, run length) in every case.
+void runsOf(AccessPatternAttr ap, int64_t base, int64_t esize, MemRegion &r) {
+  SmallVectorImpl<std::pair<int64_t, int64_t>> &runs = r.runs;
   ArrayRef<int64_t> sizes = ap.getSizes(), strides = ap.getStrides();
   int d = static_cast<int>(sizes.size()) - 1;
   int64_t run = 1;
@@ -26,9 +28,15 @@ void runsOf(AccessPatternAttr ap, int64_t base, int64_t esize,
     for (--d; d >= 0 && strides[d] == run; --d)
       run *= sizes[d];
   }
-  int64_t count = 1;
-  for (int k = 0; k <= d; ++k)
+  int64_t count = 1, period = 0;
+  for (int k = 0; k <= d; ++k) {
     count *= sizes[k];
+    if (sizes[k] > 1)
+      period = std::gcd(period, std::abs(strides[k]) * esize);
+  }
+  r.period = period;
+  r.runBytes = run * esize;
+  r.phase = period ? (((base + ap.getOffset() * esize) % period) + period) % period : 0;
   if (count > 4096)
     return;
   SmallVector<int64_t, 4> idx(d + 1, 0);
@@ -77,6 +85,18 @@ bool MemRegion::overlaps(const MemRegion &o) const {
     return false;
   if (hi <= o.lo || o.hi <= lo)
     return false;
+  if (period && o.period) {
+    // Both lattices modulo the gcd of their periods: the runs of each cover
+    // [phase, phase + runBytes) there, circularly; disjoint intervals mean
+    // no byte in common.
+    int64_t g = std::gcd(period, o.period);
+    if (runBytes < g && o.runBytes < g) {
+      int64_t a = phase % g, b = o.phase % g;
+      int64_t ab = ((b - a) % g + g) % g; // b's start after a's
+      if (runBytes <= ab && ab + o.runBytes <= g)
+        return false;
+    }
+  }
   if (!runs.empty() && !o.runs.empty())
     return runsIntersect(runs, o.runs);
   return true;
@@ -150,7 +170,7 @@ LogicalResult mlir::nisa::collectSteps(ProgramOp program, SmallVectorImpl<Step> 
           // Within each partition, a strided pattern's exact runs: windows
           // interleaved in one tile (a convolution's padding columns and the
           // rows loaded between them) do not overlap.
-          runsOf(a.ap, *tile.getOffset(), esize, r.runs);
+          runsOf(a.ap, *tile.getOffset(), esize, r);
         } else if (auto hbm = dyn_cast_or_null<HbmOp>(decl)) {
           int64_t esize = elementBytes(hbm.getElementType());
           int64_t base = 0;
@@ -164,7 +184,7 @@ LogicalResult mlir::nisa::collectSteps(ProgramOp program, SmallVectorImpl<Step> 
           }
           r.lo = base + lo * esize;
           r.hi = base + hi * esize;
-          runsOf(a.ap, base, esize, r.runs);
+          runsOf(a.ap, base, esize, r);
         } else {
           return op.emitOpError("names unknown memory ") << a.memory;
         }

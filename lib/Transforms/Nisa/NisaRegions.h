@@ -27,6 +27,13 @@ struct MemRegion {
   /// The exact sorted, disjoint byte runs [lo, hi) when few enough to keep
   /// (for tiles: within each of the partitions).
   llvm::SmallVector<std::pair<int64_t, int64_t>, 0> runs;
+  /// The lattice the runs start on, kept however many runs there are: each
+  /// run starts at `phase` modulo `period` bytes (the gcd of the pattern's
+  /// byte strides) and is `runBytes` long; period 0 is one contiguous run.
+  /// Two regions whose runs fall in disjoint residues modulo the gcd of
+  /// their periods cannot overlap (the two operands of an interleaving
+  /// concatenation, each millions of 4-byte runs).
+  int64_t period = 0, phase = 0, runBytes = 0;
 
   bool overlaps(const MemRegion &o) const;
   /// The ranges of `bucketBytes`-sized address buckets the region touches,

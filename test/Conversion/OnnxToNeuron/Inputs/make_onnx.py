@@ -308,6 +308,35 @@ elif name == "convtranspose":
                             x[0, gi * 2 + ci, i, j] * w[gi * 2 + ci, fo].astype(np.float64)
     save(g, [x], [full[:, :, 1:1 + oh, 0:ow]])
 
+elif name == "matmul_seq_first":
+    # nn.MultiheadAttention's in-projection as the exporter writes it with
+    # the sequence first: [8, 1, 256] x a constant [256, 768], one row per
+    # batch (its 768-column accumulators are 1.5 PSUM banks each).
+    x = rng.standard_normal((8, 1, 256)).astype(np.float32)
+    w = (rng.standard_normal((256, 768)) / 16).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="/attn/MatMul")], "matmul_seq_first",
+        [helper.make_tensor_value_info("x", F, [8, 1, 256])],
+        [helper.make_tensor_value_info("y", F, [8, 1, 768])], [init("w", w)])
+    save(g, [x], [x.astype(np.float64) @ w.astype(np.float64)])
+
+elif name == "convtranspose_unet":
+    # A UNet decoder's up-convolution, nn.ConvTranspose2d(64, 32, 2,
+    # stride=2) on 1x64x32x32: the zero insertion interleaves millions of
+    # 4-byte runs.
+    x = rng.standard_normal((1, 64, 32, 32)).astype(np.float32)
+    w = (rng.standard_normal((64, 32, 2, 2)) / 8).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], name="/up/ConvTranspose",
+                          kernel_shape=[2, 2], strides=[2, 2])], "convtranspose_unet",
+        [helper.make_tensor_value_info("x", F, [1, 64, 32, 32])],
+        [helper.make_tensor_value_info("y", F, [1, 32, 64, 64])], [init("w", w), init("b", b)])
+    # Kernel = stride: every output pixel takes one tap of one input pixel.
+    y = np.einsum("nchw,cfij->nfhiwj", x.astype(np.float64), w.astype(np.float64))
+    y = y.reshape(1, 32, 64, 64) + b.astype(np.float64)[None, :, None, None]
+    save(g, [x], [y])
+
 elif name == "window_errors":
     # What the importer refuses, one model per case (window_errors_<case>).
     F1 = lambda n, s: helper.make_tensor_value_info(n, F, s)
