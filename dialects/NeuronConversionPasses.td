@@ -35,7 +35,10 @@ def NeuronConvertLinalgPass : Pass<"neuron-convert-linalg", "::mlir::func::FuncO
     when its body is elementwise scalar arithmetic (arith/math ops, compares,
     selects, casts, `math.fpowi` by a constant) over projected-permutation
     indexing maps, or a simple sum/max/min reduction; each operand becomes a
-    transpose/reshape feeding neuron's broadcasting ops.
+    transpose/reshape feeding neuron's broadcasting ops. A `cf.assert` in a
+    body (torch-mlir's index checks) is checked when its condition folds at
+    compile time and dropped, with one warning per function, when it depends
+    on run-time values.
   }];
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
 }

@@ -265,6 +265,15 @@ def Neuron_SigmoidOp : Neuron_UnaryOp<"sigmoid", Neuron_FloatTensor, 2, 1> {
   let summary = "1/(1+e^-x)";
 }
 def Neuron_ErfOp : Neuron_UnaryOp<"erf", Neuron_FloatTensor, 0, 1> { let summary = "erf x"; }
+// sin and cos cost one function evaluation and the six operations of the
+// range reduction to [-π, π] (x/2π, round, two multiply-adds) the device does
+// first.
+def Neuron_SinOp : Neuron_UnaryOp<"sin", Neuron_FloatTensor, 6, 1> {
+  let summary = "sin x (radians)";
+}
+def Neuron_CosOp : Neuron_UnaryOp<"cos", Neuron_FloatTensor, 6, 1> {
+  let summary = "cos x (radians)";
+}
 def Neuron_SiluOp : Neuron_UnaryOp<"silu", Neuron_FloatTensor, 3, 1> {
   let summary = "x * sigmoid(x)";
 }

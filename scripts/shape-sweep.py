@@ -404,6 +404,8 @@ def run_case(case, target, bindir, workdir, timeout):
                            timeout=timeout)
     except subprocess.TimeoutExpired:
         return False, "timed out after %d s" % timeout
+    except OSError as e:
+        return False, "cannot run %s: %s" % (cmd[0], e)
     if p.returncode == 0 and "check: ok" in p.stdout:
         return True, ""
     lines = [l for l in p.stdout.splitlines() if "error" in l or "differ" in l or "FAIL" in l]

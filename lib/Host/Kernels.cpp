@@ -443,6 +443,8 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
   case UnaryKind::Tanh: mapFloat(x, out, [](float v) { return std::tanh(v); }); break;
   case UnaryKind::Sigmoid: mapFloat(x, out, sigmoidf); break;
   case UnaryKind::Erf: mapFloat(x, out, [](float v) { return std::erf(v); }); break;
+  case UnaryKind::Sin: mapFloat(x, out, [](float v) { return std::sin(v); }); break;
+  case UnaryKind::Cos: mapFloat(x, out, [](float v) { return std::cos(v); }); break;
   case UnaryKind::GeluErf: mapFloat(x, out, geluErf); break;
   case UnaryKind::GeluTanh: mapFloat(x, out, geluTanh); break;
   case UnaryKind::Silu: mapFloat(x, out, [](float v) { return v * sigmoidf(v); }); break;

@@ -113,6 +113,10 @@ inline float activate(isa::ActFunc f, float x) {
   case isa::ActFunc::round: return std::nearbyint(x);
   case isa::ActFunc::floor: return std::floor(x);
   case isa::ActFunc::ceil: return std::ceil(x);
+  case isa::ActFunc::sin:
+    return std::fabs(x) <= isa::kTrigActivationBound ? std::sin(x) : std::nanf("");
+  case isa::ActFunc::cos:
+    return std::fabs(x) <= isa::kTrigActivationBound ? std::cos(x) : std::nanf("");
   }
   return x;
 }

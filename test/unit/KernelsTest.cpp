@@ -1,6 +1,7 @@
 //===- KernelsTest.cpp - Reference kernels pinned to hand-computed values -===//
 
 #include "neuronc/Host/Kernels.h"
+#include "neuronc/Support/Activations.h"
 
 #include <gtest/gtest.h>
 
@@ -114,6 +115,32 @@ TEST(Kernels, UnaryFunctions) {
   expectNear(ok(unary(UnaryKind::Rsqrt, floats({2}, {4.0f, 0.25f}))), {0.5f, 2.0f});
   EXPECT_EQ(errorOf(unary(UnaryKind::Exp, ints({1}, {1}))),
             "this unary op is defined on floating-point tensors only");
+}
+
+TEST(Kernels, SinAndCosOfLargeArguments) {
+  // RoPE's angles reach thousands of radians; f32 sin/cos of the f32 input.
+  Tensor x = floats({5}, {0.0f, 1.57079637f, 1000.0f, 4095.0f, -10000.0f});
+  expectNear(ok(unary(UnaryKind::Sin, x)),
+             {0.0f, 1.0f, 0.82687954f, -0.99782121f, 0.30561439f}, 1e-7f);
+  expectNear(ok(unary(UnaryKind::Cos, x)),
+             {1.0f, -0.00000004f, 0.56237908f, -0.06597600f, -0.95215537f}, 1e-7f);
+  EXPECT_EQ(errorOf(unary(UnaryKind::Sin, ints({1}, {1}))),
+            "this unary op is defined on floating-point tensors only");
+}
+
+TEST(Kernels, AngleReductionKeepsSinAndCosAccurate) {
+  // The device's reduction (neuronc::reduceAngle, what the lowering emits):
+  // within pi + |x| 2^-23 of 0, and sin/cos of the reduced angle within
+  // 1e-6 of the exact values of the f32 argument up to |x| = 10^4 (RoPE's
+  // range), 1e-5 up to the 4 * 10^5 where k * 2pi_hi stays exact.
+  for (double x = -4.0e5; x <= 4.0e5; x += 1.37) {
+    float xf = static_cast<float>(x);
+    float r = reduceAngle(xf);
+    EXPECT_LE(std::fabs(r), M_PI + std::fabs(xf) * 0x1p-23 + 1e-6) << xf;
+    double tol = std::fabs(xf) <= 1.0e4 ? 1e-6 : 1e-5;
+    ASSERT_NEAR(std::sin(r), std::sin(static_cast<double>(xf)), tol) << xf;
+    ASSERT_NEAR(std::cos(r), std::cos(static_cast<double>(xf)), tol) << xf;
+  }
 }
 
 TEST(Kernels, ReduceOverNonTrailingAxes) {

@@ -375,3 +375,39 @@ TEST_F(LoweringDifferential, BackendLayouts) {
   for (const char *k : {"matmul", "reduction", "data-movement", "broadcasting", "compare-select"})
     EXPECT_GT(seen[k], 0) << k;
 }
+
+TEST_F(LoweringDifferential, SinAndCosWhereverTheyLand) {
+  // Reduced on the device before ScalarE's sin/cos: on a matmul's PSUM tile
+  // (an epilogue), on arguments in the thousands of radians (random inputs
+  // in [-1, 1) times 3000, the same f32 numbers in both), feeding a row sum
+  // the activation accumulates, on a column-invariant row value, and on
+  // bf16 tiles. (Arguments that the two compute in another order, a matmul
+  // or a sum, stay small: sin of a large one would amplify the rounding.)
+  check(R"mlir(
+func.func @main(%a: tensor<130x64xf32>, %b: tensor<64x96xf32>, %x: tensor<130x96xf32>) -> (tensor<130x96xf32>, tensor<130x1xf32>) {
+  %k = neuron.constant dense<3000.0> : tensor<f32>
+  %m = neuron.matmul %a, %b : tensor<130x64xf32>, tensor<64x96xf32> -> tensor<130x96xf32>
+  %s = neuron.sin %m : tensor<130x96xf32>
+  %xs = neuron.mul %x, %k : tensor<130x96xf32>, tensor<f32> -> tensor<130x96xf32>
+  %c = neuron.cos %xs : tensor<130x96xf32>
+  %y = neuron.add %s, %c : tensor<130x96xf32>, tensor<130x96xf32> -> tensor<130x96xf32>
+  %r = neuron.reduce_sum %c axes = [1] keepdims : tensor<130x96xf32> -> tensor<130x1xf32>
+  %rc = neuron.sin %r : tensor<130x1xf32>
+  return %y, %rc : tensor<130x96xf32>, tensor<130x1xf32>
+}
+)mlir",
+        /*seed=*/1, 1e-4, "sin-cos");
+  if (HasFatalFailure())
+    return;
+  check(R"mlir(
+func.func @main(%x: tensor<200x70xbf16>) -> tensor<200x70xbf16> {
+  %k = neuron.constant dense<3000.0> : tensor<bf16>
+  %xs = neuron.mul %x, %k : tensor<200x70xbf16>, tensor<bf16> -> tensor<200x70xbf16>
+  %c = neuron.cos %xs : tensor<200x70xbf16>
+  %s = neuron.sin %xs : tensor<200x70xbf16>
+  %y = neuron.sub %c, %s : tensor<200x70xbf16>, tensor<200x70xbf16> -> tensor<200x70xbf16>
+  return %y : tensor<200x70xbf16>
+}
+)mlir",
+        /*seed=*/2, 1e-2, "sin-cos-bf16");
+}

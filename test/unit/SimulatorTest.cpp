@@ -5,8 +5,8 @@
 // efficiency grows with the transfer size (small transfers pay the fixed
 // latency); a load_stationary overlaps the multiply before it; VectorE and
 // GpSimdE serialize on NeuronCore-v2's shared SBUF port but not on v3; two
-// cores share the chip's HBM bandwidth; and bn_stats/bn_aggr, iota and
-// affine_select compute what the ISA says.
+// cores share the chip's HBM bandwidth; and bn_stats/bn_aggr, iota,
+// affine_select and the sin/cos activations compute what the ISA says.
 //
 //===----------------------------------------------------------------------===//
 
@@ -350,6 +350,44 @@ nisa.program @p target "trn1" {
       // Kept where p - f >= 0 (a causal mask), else the fill.
       EXPECT_EQ(out[1].f()[p * 8 + f], p - f >= 0 ? x.f()[p * 8 + f] : -7.0f) << p << "," << f;
     }
+}
+
+TEST(Simulator, SinAndCosReadOnePeriod) {
+  // ScalarE's sin and cos of scale * x + bias: right where the argument is
+  // within isa::kTrigActivationBound of 0, NaN beyond (a kernel must reduce
+  // larger angles first, as the lowering does).
+  neuronc::testing::BackendHarness h;
+  neff::Executable exe = assembleText(h, R"(
+nisa.program @p target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x4xf32>
+  nisa.hbm @s output 0 : tensor<128x4xf32>
+  nisa.hbm @c output 1 : tensor<128x4xf32>
+  nisa.kernel @k "x" from "y" {
+    nisa.alloc @t sbuf 128x4xf32 offset = 0
+    nisa.alloc @ts sbuf 128x4xf32 offset = 64
+    nisa.alloc @tc sbuf 128x4xf32 offset = 128
+    nisa.dma_copy q0 @t[0:128, 0, [1,4]] = @x[0, [4,128], [1,4]] signal
+    nisa.activation sin @ts[0:128, 0, [1,4]] = @t[0:128, 0, [1,4]] scale 2.0 wait(q0 >= 1)
+    nisa.activation cos @tc[0:128, 0, [1,4]] = @t[0:128, 0, [1,4]] bias 0.25 signal
+    nisa.dma_copy q1 @s[0, [4,128], [1,4]] = @ts[0:128, 0, [1,4]] wait(scalar >= 1)
+    nisa.dma_copy q2 @c[0, [4,128], [1,4]] = @tc[0:128, 0, [1,4]] wait(scalar >= 1)
+  }
+})");
+  Tensor x = Tensor::empty(DType::F32, {128, 4});
+  const float row[4] = {-1.5f, 0.5f, 1.55f, 5.0f};
+  for (int64_t k = 0; k < x.numel(); ++k)
+    x.f()[k] = row[k % 4];
+  std::vector<Tensor> out = runData(exe, {x});
+  ASSERT_EQ(out.size(), 2u);
+  for (int p = 0; p < 128; ++p) {
+    for (int f = 0; f < 3; ++f) {
+      EXPECT_NEAR(out[0].f()[p * 4 + f], std::sin(2.0 * row[f]), 1e-6) << p << "," << f;
+      EXPECT_NEAR(out[1].f()[p * 4 + f], std::cos(row[f] + 0.25), 1e-6) << p << "," << f;
+    }
+    // 10 and 5.25 radians are past the bound.
+    EXPECT_TRUE(std::isnan(out[0].f()[p * 4 + 3])) << p;
+    EXPECT_TRUE(std::isnan(out[1].f()[p * 4 + 3])) << p;
+  }
 }
 
 } // namespace

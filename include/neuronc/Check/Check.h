@@ -37,8 +37,8 @@ struct Tolerance {
   double atol = 1e-5;
 };
 constexpr double kLowPrecisionRtol = 2e-2;
-constexpr double kBf16Atol = 1.0 / 128; // 2 ulps of bf16 (8 significant bits) at 1
-constexpr double kF16Atol = 1.0 / 1024; // 2 ulps of f16 (11 significant bits) at 1
+constexpr double kBf16Atol = 0x1p-7;  // 2 ulps of bf16 (8 significant bits) at 1
+constexpr double kF16Atol = 0x1p-10; // 2 ulps of f16 (11 significant bits) at 1
 
 /// How two tensors differ.
 struct Difference {

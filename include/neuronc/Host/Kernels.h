@@ -25,7 +25,7 @@ enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow, BitAnd, BitOr, BitXor
 enum class CompareKind { EQ, LT, LE, GT, GE };
 enum class UnaryKind {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Reciprocal, Square, Tanh, Sigmoid, Erf,
-  GeluErf, GeluTanh, Silu, Relu, Round, Floor, Ceil
+  GeluErf, GeluTanh, Silu, Relu, Round, Floor, Ceil, Sin, Cos
 };
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 

@@ -34,6 +34,12 @@ enum class ActFunc : uint32_t {
 #define NEURONC_ACT_FUNC(name, value) name = value,
 #include "neuronc/ISA/Isa.def"
 };
+/// ScalarE's sin and cos read arguments with |a| <= kTrigActivationBound: one
+/// period around 0 (π) and a margin for the rounding of a range reduction
+/// (neuronc::reduceAngle passes π by |x|·2^-23). Beyond it the hardware's
+/// result is not the function, and the simulator gives NaN, so a kernel that
+/// skips the reduction fails its check instead of passing by luck.
+constexpr float kTrigActivationBound = 4.0f;
 /// VectorE/GpSimdE ALU operations. Comparisons produce 1 or 0.
 enum class AluOp : uint32_t {
 #define NEURONC_ALU_OP(name, value) name = value,

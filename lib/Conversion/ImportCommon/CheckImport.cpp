@@ -41,6 +41,7 @@ constexpr llvm::StringLiteral kDropOrReturn =
 constexpr llvm::StringLiteral kSupported[] = {
     "tosa.add", "tosa.sub", "tosa.mul", "tosa.negate", "tosa.abs", "tosa.exp", "tosa.log",
     "tosa.rsqrt", "tosa.reciprocal", "tosa.pow", "tosa.tanh", "tosa.sigmoid", "tosa.erf",
+    "tosa.sin", "tosa.cos",
     "tosa.clamp", "tosa.maximum", "tosa.minimum", "tosa.greater", "tosa.greater_equal",
     "tosa.equal", "tosa.select", "tosa.cast", "tosa.reduce_sum", "tosa.reduce_max",
     "tosa.reduce_min", "tosa.reduce_product", "tosa.matmul", "tosa.transpose", "tosa.reshape",

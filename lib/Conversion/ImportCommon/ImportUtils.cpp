@@ -82,9 +82,10 @@ bool mlir::neuron::import::isRaisableBodyOp(Operation *op) {
              arith::CmpFOp, arith::CmpIOp, arith::SelectOp, arith::ExtFOp, arith::TruncFOp,
              arith::SIToFPOp, arith::FPToSIOp, arith::ExtSIOp, arith::TruncIOp, arith::ConstantOp,
              math::ExpOp, math::LogOp, math::SqrtOp, math::RsqrtOp, math::TanhOp, math::ErfOp,
-             math::AbsFOp, math::AbsIOp, math::PowFOp, math::FPowIOp, math::FloorOp,
-             math::CeilOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ShLIOp,
-             arith::ShRSIOp, arith::ShRUIOp, arith::ExtUIOp, arith::UIToFPOp, arith::FPToUIOp>(op);
+             math::SinOp, math::CosOp, math::AbsFOp, math::AbsIOp, math::PowFOp, math::FPowIOp,
+             math::FloorOp, math::CeilOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp,
+             arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp, arith::ExtUIOp, arith::UIToFPOp,
+             arith::FPToUIOp>(op);
 }
 
 /// A tensor of the broadcast shape of `operands` with element type `elem`.
@@ -158,6 +159,8 @@ Value mlir::neuron::import::emitBodyOp(OpBuilder &b, Operation *op, ArrayRef<Val
       .Case<math::RsqrtOp>([&](auto) { return unary(RsqrtOp()); })
       .Case<math::TanhOp>([&](auto) { return unary(TanhOp()); })
       .Case<math::ErfOp>([&](auto) { return unary(ErfOp()); })
+      .Case<math::SinOp>([&](auto) { return unary(SinOp()); })
+      .Case<math::CosOp>([&](auto) { return unary(CosOp()); })
       .Case<math::FloorOp>([&](auto) { return unary(FloorOp()); })
       .Case<math::CeilOp>([&](auto) { return unary(CeilOp()); })
       .Case<arith::AndIOp>([&](auto) { return binary(BitwiseAndOp()); })

@@ -861,6 +861,8 @@ struct ConvertLinalgPass : mlir::neuron::impl::NeuronConvertLinalgPassBase<Conve
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     foldConstantShapes(getOperation());
+    if (failed(resolveBodyAsserts(getOperation())))
+      return signalPassFailure();
     // Contractions and generics read their init operands (a linalg.fill)
     // before fills are replaced: give them a higher benefit.
     RewritePatternSet patterns(ctx);

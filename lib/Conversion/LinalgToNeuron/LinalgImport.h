@@ -53,6 +53,13 @@ std::string whyContractionTypesFail(linalg::LinalgOp op);
 /// static (FoldConstantShapes.cpp). Does nothing to a static function.
 void foldConstantShapes(func::FuncOp fn);
 
+/// Resolves the `cf.assert`s in linalg bodies (torch-mlir's index checks,
+/// ResolveBodyAsserts.cpp): one whose condition folds at compile time is
+/// checked (false: an error at the assertion, naming its message) and
+/// dropped when it holds; any other is dropped, with one warning per
+/// function counting them. Fails when an assertion fails.
+LogicalResult resolveBodyAsserts(func::FuncOp fn);
+
 /// The named contraction patterns: matmul, batch_matmul, matvec,
 /// batch_matvec, vecmat, batch_vecmat, dot.
 void populateContractionPatterns(RewritePatternSet &patterns, PatternBenefit benefit);

@@ -116,8 +116,9 @@ namespace {
 bool isRowOp(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,
              ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
-             GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
-             ReduceMinOp, ReduceProdOp, RmsNormOp, LayerNormOp, SoftmaxOp, BroadcastToOp>(op);
+             SinOp, CosOp, GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp, ReduceSumOp,
+             ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, RmsNormOp, LayerNormOp,
+             SoftmaxOp, BroadcastToOp>(op);
 }
 
 /// Whether every use of `v` (through reshapes, and into fused kernels) is

@@ -203,7 +203,21 @@ struct MatmulLowering {
       }
       break;
     }
+    // As many blocks, of equal size: 32 row tiles in blocks of 10 are four
+    // blocks with a last one of 2, which drains TensorE's pipeline for a
+    // fraction of a block's work; blocks of 8 are four as well.
+    if (G) {
+      G = llvm::divideCeil(mt, llvm::divideCeil(mt, G));
+      if (streamK)
+        accSlots = std::min<int64_t>(slots, 2 * G);
+    }
     if (!G) {
+      // Everything but the stationary block barely depends on K: the K
+      // tiles that would fit beside it, with a tenth to spare.
+      int64_t perKTile = std::min<int64_t>(P, M) * ea;
+      int64_t others = bytes(1, true) - kt * perKTile;
+      fitKTiles = std::max<int64_t>(0, (budget - others) / perKTile * 9 / 10);
+      tooLong = kt > 1 && fitKTiles >= 1;
       int64_t stationary = kt * std::min<int64_t>(P, M) * ea;
       why = "one block of " + std::to_string(P) + " rows needs " + std::to_string(bytes(1, true)) +
             " bytes per partition of SBUF (the " + std::to_string(kt) +
@@ -246,6 +260,10 @@ struct MatmulLowering {
   }
 
   int epilogueBuffers = 2; ///< tiles per epilogue value (RowKernel::setEpilogueBuffers)
+  /// The plan failed for want of SBUF with K longer than one tile: halving
+  /// the contraction would help.
+  bool tooLong = false;
+  int64_t fitKTiles = 0; ///< with tooLong: the K tiles one piece may have
 
   bool streamK = false;
   int64_t accSlots = 4;
@@ -324,7 +342,11 @@ struct MatmulLowering {
   }
 
   /// Fills Aᵀ for rows [m0, m0 + mb) of batch `b` (A at element `aOff`).
-  void loadStationary(int64_t aOff, int64_t m0, int64_t mb) {
+  /// With `onlyRows` >= 0 (A is [M, K]) only the row tile starting at row
+  /// onlyRows of the block: the first column tile multiplies each row tile
+  /// as soon as its Aᵀ is in, while the next row tile's rows load, instead
+  /// of TensorE transposing the whole block first.
+  void loadStationary(int64_t aOff, int64_t m0, int64_t mb, int64_t onlyRows = -1) {
     int64_t lastDim = transA ? M : K;
     HbmView view;
     view.sym = a.sym;
@@ -348,6 +370,8 @@ struct MatmulLowering {
     view.colSizes = {K};
     view.colStrides = {1};
     for (int64_t j = 0; j < mb; j += P) {
+      if (onlyRows >= 0 && j != onlyRows)
+        continue;
       int64_t msz = std::min<int64_t>(P, mb - j);
       for (int64_t ks = 0; ks < K; ks += kStage) {
         int64_t kc = std::min<int64_t>(kStage, K - ks);
@@ -510,7 +534,11 @@ struct MatmulLowering {
         int64_t mb = std::min<int64_t>(G * P, M - m0);
         aT = aTs[block++ % aTs.size()];
         kb.setSource(mm);
-        loadStationary(aOffs[bi], m0, mb);
+        // Resident K with A transposed on TensorE: each row tile's Aᵀ is
+        // made just before its first multiplies (below).
+        bool perRowTile = needAT && !streamK;
+        if (!perRowTile)
+          loadStationary(aOffs[bi], m0, mb);
         if (streamK) {
           runStreamed(bi, bOffs[bi], m0, mb, nts, fp32);
           continue;
@@ -541,6 +569,8 @@ struct MatmulLowering {
             int64_t msz = std::min<int64_t>(P, mb - j);
             FlatSymbolRefAttr accum = acc[accSlot++ % accSlots];
             kb.setSource(mm);
+            if (perRowTile && t == 0)
+              loadStationary(aOffs[bi], m0, mb, j);
             for (int64_t k = 0; k < kt; ++k) {
               loadAhead(step++);
               kb.setSource(mm);
@@ -560,6 +590,81 @@ struct MatmulLowering {
       kb.program().levelQueues();
   }
 };
+
+/// A matmul whose stationary block does not fit SBUF even for one row tile
+/// (a contraction of tens of thousands) as matmuls over pieces of K of
+/// `chunk` (a multiple of the partition tile) with f32 results, summed in one
+/// row kernel, then cast to the result's type: every legal contraction
+/// lowers, for one copy of the operands' pieces and one pass over the
+/// partial sums. The pieces are built next to `mm`, lowered, and erased;
+/// `mm`'s result is where the sum was written.
+LogicalResult lowerSplitContraction(FunctionLowering &fl, MatmulOp mm, int64_t K,
+                                    int64_t chunk) {
+  OpBuilder b(mm);
+  Location loc = mm.getLoc();
+  auto lt = mm.getLhs().getType(), rt = mm.getRhs().getType();
+  auto resultType = mm.getType();
+  Type f32 = b.getF32Type();
+  int64_t lk = mm.getTransposeLhs() ? lt.getRank() - 2 : lt.getRank() - 1;
+  int64_t rk = mm.getTransposeRhs() ? rt.getRank() - 1 : rt.getRank() - 2;
+  // Pieces of equal whole K tiles.
+  int64_t P = fl.pb.hw().partitions;
+  int64_t pieces = llvm::divideCeil(K, chunk);
+  int64_t half = llvm::alignTo(llvm::divideCeil(K, pieces), P);
+  SmallVector<Operation *> temps;
+  auto slice = [&](Value v, RankedTensorType t, int64_t dim, int64_t k0, int64_t ks) -> Value {
+    SmallVector<int64_t> offsets(t.getRank(), 0), sizes(t.getShape()), strides(t.getRank(), 1);
+    offsets[dim] = k0;
+    sizes[dim] = ks;
+    auto op = SliceOp::create(b, loc, t.clone(sizes), v, b.getDenseI64ArrayAttr(offsets),
+                              b.getDenseI64ArrayAttr(sizes), b.getDenseI64ArrayAttr(strides));
+    temps.push_back(op);
+    return op;
+  };
+  auto partType = resultType.clone(f32);
+  SmallVector<Value> parts;
+  LogicalResult ok = success();
+  for (int64_t k0 = 0; k0 < K && succeeded(ok); k0 += half) {
+    int64_t ks = std::min(half, K - k0);
+    Value l = slice(mm.getLhs(), lt, lk, k0, ks), r = slice(mm.getRhs(), rt, rk, k0, ks);
+    auto part = MatmulOp::create(b, loc, partType, l, r, mm.getTransposeLhsAttr(),
+                                 mm.getTransposeRhsAttr());
+    temps.push_back(part);
+    parts.push_back(part);
+    for (Value v : {l, r})
+      if (succeeded(ok))
+        ok = lowerDataMovement(fl, v.getDefiningOp());
+    if (succeeded(ok))
+      ok = lowerMatmul(fl, part, part, {}, {{part.getResult(), part.getResult()}}, "matmul");
+  }
+  Value sum;
+  SmallVector<Operation *> tail;
+  if (succeeded(ok)) {
+    sum = parts[0];
+    for (Value part : ArrayRef<Value>(parts).drop_front()) {
+      auto add = AddOp::create(b, loc, partType, sum, part);
+      temps.push_back(add);
+      tail.push_back(add);
+      sum = add;
+    }
+    if (resultType.getElementType() != f32) {
+      auto cast = CastOp::create(b, loc, resultType, sum);
+      temps.push_back(cast);
+      tail.push_back(cast);
+      sum = cast;
+    }
+    ok = lowerRowGroup(fl, mm, tail, {{sum, mm.getResult()}}, "matmul-sum");
+  }
+  for (Operation *op : llvm::reverse(temps)) {
+    fl.forget(op);
+    op->erase();
+  }
+  if (succeeded(ok) && fl.remarks)
+    mm.emitRemark("lowered as ")
+        << parts.size() << " matmuls over pieces of K = " << half
+        << ", summed: the stationary block of K = " << K << " does not fit SBUF";
+  return ok;
+}
 
 /// lhs [.., M, K] and rhs [.., K, N] as reshape(lhs) [.., M, K, 1] times
 /// reshape(rhs) [.., 1, K, N], summed over K: built next to the matmul,
@@ -671,8 +776,18 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
   }
   KernelBuilder kb(fl.pb, kind, anchor);
   MatmulLowering lowering(fl, kb, mm, *epilogue);
-  if (!lowering.plan(why))
-    return fail(why);
+  if (!lowering.plan(why)) {
+    if (!lowering.tooLong)
+      return fail(why);
+    // Too long a contraction for one row tile's stationary block: the
+    // matmul as halves of K, summed, then the epilogue as its own kernel.
+    kb.kernel()->erase();
+    if (!epilogueOps.empty())
+      recordSplit(anchor, kind, "the matmul's epilogue is a separate kernel: the contraction is split");
+    if (failed(lowerSplitContraction(fl, mm, lowering.K, lowering.fitKTiles * lowering.P)))
+      return failure();
+    return epilogueOps.empty() ? success() : lowerRowGroup(fl, anchor, epilogueOps, outputs, kind);
+  }
   for (auto [inner, outer] : outputs) {
     auto type = cast<RankedTensorType>(outer.getType());
     lowering.storeBytes += static_cast<double>(type.getNumElements()) *

@@ -38,7 +38,7 @@ enum class NodeKind { Input, Psum, Imm, Unary, Binary, Select, Cast, Reduce, Sta
 /// Unary functions the nodes compute.
 enum class UKind {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Reciprocal, Square, Tanh, Sigmoid, Erf, Gelu,
-  GeluTanh, Silu, Relu, Round, Floor, Ceil, Copy
+  GeluTanh, Silu, Relu, Round, Floor, Ceil, Sin, Cos, Copy
 };
 
 struct Node {
@@ -155,6 +155,8 @@ inline std::optional<UKind> unaryOf(Operation *op) {
   if (isa<RoundOp>(op)) return UKind::Round;
   if (isa<FloorOp>(op)) return UKind::Floor;
   if (isa<CeilOp>(op)) return UKind::Ceil;
+  if (isa<SinOp>(op)) return UKind::Sin;
+  if (isa<CosOp>(op)) return UKind::Cos;
   return std::nullopt;
 }
 
@@ -178,6 +180,8 @@ inline std::optional<ActFunc> actFuncOf(UKind k) {
   case UKind::Round: return ActFunc::round;
   case UKind::Floor: return ActFunc::floor;
   case UKind::Ceil: return ActFunc::ceil;
+  case UKind::Sin: return ActFunc::sin;
+  case UKind::Cos: return ActFunc::cos;
   case UKind::Copy:
   case UKind::Neg: return ActFunc::copy;
   }
@@ -251,6 +255,11 @@ public:
   int binary(AluOp op, int a, int b, Operation *src, Type t);
   int unary(UKind k, int a, Operation *src, Type t);
   int imm(double v, Type t);
+  /// sin or cos (`k`) of node `x`: the range reduction to [−π, π] as nodes
+  /// (one activation and two scalar_tensor_tensor once selected), then
+  /// ScalarE's function, whose table spans one period.
+  int trig(UKind k, int x, Operation *src, Type t);
+  DenseMap<int, int> reducedAngles; ///< per node: its angle reduced by trig()
   /// `x` reduced with `alu` along the columns (unit-only reductions and
   /// column-invariant values need no reduction).
   int reduceRows(int x, AluOp alu, Operation *src, Type t, bool unitOnly);

@@ -11,6 +11,7 @@
 #include "RowKernelImpl.h"
 
 #include "neuronc/Dialect/Neuron/NamedKernels.h"
+#include "neuronc/Support/Activations.h"
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -55,6 +56,24 @@ int RowKernelImpl::binary(AluOp op, int a, int b, Operation *src, Type t) {
   n.type = t;
   n.mask = nodes[a].mask | nodes[b].mask;
   return addNode(n);
+}
+
+int RowKernelImpl::trig(UKind k, int x, Operation *src, Type t) {
+  // r = (turns · −2π_hi + x) + turns · −2π_lo with turns = round(x / 2π), in
+  // f32 as neuronc::reduceAngle computes it. Instruction selection folds the
+  // product into the rounding activation's scale and each multiply-add into
+  // one scalar_tensor_tensor.
+  // The sin and cos of one angle (RoPE's tables) share the reduction.
+  auto [it, inserted] = reducedAngles.try_emplace(x, -1);
+  if (inserted) {
+    Type f32 = Float32Type::get(src->getContext());
+    auto mul = [&](int a, double c) { return binary(AluOp::multiply, a, imm(c, f32), src, f32); };
+    auto add = [&](int a, int b) { return binary(AluOp::add, a, b, src, f32); };
+    int turns = unary(UKind::Round, mul(x, neuronc::kInvTwoPi), src, f32);
+    int hi = add(mul(turns, -neuronc::kTwoPiHi), x);
+    it->second = add(mul(turns, -neuronc::kTwoPiLo), hi);
+  }
+  return unary(k, it->second, src, t);
 }
 
 int RowKernelImpl::nodeFor(Value v, std::string &why) {
@@ -224,7 +243,8 @@ LogicalResult RowKernelImpl::buildNodes(std::string &why) {
         why = "an operation on a constant was not folded";
         return failure();
       }
-      set(unary(*k, a, op, rt));
+      bool periodic = *k == UKind::Sin || *k == UKind::Cos;
+      set(periodic ? trig(*k, a, op, rt) : unary(*k, a, op, rt));
       continue;
     }
     if (auto s = dyn_cast<SelectOp>(op)) {

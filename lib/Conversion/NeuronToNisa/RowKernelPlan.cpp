@@ -133,20 +133,29 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
         }
       }
     }
-    // Short rows: move part of the last row dim into the columns.
+    // Short rows: move part of the last row dim into the columns, and, when
+    // all of it moved, of the dim before it too (a [8, 512, 7, 7] tensor is
+    // 128 rows of 1568 columns, runs of 6 KiB, not 4096 rows of 49).
     int64_t fcol = total(fdims);
     prow = total(pdims);
-    if (fcol < 256 && prow >= 256 && !pdims.empty()) {
+    while (fcol < 256 && prow >= 256 && !pdims.empty()) {
       DomainDim &p = pdims.back();
+      int64_t moved = 1;
       // heuristic: up to 2048 columns per row, keeping a full row tile.
       for (int64_t j = std::min<int64_t>(2048 / fcol, prow / P); j > 1; --j) { // heuristic: see above
         if (p.size % j == 0) {
           fdims.insert(fdims.begin(), {j, p.cls, p.mult});
           p.size /= j;
           p.mult *= j;
+          moved = j;
           break;
         }
       }
+      if (moved == 1 || p.size != 1)
+        break; // the columns stay one contiguous run of the row dims
+      pdims.pop_back();
+      fcol = total(fdims);
+      prow = total(pdims);
     }
   }
   if (pdims.size() + fdims.size() > 60) {

@@ -250,7 +250,8 @@ bool Importer::lowerNode() {
     return true;
   }
   static const llvm::StringSet<> unary = {"Abs",  "Neg",     "Exp", "Log",  "Sqrt",      "Tanh",
-                                          "Sigmoid", "Erf", "Relu", "Reciprocal", "Floor", "Ceil"};
+                                          "Sigmoid", "Erf", "Relu", "Reciprocal", "Floor", "Ceil",
+                                          "Sin",  "Cos"};
   if (unary.contains(op)) {
     Value x = input(0);
     Type t = x.getType();
@@ -271,6 +272,10 @@ bool Importer::lowerNode() {
       r = SigmoidOp::create(b, loc, t, x);
     else if (op == "Erf")
       r = ErfOp::create(b, loc, t, x);
+    else if (op == "Sin")
+      r = SinOp::create(b, loc, t, x);
+    else if (op == "Cos")
+      r = CosOp::create(b, loc, t, x);
     else if (op == "Relu")
       r = ReluOp::create(b, loc, t, x);
     else if (op == "Floor")
@@ -290,6 +295,21 @@ bool Importer::lowerNode() {
     Value neg = CompareOp::create(b, loc, RankedTensorType::get(t.getShape(), b.getI1Type()),
                                   ComparePredicate::lt, x, splat(t.getElementType(), 0));
     define(0, SelectOp::create(b, loc, t, neg, scaled, x));
+    return true;
+  }
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    // HardSigmoid: max(0, min(1, alpha x + beta)); HardSwish: x times it
+    // with alpha 1/6, beta 1/2 (torch's hardswish, MobileNetV3's activation).
+    Value x = input(0);
+    auto t = cast<RankedTensorType>(x.getType());
+    Type elem = t.getElementType();
+    bool swish = op == "HardSwish";
+    float alpha = swish ? 1.0f / 6 : floatAttr("alpha", 0.2f);
+    float beta = swish ? 0.5f : floatAttr("beta", 0.5f);
+    Value y = AddOp::create(b, loc, t, MulOp::create(b, loc, t, x, splat(elem, alpha)),
+                            splat(elem, beta));
+    y = MinOp::create(b, loc, t, MaxOp::create(b, loc, t, y, splat(elem, 0)), splat(elem, 1));
+    define(0, swish ? Value(MulOp::create(b, loc, t, x, y)) : y);
     return true;
   }
   if (op == "Softplus") {

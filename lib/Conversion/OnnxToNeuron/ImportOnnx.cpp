@@ -472,7 +472,8 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
 }
 
 llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
-  static const llvm::StringRef ops[] = {"Abs",
+  static const llvm::StringRef ops[] = {
+                                        "Abs",
                                         "Add",
                                         "And",
                                         "AveragePool",
@@ -485,6 +486,7 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "ConstantOfShape",
                                         "Conv",
                                         "ConvTranspose",
+                                        "Cos",
                                         "Div",
                                         "Dropout",
                                         "Equal",
@@ -499,6 +501,8 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "GlobalMaxPool",
                                         "Greater",
                                         "GreaterOrEqual",
+                                        "HardSigmoid",
+                                        "HardSwish",
                                         "Identity",
                                         "LayerNormalization",
                                         "LeakyRelu",
@@ -530,6 +534,7 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Resize",
                                         "Shape",
                                         "Sigmoid",
+                                        "Sin",
                                         "Size",
                                         "Slice",
                                         "Softmax",

@@ -81,6 +81,8 @@ llvm::Expected<Tensor> mlir::neuron::evaluateOp(Operation *op, ArrayRef<Tensor> 
       .Case([&](TanhOp) { return unaryOp(ref::UnaryKind::Tanh); })
       .Case([&](SigmoidOp) { return unaryOp(ref::UnaryKind::Sigmoid); })
       .Case([&](ErfOp) { return unaryOp(ref::UnaryKind::Erf); })
+      .Case([&](SinOp) { return unaryOp(ref::UnaryKind::Sin); })
+      .Case([&](CosOp) { return unaryOp(ref::UnaryKind::Cos); })
       .Case([&](SiluOp) { return unaryOp(ref::UnaryKind::Silu); })
       .Case([&](ReluOp) { return unaryOp(ref::UnaryKind::Relu); })
       .Case([&](RoundOp) { return unaryOp(ref::UnaryKind::Round); })

@@ -256,6 +256,8 @@ NEURON_UNARY_FOLD(SquareOp)
 NEURON_UNARY_FOLD(TanhOp)
 NEURON_UNARY_FOLD(SigmoidOp)
 NEURON_UNARY_FOLD(ErfOp)
+NEURON_UNARY_FOLD(SinOp)
+NEURON_UNARY_FOLD(CosOp)
 NEURON_UNARY_FOLD(SiluOp)
 NEURON_UNARY_FOLD(ReluOp)
 NEURON_UNARY_FOLD(RoundOp)
@@ -267,6 +269,23 @@ NEURON_UNARY_FOLD(GeluOp)
 OpFoldResult CastOp::fold(FoldAdaptor a) {
   if (getInput().getType() == getType())
     return getInput();
+  // A float cast of a constant nothing else reads folds at any size: the
+  // converted constant replaces the original, so --auto-cast weights are
+  // stored in the type they are computed in instead of being cast by a
+  // kernel on every run (a ResNet-50 layer4 weight, 2.4 M elements).
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getInput());
+  auto from = dense ? dyn_cast<FloatType>(dense.getElementType()) : FloatType();
+  auto to = dyn_cast<FloatType>(getType().getElementType());
+  if (from && to && !dense.isSplat() && getInput().hasOneUse() &&
+      dense.getNumElements() > kMaxFoldElements) {
+    const llvm::fltSemantics &sem = to.getFloatSemantics();
+    return dense.mapValues(to, [&](const APFloat &v) {
+      APFloat c = v;
+      bool lost;
+      c.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+      return c.bitcastToAPInt();
+    });
+  }
   return foldConstants(*this, a.getOperands());
 }
 

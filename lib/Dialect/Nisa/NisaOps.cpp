@@ -468,8 +468,22 @@ LogicalResult DmaCopyOp::verify() {
 Engine DmaCopyOp::getInstructionEngine() { return Engine::dma; }
 
 void DmaCopyOp::getAccesses(SmallVectorImpl<MemoryAccess> &out) {
-  out.push_back({getDstAttr(), getDstAp(), true});
-  out.push_back({getSrcAttr(), getSrcAp(), false});
+  // An indirect copy's HBM side moves each row by index * stride for an
+  // index in [0, bound): it may touch any of those rows, so its access is
+  // the pattern repeated over all of them (a gather's rows are not only
+  // the ones its pattern names at index 0; semaphores and the race check
+  // must order it after every store into the table).
+  auto widened = [&](AccessPatternAttr ap) {
+    if (!getIndirect() || ap.isTile())
+      return ap;
+    SmallVector<int64_t> sizes = {static_cast<int64_t>(*getIndirectBound())};
+    SmallVector<int64_t> strides = {static_cast<int64_t>(*getIndirectStride())};
+    sizes.append(ap.getSizes().begin(), ap.getSizes().end());
+    strides.append(ap.getStrides().begin(), ap.getStrides().end());
+    return AccessPatternAttr::get(getContext(), 0, 0, ap.getOffset(), sizes, strides);
+  };
+  out.push_back({getDstAttr(), widened(getDstAp()), true});
+  out.push_back({getSrcAttr(), widened(getSrcAp()), false});
   if (getIndirect())
     out.push_back({getIndirectAttr(), *getIndirectAp(), false});
 }

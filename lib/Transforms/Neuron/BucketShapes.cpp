@@ -147,6 +147,8 @@ Fill evalElementwise(Operation *op, ArrayRef<Fill> in) {
             .Case([&](TanhOp) { return std::tanh(a); })
             .Case([&](SigmoidOp) { return 1 / (1 + std::exp(-a)); })
             .Case([&](ErfOp) { return std::erf(a); })
+            .Case([&](SinOp) { return std::sin(a); })
+            .Case([&](CosOp) { return std::cos(a); })
             .Case([&](SiluOp) { return a / (1 + std::exp(-a)); })
             .Case([&](ReluOp) { return std::max(a, 0.0); })
             .Case([&](RoundOp) { return std::nearbyint(a); })
@@ -238,9 +240,9 @@ Fill evalElementwise(Operation *op, ArrayRef<Fill> in) {
         return y.isFinite() && f.isFinite() ? Fill::finite() : Fill::unknown();
       })
       .Case<CompareOp>([&](auto) { return Fill::finite(); })
-      .Case<NegOp, AbsOp, SquareOp, ReluOp, TanhOp, SigmoidOp, ErfOp, SiluOp, GeluOp, RoundOp,
-            FloorOp, CeilOp, CastOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp,
-            ShiftRightOp, ShiftRightLogicalOp>([&](auto) { return finiteIfAll(); })
+      .Case<NegOp, AbsOp, SquareOp, ReluOp, TanhOp, SigmoidOp, ErfOp, SinOp, CosOp, SiluOp,
+            GeluOp, RoundOp, FloorOp, CeilOp, CastOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp,
+            ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp>([&](auto) { return finiteIfAll(); })
       .Default([](Operation *) { return Fill::unknown(); });
 }
 
@@ -675,7 +677,8 @@ LogicalResult Specializer::visit(Operation *op) {
       })
       .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,
             ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
-            SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp, CastOp, BroadcastToOp>([&](Operation *o) {
+            SinOp, CosOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp, CastOp,
+            BroadcastToOp>([&](Operation *o) {
         Value res = o->getResult(0);
         PadInfo &out = info(res);
         for (unsigned d = 0; d < out.symbol.size(); ++d) {

@@ -35,7 +35,8 @@ namespace {
 bool isElementwise(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,
              ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
-             GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp, BroadcastToOp, ReshapeOp>(op);
+             SinOp, CosOp, GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp, BroadcastToOp,
+             ReshapeOp>(op);
 }
 bool isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);

@@ -82,8 +82,8 @@ std::optional<SmallVector<int64_t>> inferShape(Operation *op) {
       .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp>(
           [&](Operation *) { return broadcastAll(); })
       .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp,
-            SigmoidOp, ErfOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp, CastOp, SoftmaxOp, RmsNormOp,
-            LayerNormOp>([&](Operation *) { return in.front(); })
+            SigmoidOp, ErfOp, SinOp, CosOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp,
+            CastOp, SoftmaxOp, RmsNormOp, LayerNormOp>([&](Operation *) { return in.front(); })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
           [&](Operation *r) -> std::optional<SmallVector<int64_t>> {
             auto axes = cast<DenseI64ArrayAttr>(r->getAttr("axes")).asArrayRef();

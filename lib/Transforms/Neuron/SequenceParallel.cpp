@@ -89,8 +89,8 @@ std::optional<int64_t> SequenceSplitter::rowLocalResult(Operation *op) {
     return overLater(r.getAxes());
   }
   if (!isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp,
-           RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp, GeluOp, SiluOp, ReluOp,
-           CastOp>(op))
+           RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp, SinOp, CosOp, GeluOp,
+           SiluOp, ReluOp, CastOp>(op))
     return std::nullopt;
   // Elementwise (numpy broadcasting, right-aligned): split operands agree
   // on the result's dim; the others broadcast along it.

@@ -126,7 +126,8 @@ LogicalResult ShapeSymbols::visit(Operation *op) {
         return success();
       })
       .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp,
-            SigmoidOp, ErfOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp, CastOp, SoftmaxOp>(
+            SigmoidOp, ErfOp, SinOp, CosOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, GeluOp,
+            CastOp, SoftmaxOp>(
           [&](Operation *o) {
             same(o->getOperand(0), o->getResult(0));
             return success();

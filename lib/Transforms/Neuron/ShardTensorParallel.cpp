@@ -593,7 +593,8 @@ LogicalResult Sharder::visit(Operation *op) {
   if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp,
           BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp,
           NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp,
-          SigmoidOp, ErfOp, GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp>(op)) {
+          SigmoidOp, ErfOp, SinOp, CosOp, GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp,
+          CastOp>(op)) {
     r = visitElementwise(op);
   } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     r = visitReshape(reshape);

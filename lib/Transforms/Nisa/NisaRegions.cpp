@@ -36,7 +36,11 @@ void runsOf(AccessPatternAttr ap, int64_t base, int64_t esize, MemRegion &r) {
   }
   r.period = period;
   r.runBytes = run * esize;
-  r.phase = period ? (((base + ap.getOffset() * esize) % period) + period) % period : 0;
+  // One contiguous run: its own start and length, which any lattice
+  // reduces modulo its period.
+  r.phase = base + ap.getOffset() * esize;
+  if (period)
+    r.phase = (r.phase % period + period) % period;
   if (count > 4096)
     return;
   SmallVector<int64_t, 4> idx(d + 1, 0);
@@ -85,10 +89,10 @@ bool MemRegion::overlaps(const MemRegion &o) const {
     return false;
   if (hi <= o.lo || o.hi <= lo)
     return false;
-  if (period && o.period) {
-    // Both lattices modulo the gcd of their periods: the runs of each cover
-    // [phase, phase + runBytes) there, circularly; disjoint intervals mean
-    // no byte in common.
+  if (period || o.period) {
+    // Both lattices modulo the gcd of their periods (a single run has period
+    // 0, so the other's): the runs of each cover [phase, phase + runBytes)
+    // there, circularly; disjoint intervals mean no byte in common.
     int64_t g = std::gcd(period, o.period);
     if (runBytes < g && o.runBytes < g) {
       int64_t a = phase % g, b = o.phase % g;

@@ -29,7 +29,8 @@ struct MemRegion {
   llvm::SmallVector<std::pair<int64_t, int64_t>, 0> runs;
   /// The lattice the runs start on, kept however many runs there are: each
   /// run starts at `phase` modulo `period` bytes (the gcd of the pattern's
-  /// byte strides) and is `runBytes` long; period 0 is one contiguous run.
+  /// byte strides) and is `runBytes` long; period 0 is one contiguous run
+  /// starting at byte `phase`.
   /// Two regions whose runs fall in disjoint residues modulo the gcd of
   /// their periods cannot overlap (the two operands of an interleaving
   /// concatenation, each millions of 4-byte runs).

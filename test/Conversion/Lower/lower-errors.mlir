@@ -12,15 +12,6 @@ func.func @dynamic(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
 
 // -----
 
-// The stationary tiles of even one block of 128 rows do not fit SBUF.
-func.func @too_big(%a: tensor<128x2097152xf32>, %b: tensor<2097152x1xf32>) -> tensor<128x1xf32> {
-  // expected-error@+1 {{cannot lower the matmul: one block of 128 rows needs 8405048 bytes per partition of SBUF (the 16384 K tiles of its stationary matrix alone take 8388608), over the budget of 167116 of 196608 on trn1; split the contraction (K = 2097152) in the model}}
-  %0 = neuron.matmul %a, %b : tensor<128x2097152xf32>, tensor<2097152x1xf32> -> tensor<128x1xf32>
-  return %0 : tensor<128x1xf32>
-}
-
-// -----
-
 // A dynamic result of a function with static arguments.
 // expected-error @+1 {{result #0 has type 'tensor<?xf32>'; the device needs statically shaped tensors}}
 func.func @dynamic_result(%x: tensor<1xf32>) -> tensor<?xf32> {

@@ -7,13 +7,15 @@
 // RUN: neuron-opt %s --neuron-lower="remarks=true target=trn2" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=TRN2
 
 // A is [M, K] with K innermost: its rows are loaded and transposed on
-// TensorE through PSUM into Aᵀ (three K tiles: 128, 128, 44).
+// TensorE through PSUM into Aᵀ (three K tiles: 128, 128, 44), each row tile
+// just before its first multiplies (the second row tile's rows load while
+// the first multiplies).
 // REMARK: remark: lowered as one matmul-epilogue kernel: 130x300x96 in blocks of 130 rows, column tiles of 96, lhs transposed on TensorE
 // CHECK-LABEL: nisa.program @bias_relu
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[MOV:mov[0-9]+]][0:128, 0, [1,96]] = @in1[0, [96,128], [1,96]]
 // CHECK: nisa.dma_copy q{{[0-9]+}} @[[ST:stA[0-9]+]][0:43, 0, [1,300]] = @in0[0, [300,43], [1,300]]
 // CHECK: nisa.transpose tensor @[[TP:tp[0-9]+]][0:128, 0, [1,128]] = @[[ST]][0:128, 0, [1,128]]
 // CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @[[AT:aT[0-9]+]][0:128, 0, [1,128]] = @[[TP]][0:128, 0, [1,128]]
-// CHECK: nisa.dma_copy q{{[0-9]+}} @[[MOV:mov[0-9]+]][0:128, 0, [1,96]] = @in1[0, [96,128], [1,96]]
 // CHECK: nisa.load_stationary @[[AT]][0:128, 0, [1,128]]
 // CHECK-NEXT: nisa.multiply_moving @[[ACC:acc[0-9]+]][0:128, 0, [1,96]] = @[[MOV]][0:128, 0, [1,96]] start
 // CHECK-NEXT: nisa.load_stationary @[[AT]][0:128, 130, [1,128]]
@@ -24,7 +26,9 @@
 // CHECK: nisa.tensor_tensor vector add @[[S:t[0-9]+]][0:128, 0, [1,96]] = @[[ACC]][0:128, 0, [1,96]], @{{t[0-9]+}}[0:128, 0, [1,96]]
 // CHECK-NEXT: nisa.activation relu @[[Y:t[0-9]+]][0:128, 0, [1,96]] = @[[S]][0:128, 0, [1,96]]
 // CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [96,128], [1,96]] = @[[Y]][0:128, 0, [1,96]]
-// The last two rows of the 130.
+// The last two rows of the 130: their Aᵀ, then their multiplies.
+// CHECK: nisa.dma_copy q{{[0-9]+}} @{{stA[0-9]+}}[0:2, 0, [1,300]] = @in0[38400, [300,2], [1,300]]
+// CHECK: nisa.load_stationary @[[AT]][0:128, 128, [1,2]]
 // CHECK: nisa.multiply_moving @{{acc[0-9]+}}[0:2, 0, [1,96]] = @[[MOV]][0:128, 0, [1,96]] start
 // CHECK: nisa.dma_copy q{{[0-9]+}} @out0[12288, [96,2], [1,96]]
 func.func @bias_relu(%a: tensor<130x300xf32>, %b: tensor<300x96xf32>, %c: tensor<96xf32>) -> tensor<130x96xf32> {

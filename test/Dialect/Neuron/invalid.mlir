@@ -718,3 +718,11 @@ func.func @send_recv_shift(%a: tensor<8xf32>) -> tensor<8xf32> {
   %0 = neuron.send_recv %a shift = 4 group = 4 : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+func.func @sin_on_integers(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'neuron.sin' op operand #0 must be ranked tensor of 32-bit float or bfloat16 type or 16-bit float or 64-bit float values}}
+  %0 = neuron.sin %a : tensor<4xi32>
+  return
+}

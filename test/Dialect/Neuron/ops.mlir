@@ -59,7 +59,11 @@ func.func @unary(%x: tensor<16xf32>, %i: tensor<16xi32>) -> (tensor<16xf32>, ten
   %14 = neuron.relu %13 : tensor<16xf32>
   // CHECK-NEXT: neuron.abs %{{.*}} : tensor<16xi32>
   %15 = neuron.abs %i : tensor<16xi32>
-  return %14, %15 : tensor<16xf32>, tensor<16xi32>
+  // CHECK-NEXT: neuron.sin %{{.*}} : tensor<16xf32>
+  %16 = neuron.sin %14 : tensor<16xf32>
+  // CHECK-NEXT: neuron.cos %{{.*}} : tensor<16xf32>
+  %17 = neuron.cos %16 : tensor<16xf32>
+  return %17, %15 : tensor<16xf32>, tensor<16xi32>
 }
 
 // CHECK-LABEL: func.func @reductions

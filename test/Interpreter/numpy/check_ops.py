@@ -430,6 +430,9 @@ UNARY = {
     "relu": (lambda x: np.maximum(f64(x), 0.0), "normal"),
     # numpy's rint rounds half to even, like TOSA's float-to-int cast
     "round": (lambda x: np.rint(f64(x)), "halves"),
+    # RoPE's angles reach thousands of radians
+    "sin": (lambda x: np.sin(f64(x)), "angles"),
+    "cos": (lambda x: np.cos(f64(x)), "angles"),
 }
 
 
@@ -442,6 +445,10 @@ def unary_input(kind, rng, shape):
         return f32(rng.choice([-1.0, 1.0], shape) * rng.uniform(0.1, 10.0, shape))
     if kind == "wide":
         return f32(rng.uniform(-12.0, 12.0, shape))
+    if kind == "angles":  # small, around multiples of pi, and up to 10^4
+        x = rng.uniform(-4.0, 4.0, shape) * 10.0 ** rng.integers(0, 5, shape)
+        x.flat[:4] = [0.0, math.pi, -math.pi / 2, 4095.0]
+        return f32(x)
     return f32(rng.standard_normal(shape) * 2.0)
 
 
@@ -954,7 +961,7 @@ def build_low_precision():
     b = np.array([300.0, 300.0, 300.0, 1.0e-4], np.float16)
     binary_case("f16_mul_overflow_underflow", "mul", (4,), (4,), "f16", a, b,
                 lambda a, b: f64(a) * f64(b))
-    for op in ["exp", "tanh", "sqrt"]:
+    for op in ["exp", "tanh", "sqrt", "sin"]:
         ref, kind = UNARY[op]
         for ty in ["bf16", "f16"]:
             name = "%s_unary_%s" % (ty, op)

@@ -337,6 +337,78 @@ elif name == "convtranspose_unet":
     y = y.reshape(1, 32, 64, 64) + b.astype(np.float64)[None, :, None, None]
     save(g, [x], [y])
 
+elif name == "conv_upsample":
+    # A UNet decoder step: a 3x3 convolution + ReLU over 256 channels at
+    # 32x32, then bilinear 2x upsampling (gathers of rows and columns with
+    # constant indices). The gathers read rows of the convolution's output
+    # that only its second half of stores writes.
+    x = rng.standard_normal((1, 256, 32, 32)).astype(np.float32)
+    w = (rng.standard_normal((256, 256, 3, 3)) / 48).astype(np.float32)
+    b = rng.standard_normal(256).astype(np.float32)
+    scales = np.array([1, 1, 2, 2], dtype=np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="/inc/Conv", pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["r"], name="/inc/Relu"),
+         helper.make_node("Resize", ["r", "", "s"], ["y"], name="/up/Resize", mode="linear",
+                          coordinate_transformation_mode="half_pixel")],
+        "conv_upsample", [helper.make_tensor_value_info("x", F, [1, 256, 32, 32])],
+        [helper.make_tensor_value_info("y", F, [1, 256, 64, 64])],
+        [init("w", w), init("b", b), init("s", scales)])
+    r = np.maximum(conv_ref(x, w, b, [1, 1], [1, 1, 1, 1]), 0)
+
+    def up(a, axis):
+        # half_pixel: source coordinate (i + 0.5) / 2 - 0.5, clamped at the edges.
+        n = a.shape[axis]
+        src = np.clip((np.arange(2 * n) + 0.5) / 2 - 0.5, 0, n - 1)
+        lo = np.floor(src).astype(int)
+        hi = np.minimum(lo + 1, n - 1)
+        f = src - lo
+        shape = [1] * a.ndim
+        shape[axis] = 2 * n
+        return (np.take(a, lo, axis) * (1 - f).reshape(shape) + np.take(a, hi, axis) *
+                f.reshape(shape))
+    save(g, [x], [up(up(r, 2), 3)])
+
+elif name == "conv_layer4":
+    # ResNet-50's layer4 3x3 convolution at batch 8 (512 channels, 7x7) with
+    # its ReLU; compiled with --auto-cast=matmult its weight (2.4 M values)
+    # is cast at compile time, not by a kernel on every run.
+    x = rng.standard_normal((8, 512, 7, 7)).astype(np.float32)
+    w = (rng.standard_normal((512, 512, 3, 3)) / 64).astype(np.float32)
+    b = rng.standard_normal(512).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="/layer4/conv2/Conv",
+                          pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"], name="/layer4/relu/Relu")],
+        "conv_layer4", [helper.make_tensor_value_info("x", F, [8, 512, 7, 7])],
+        [helper.make_tensor_value_info("y", F, [8, 512, 7, 7])], [init("w", w), init("b", b)])
+    save(g, [x], [np.maximum(conv_ref(x, w, b, [1, 1], [1, 1, 1, 1]), 0)])
+
+elif name == "hard_activations":
+    # MobileNetV3's activations: HardSwish and HardSigmoid (alpha 0.3, beta 0.4).
+    x = (rng.standard_normal((4, 96)) * 4).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("HardSwish", ["x"], ["a"], name="/act/HardSwish"),
+         helper.make_node("HardSigmoid", ["x"], ["b"], name="/gate/HardSigmoid", alpha=0.3,
+                          beta=0.4)],
+        "hard_activations", [helper.make_tensor_value_info("x", F, [4, 96])],
+        [helper.make_tensor_value_info("a", F, [4, 96]),
+         helper.make_tensor_value_info("b", F, [4, 96])])
+    xd = x.astype(np.float64)
+    save(g, [x], [xd * np.clip(xd / 6 + 0.5, 0, 1), np.clip(0.3 * xd + 0.4, 0, 1)])
+
+elif name == "empty_slice":
+    # An error after import (the lowering's): it names the ONNX node.
+    x = rng.standard_normal((20, 10, 5)).astype(np.float32)
+    ints = lambda n, v: numpy_helper.from_array(np.array(v, dtype=np.int64), n)
+    g = helper.make_graph(
+        [helper.make_node("Slice", ["x", "s", "e", "a"], ["t"], name="/head/Slice"),
+         helper.make_node("Concat", ["x", "t"], ["y"], name="/head/Concat", axis=1)],
+        "empty_slice", [helper.make_tensor_value_info("x", F, [20, 10, 5])],
+        [helper.make_tensor_value_info("y", F, [20, 10, 5])],
+        [ints("s", [10]), ints("e", [10]), ints("a", [1])])
+    save(g, [x], [x])
+
 elif name == "window_errors":
     # What the importer refuses, one model per case (window_errors_<case>).
     F1 = lambda n, s: helper.make_tensor_value_info(n, F, s)
