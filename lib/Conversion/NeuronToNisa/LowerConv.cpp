@@ -162,6 +162,23 @@ struct ConvLowering {
     return true;
   }
 
+  /// Bias columns per group: one per output tile of each weight chunk
+  /// (chunks of fewer than P channels start mid-tile: their tiles need their
+  /// own columns, partition p holding channel f0 + p).
+  int64_t biasColumnsPerGroup() const {
+    return llvm::divideCeil(Fg, fChunk) * llvm::divideCeil(fChunk, P);
+  }
+  /// The bias column of the output tile starting at channel f0 of group g
+  /// (f0 / P when the chunks are whole tiles).
+  int64_t biasColumn(int64_t g, int64_t f0) const {
+    return g * biasColumnsPerGroup() + (f0 / fChunk) * llvm::divideCeil(fChunk, P) +
+           (f0 % fChunk) / P;
+  }
+
+  /// The plan failed because one block of input rows, whole rows wide,
+  /// does not fit SBUF (a 1-D convolution over 16000 audio samples).
+  bool rowTooWide = false;
+
   /// Picks the output tile and the weight chunk that fit SBUF and PSUM.
   bool plan(std::string &why) {
     if (!readShapes(why))
@@ -200,6 +217,7 @@ struct ConvLowering {
     if (epilogue)
       used += epilogue->epilogueBytesPerPartition(nb * R * ncw);
     if (used > budget) {
+      rowTooWide = OW > 1;
       why = "one input row block of " + std::to_string(rowsIn) + " x " + std::to_string(Wp) +
             " elements per channel does not fit SBUF";
       return false;
@@ -301,7 +319,7 @@ struct ConvLowering {
       for (int64_t s = 0; s < outSlots; ++s)
         outSb.push_back(kb.alloc(sb, std::min(P, Fg), nb * R * ncw, outT, "y"));
     if (conv.getBias() && !epilogue) // [f % P, g x f-tiles + f / P]
-      biasSb = kb.alloc(sb, std::min(P, Fg), groups * llvm::divideCeil(Fg, P),
+      biasSb = kb.alloc(sb, std::min(P, Fg), groups * biasColumnsPerGroup(),
                         cast<RankedTensorType>(conv.getBias().getType()).getElementType(), "b");
     if (!pool)
       return;
@@ -500,7 +518,7 @@ struct ConvLowering {
   /// Bias (per output channel) on the way out of PSUM, then the store.
   void store(const OutTile &t, int64_t g, int64_t f0, int64_t fsz, int a) {
     int64_t fAbs = g * Fg + f0;
-    int64_t bcol = g * llvm::divideCeil(Fg, P) + f0 / P;
+    int64_t bcol = biasColumn(g, f0);
     if (pool) {
       toPlanes(t, fAbs, f0 % fChunk / P, fsz, bcol, a);
       return;
@@ -619,12 +637,13 @@ struct ConvLowering {
     }
     if (biasSb) {
       bias = fl.bufferOf(conv.getBias());
-      // Channel f0 + p of group g at partition p, column g x f-tiles + f0 / P.
-      int64_t ft = llvm::divideCeil(Fg, P);
+      // Channel f0 + p of group g at partition p, column biasColumn(g, f0),
+      // for every output tile's f0 (each weight chunk's tiles start at it).
       for (int64_t g = 0; g < groups; ++g)
-        for (int64_t f0 = 0; f0 < Fg; f0 += P)
-          load(biasSb, 0, std::min(P, Fg - f0), g * ft + f0 / P, {1}, {1}, bias, g * Fg + f0, 1,
-               {1});
+        for (int64_t fc = 0; fc < Fg; fc += fChunk)
+          for (int64_t f = 0, fn = std::min(fChunk, Fg - fc); f < fn; f += P)
+            load(biasSb, 0, std::min(P, fn - f), biasColumn(g, fc + f), {1}, {1}, bias,
+                 g * Fg + fc + f, 1, {1});
     }
     SmallVector<OutTile> tiles = outputTiles();
     for (int64_t g = 0; g < groups; ++g)
@@ -656,6 +675,86 @@ struct ConvLowering {
     kb.program().levelQueues();
   }
 };
+
+} // namespace
+
+namespace {
+
+/// A convolution whose input rows are too wide for SBUF as convolutions of
+/// two column halves of its output, each over the input columns its windows
+/// read (with the padding that falls outside the input), joined along the
+/// last dim; each half splits again if it must. The epilogue, if any, runs
+/// after the join as its own kernel. The pieces are built next to `conv`,
+/// lowered, and erased; `conv`'s result is where the join was written.
+LogicalResult lowerConvInColumnHalves(FunctionLowering &fl, Operation *anchor, ConvOp conv,
+                                      ArrayRef<Operation *> epilogueOps,
+                                      ArrayRef<std::pair<Value, Value>> outputs, StringRef kind) {
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  auto xt = conv.getInput().getType();
+  auto yt = conv.getType();
+  int64_t rank = xt.getRank(), k = rank - 2;
+  int64_t W = xt.getDimSize(rank - 1), OW = yt.getDimSize(rank - 1);
+  int64_t KW = conv.getWeight().getType().getDimSize(rank - 1);
+  int64_t sw = conv.getStrides().back(), dw = conv.getDilations().back();
+  int64_t pl = conv.getPadding()[k - 1];
+  SmallVector<Operation *> temps;
+  SmallVector<Value> parts;
+  LogicalResult ok = success();
+  int64_t half = llvm::divideCeil(OW, 2);
+  for (int64_t o0 = 0; o0 < OW && succeeded(ok); o0 += half) {
+    int64_t o1 = std::min(OW, o0 + half);
+    int64_t lo = o0 * sw - pl, hi = (o1 - 1) * sw - pl + (KW - 1) * dw + 1;
+    int64_t s0 = std::clamp<int64_t>(lo, 0, W), s1 = std::clamp<int64_t>(hi, 0, W);
+    SmallVector<int64_t> offsets(rank, 0), sizes(xt.getShape()), strides(rank, 1);
+    offsets[rank - 1] = s0;
+    sizes[rank - 1] = s1 - s0;
+    auto slice = SliceOp::create(b, loc, xt.clone(sizes), conv.getInput(),
+                                 b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
+                                 b.getDenseI64ArrayAttr(strides));
+    temps.push_back(slice);
+    SmallVector<int64_t> padding(conv.getPadding());
+    padding[k - 1] = s0 - lo;
+    padding[2 * k - 1] = hi - s1;
+    SmallVector<int64_t> partShape(yt.getShape());
+    partShape[rank - 1] = o1 - o0;
+    auto part = cast<ConvOp>(b.clone(*conv));
+    part.getInputMutable().assign(slice);
+    part.setPaddingAttr(b.getDenseI64ArrayAttr(padding));
+    part.getResult().setType(yt.clone(partShape));
+    temps.push_back(part);
+    parts.push_back(part);
+    ok = lowerDataMovement(fl, slice);
+    if (succeeded(ok))
+      ok = lowerConv(fl, part, part, {}, {{part.getResult(), part.getResult()}}, "conv");
+  }
+  if (succeeded(ok)) {
+    auto concat = ConcatOp::create(b, loc, yt, parts, b.getI64IntegerAttr(rank - 1));
+    temps.push_back(concat);
+    Value result = conv.getResult();
+    fl.outputDestinations[concat] =
+        epilogueOps.empty() ? fl.resultBuffer(outputs.front().second) : fl.resultBuffer(result);
+    ok = lowerDataMovement(fl, concat);
+    fl.setBuffer(result, fl.bufferOf(concat));
+    if (!epilogueOps.empty()) {
+      recordSplit(anchor, kind, "the convolution's epilogue is a separate kernel: its input "
+                                "rows are lowered in column pieces");
+      if (succeeded(ok))
+        ok = lowerRowGroup(fl, anchor, epilogueOps, outputs, kind);
+    } else if (outputs.front().second != result) {
+      fl.setBuffer(outputs.front().second, fl.bufferOf(concat));
+    }
+  }
+  for (Operation *t : llvm::reverse(temps)) {
+    fl.forget(t);
+    t->erase();
+  }
+  if (succeeded(ok) && fl.remarks)
+    conv.emitRemark("lowered as ")
+        << parts.size() << " convolutions over column halves of its " << OW
+        << " output columns: one block of its input rows does not fit SBUF";
+  return ok;
+}
 
 } // namespace
 
@@ -736,6 +835,10 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
   if (!lowering.plan(why)) {
     if (pool)
       return refusePool();
+    if (lowering.rowTooWide) {
+      kb->kernel().erase();
+      return lowerConvInColumnHalves(fl, anchor, conv, epilogueOps, outputs, kind);
+    }
     return conv.emitError("cannot lower the convolution: ") << why;
   }
   kb->setSource(conv);

@@ -148,7 +148,24 @@ struct FuseElementwisePass
             int64_t outside = llvm::count_if(p->getUsers(), [&](Operation *u) {
               return !group.contains(u);
             });
-            if (outside)
+            // A hero reads its operands from HBM (the kernel's inputs): what
+            // computes one of them stays out, whichever path reached it (a
+            // residual add that also feeds the next convolution).
+            auto feeds = [](Operation *producer, Operation *consumer) {
+              return llvm::any_of(consumer->getOperands(), [&](Value o) {
+                return o.getDefiningOp() == producer;
+              });
+            };
+            if (hero && feeds(p, hero))
+              why = describe(p, "the producer") + " computes an operand of the hero " +
+                    hero->getName().getStringRef().str() +
+                    ", which reads its operands from memory";
+            else if (heroCandidate &&
+                     llvm::any_of(group, [&](Operation *g) { return feeds(g, p); }))
+              why = describe(p, "the producer") +
+                    " would read an operand computed in the kernel (a hero reads its operands "
+                    "from memory)";
+            else if (outside)
               why = whyNotWithExtraResult(p, group, outside, heroCandidate);
             else if (heroCandidate && hero)
               why = describe(p, "the producer") + " would be a second hero next to " +
