@@ -133,12 +133,19 @@ bool onlyTransposedRhs(Value v) {
     if (auto k = dyn_cast<KernelOp>(user))
       return onlyTransposedRhs(k.getBody().front().getArgument(use.getOperandNumber()));
     auto mm = dyn_cast<MatmulOp>(user);
-    return mm && use.getOperandNumber() == 1 && mm.getTransposeRhs();
+    if (!mm || !isa<FloatType>(mm.getLhs().getType().getElementType()) ||
+        !isa<FloatType>(mm.getRhs().getType().getElementType()))
+      return false;
+    // [N, K] rhs read transposed, or [M, K] lhs: both are loaded row-wise
+    // and transposed on TensorE, and converted on their way out of PSUM.
+    return use.getOperandNumber() == 1 ? static_cast<bool>(mm.getTransposeRhs())
+                                       : !mm.getTransposeLhs();
   });
 }
 
-/// A float narrowing cast (--auto-cast's f32 -> bf16 of a weight) whose
-/// only users are transposed matmul operands is not a kernel of its own:
+/// A float narrowing cast (--auto-cast's f32 -> bf16 of a weight or an
+/// activation) whose only users are matmul operands transposed on TensorE
+/// is not a kernel of its own:
 /// the matmul reads the wide source and converts it on chip, so the
 /// narrowed copy never round-trips HBM.
 bool castFoldsIntoMatmul(CastOp c) {

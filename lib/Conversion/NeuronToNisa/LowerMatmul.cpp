@@ -68,6 +68,10 @@ struct MatmulLowering {
   /// cast was folded into this matmul (the transposed tiles are converted
   /// as they are copied out of PSUM).
   Type bSrcType;
+  /// A's element type in HBM (the same for A as bSrcType is for B): its
+  /// staged rows are transposed in that type and converted to aType as they
+  /// leave PSUM.
+  Type aSrcType;
   HbmBuffer a, b;
   int64_t G = 1; ///< row tiles per block
   int64_t nsz = 0;
@@ -103,7 +107,10 @@ struct MatmulLowering {
     bSrcType = bType;
     if (fl.hasBuffer(mm.getRhs()) && fl.bufferOf(mm.getRhs()).elementType)
       bSrcType = fl.bufferOf(mm.getRhs()).elementType;
-    if (bSrcType != bType && !needBT) {
+    aSrcType = aType;
+    if (fl.hasBuffer(mm.getLhs()) && fl.bufferOf(mm.getLhs()).elementType)
+      aSrcType = fl.bufferOf(mm.getLhs()).elementType;
+    if ((bSrcType != bType && !needBT) || (aSrcType != aType && !needAT)) {
       why = "a folded cast feeds an operand that is not transposed";
       return false;
     }
@@ -167,7 +174,7 @@ struct MatmulLowering {
       int64_t total = kt * mb * ea;                    // Aᵀ block
       total += (streamK ? 3 * kg : 2 * kt) * nsz * eb; // moving tiles
       if (needAT)
-        total += 2 * std::min<int64_t>(K, kStage) * ea; // staged rows of A
+        total += 2 * std::min<int64_t>(K, kStage) * nisa::elementBytes(aSrcType); // staged rows of A
       if (needBT)
         total += nStageB * std::min(K, kg * P) * ebSrc; // staged K groups of B
       total += epilogue.epilogueBytesPerPartition(nsz);
@@ -296,7 +303,7 @@ struct MatmulLowering {
     for (int i = 0; i < 2; ++i) {
       if (needAT)
         stageA[i] = kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(M, P),
-                             std::min<int64_t>(K, kStage), aType, "stA");
+                             std::min<int64_t>(K, kStage), aSrcType, "stA");
     }
     for (int64_t i = 0; (needAT || needBT) && i < tpSlots; ++i)
       tp.push_back(kb.alloc(nisa::MemorySpace::psum, P, hw.psumBankFp32(), f32, "tp"));
@@ -350,7 +357,7 @@ struct MatmulLowering {
     int64_t lastDim = transA ? M : K;
     HbmView view;
     view.sym = a.sym;
-    view.elementType = aType;
+    view.elementType = aSrcType;
     view.offset = aOff;
     if (!needAT) {
       // A is [K, M]: rows k on partitions, columns m.
@@ -376,7 +383,7 @@ struct MatmulLowering {
       for (int64_t ks = 0; ks < K; ks += kStage) {
         int64_t kc = std::min<int64_t>(kStage, K - ks);
         FlatSymbolRefAttr st = stageA[stageSlot++ % 2];
-        kb.transfer(true, st, aType, 0, 0, view, m0 + j, msz, ks, kc);
+        kb.transfer(true, st, aSrcType, 0, 0, view, m0 + j, msz, ks, kc);
         for (int64_t k0 = ks; k0 < ks + kc; k0 += P) {
           int64_t ksz = std::min<int64_t>(P, K - k0);
           transposeInto(st, msz, k0 - ks, ksz, aT, (k0 / P) * mb + j);
@@ -514,7 +521,7 @@ struct MatmulLowering {
     if ((needAT || needBT) && M > P) {
       int64_t batches = mm.getType().getNumElements() / (M * N);
       double loads = static_cast<double>(batches) *
-                     (M * K * nisa::elementBytes(aType) +
+                     (M * K * nisa::elementBytes(aSrcType) +
                       llvm::divideCeil(M, G * P) * K * N * nisa::elementBytes(bSrcType));
       double share = storeBytes / std::max(1.0, storeBytes + loads);
       int64_t quarter = hw.dmaEngines / 4;
