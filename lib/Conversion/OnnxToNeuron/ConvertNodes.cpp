@@ -10,6 +10,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
+
 using namespace neuronc::onnximport;
 
 bool Importer::binary(llvm::StringRef op) {
@@ -195,15 +197,24 @@ bool Importer::lowerNode() {
   };
   if (op == "Identity" || op == "Dropout") {
     if (op == "Dropout" && node->input_size() > 2 && !node->input(2).empty()) {
-      const Known *training = knownInput(2);
-      if (!training || training->values.empty() || training->values[0]) {
+      // Training mode with a ratio of 0 drops nothing (torchvision's Swin
+      // calls F.dropout(p=0.0), whose training flag defaults to true).
+      const Known *training = knownInput(2), *ratio = knownInput(1);
+      bool dropsNothing = ratio && ratio->size() == 1 && ratio->at(0) == 0;
+      if (!dropsNothing && (!training || training->values.empty() || training->values[0])) {
         error() << "training mode (random masks) is not supported; export in eval mode";
         return false;
       }
     }
-    define(0, input(0));
-    if (const Known *k = knownInput(0))
-      known[node->output(0)] = *k;
+    // A known value stays known (its constant is built where it is read).
+    if (const Known *k = knownInput(0)) {
+      Known copy = *k;
+      known[node->output(0)] = std::move(copy);
+      if (Value v = values.lookup(node->input(0)))
+        define(0, v);
+    } else {
+      define(0, input(0));
+    }
     // Inference keeps every element: the mask is all true.
     if (op == "Dropout" && node->output_size() > 1 && !node->output(1).empty()) {
       auto t = cast<RankedTensorType>(input(0).getType());
@@ -654,46 +665,243 @@ bool Importer::lowerNode() {
     return true;
   }
   if (op == "Range") {
-    const Known *s = knownInput(0), *l = knownInput(1), *d = knownInput(2);
-    std::optional<RankedTensorType> out = outputType(0);
-    if (out && isa<FloatType>(out->getElementType())) {
-      // Floats: start + i * delta for i < ceil((limit - start) / delta),
-      // from constant scalars.
-      auto scalar = [&](int i) -> std::optional<double> {
-        DenseElementsAttr attr;
-        if (!matchPattern(input(i), m_Constant(&attr)) || attr.getNumElements() != 1)
-          return std::nullopt;
-        return (*attr.getValues<APFloat>().begin()).convertToDouble();
-      };
-      std::optional<double> start = scalar(0), limit = scalar(1), delta = scalar(2);
-      if (!start || !limit || !delta || *delta == 0) {
-        error() << "start, limit and delta must be constants, delta not 0";
+    // Constant bounds are evaluated at import (EvaluateConstants.cpp).
+    error() << "start, limit and delta must be constants (initializers, or computed from "
+               "constants and static shapes), delta not 0, with at most "
+            << kEvalLimit
+            << " results: a Range of run-time values has a data-dependent length, which static "
+               "shapes cannot hold";
+    return false;
+  }
+  if (op == "Mod")
+    return mod();
+  if (op == "ScatterND")
+    return scatterND();
+  if (op == "Tile")
+    return tile();
+  if (op == "InstanceNormalization")
+    return instanceNorm();
+  if (op == "LSTM" || op == "GRU" || op == "RNN")
+    return recurrent(op);
+  if (op == "Einsum")
+    return einsum();
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Ops whose constant forms fold at import, on run-time values
+//===----------------------------------------------------------------------===//
+
+bool Importer::mod() {
+  Value a = input(0), c = input(1);
+  auto ta = cast<RankedTensorType>(a.getType());
+  Type elem = ta.getElementType();
+  std::optional<RankedTensorType> out = outputType(0);
+  RankedTensorType type = out && out->hasStaticShape() ? *out : broadcastType(a, c, elem);
+  auto i1 = RankedTensorType::get(type.getShape(), b.getI1Type());
+  bool fmod = intAttr("fmod", 0) != 0;
+  // r = a - trunc(a / b) * b: C's fmod, the sign of the dividend (integer
+  // neuron.div truncates toward zero; a float quotient is truncated as
+  // floor or ceil by its sign).
+  Value q = DivOp::create(b, loc, type, a, c);
+  if (isa<FloatType>(elem)) {
+    Value neg = CompareOp::create(b, loc, i1, ComparePredicate::lt, q, splat(elem, 0));
+    q = SelectOp::create(b, loc, type, neg, CeilOp::create(b, loc, type, q),
+                         FloorOp::create(b, loc, type, q));
+  }
+  Value r = SubOp::create(b, loc, type, a, MulOp::create(b, loc, type, q, c));
+  if (!fmod) {
+    // Python's %: a non-zero remainder whose sign differs from the
+    // divisor's moves by one divisor.
+    Value zero = splat(elem, 0);
+    Value nonzero = BitwiseXorOp::create(
+        b, loc, i1, CompareOp::create(b, loc, i1, ComparePredicate::eq, r, zero),
+        splat(b.getI1Type(), 1));
+    Value signs = BitwiseXorOp::create(
+        b, loc, i1, CompareOp::create(b, loc, i1, ComparePredicate::lt, r, zero),
+        CompareOp::create(
+            b, loc,
+            RankedTensorType::get(cast<RankedTensorType>(c.getType()).getShape(), b.getI1Type()),
+            ComparePredicate::lt, c, zero));
+    Value fix = BitwiseAndOp::create(b, loc, i1, nonzero, signs);
+    r = SelectOp::create(b, loc, type, fix, AddOp::create(b, loc, type, r, c), r);
+  }
+  define(0, r);
+  return true;
+}
+
+bool Importer::scatterND() {
+  Value data = input(0), updates = input(2);
+  auto td = cast<RankedTensorType>(data.getType()), tu = cast<RankedTensorType>(updates.getType());
+  std::string reduction = "none";
+  if (const auto *a = attr("reduction"))
+    reduction = a->s();
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min") {
+    error() << "unknown reduction '" << reduction << "' (none, add, mul, max or min)";
+    return false;
+  }
+  const Known *idx = constInput(1);
+  if (!idx) {
+    error() << "the indices must be constants (initializers, or computed from constants and "
+               "static shapes); a scatter to positions computed at run time is not supported "
+               "(export indices built from shapes, not from data)";
+    return false;
+  }
+  if (!td.hasStaticShape() || !tu.hasStaticShape()) {
+    error() << "needs static data and updates shapes";
+    return false;
+  }
+  int64_t k = idx->shape.empty() ? 0 : idx->shape.back();
+  int64_t rank = td.getRank();
+  if (k < 1 || k > rank) {
+    error() << "the indices' last dim (" << k << ") must be between 1 and the data's rank (" << rank
+            << ")";
+    return false;
+  }
+  int64_t rows = product(td.getShape().take_front(k)), inner = product(td.getShape().drop_front(k));
+  int64_t count = product(ArrayRef<int64_t>(idx->shape).drop_back());
+  if (tu.getNumElements() != count * inner) {
+    error() << "updates of type " << tu << " do not match " << count << " index tuples of " << inner
+            << " elements";
+    return false;
+  }
+  // The data row each index tuple writes.
+  SmallVector<int64_t> target;
+  for (int64_t t = 0; t < count; ++t) {
+    int64_t row = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t p = idx->values[t * k + j], n = td.getDimSize(j);
+      p = p < 0 ? p + n : p;
+      if (p < 0 || p >= n) {
+        error() << "index " << idx->values[t * k + j] << " is out of range for dim " << j
+                << " of size " << n;
         return false;
       }
-      auto n = static_cast<int64_t>(std::max(0.0, std::ceil((*limit - *start) / *delta)));
-      auto type = RankedTensorType::get({n}, out->getElementType());
-      SmallVector<APFloat> values;
-      auto &sem = cast<FloatType>(out->getElementType()).getFloatSemantics();
-      for (int64_t i = 0; i < n; ++i) {
-        APFloat v(*start + static_cast<double>(i) * *delta);
-        bool lost;
-        v.convert(sem, APFloat::rmNearestTiesToEven, &lost);
-        values.push_back(v);
-      }
-      define(0, ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, values)));
-      return true;
+      row = row * n + p;
     }
-    if (!s || !l || !d) {
-      error() << "start, limit and delta must be integer constants";
-      return false;
-    }
-    Known k;
-    for (int64_t v = s->values[0]; d->values[0] > 0 ? v < l->values[0] : v > l->values[0];
-         v += d->values[0])
-      k.values.push_back(v);
-    k.shape = {static_cast<int64_t>(k.values.size())};
-    defineKnown(0, std::move(k), out ? out->getElementType() : b.getI64Type());
+    target.push_back(row);
+  }
+  if (count == 0) {
+    define(0, data);
     return true;
   }
-  return false;
+  Type elem = td.getElementType();
+  auto rowsType = RankedTensorType::get({rows, inner}, elem);
+  Value dataRows = reshape(data, {rows, inner}), updRows = reshape(updates, {count, inner});
+  // Row i of `table` at position ids[i], for every data row i.
+  auto gatherRows = [&](Value table, ArrayRef<int32_t> ids) -> Value {
+    auto idxType = RankedTensorType::get({rows}, b.getI32Type());
+    Value v = ConstantOp::create(b, loc, idxType, DenseElementsAttr::get(idxType, ids));
+    return GatherOp::create(b, loc, rowsType, table, v, b.getI64IntegerAttr(0));
+  };
+  Value result;
+  if (reduction == "none") {
+    // Row i: the last update written to it (row rows + t of the
+    // concatenation), else the data's own row.
+    SmallVector<int32_t> source;
+    for (int64_t i = 0; i < rows; ++i)
+      source.push_back(static_cast<int32_t>(i));
+    for (int64_t t = 0; t < count; ++t)
+      source[target[t]] = static_cast<int32_t>(rows + t);
+    Value both = ConcatOp::create(b, loc, RankedTensorType::get({rows + count, inner}, elem),
+                                  ValueRange{dataRows, updRows}, 0);
+    result = gatherRows(both, source);
+  } else {
+    // One round per write a row receives: round r combines every row with
+    // its r-th update, or with the reduction's identity (row `count` of
+    // the updates and one identity row).
+    bool isFloat = isa<FloatType>(elem);
+    double identity = reduction == "add"   ? 0.0
+                      : reduction == "mul" ? 1.0
+                      : reduction == "max"
+                          ? (isFloat ? -std::numeric_limits<double>::infinity()
+                                     : static_cast<double>(std::numeric_limits<int32_t>::min()))
+                          : (isFloat ? std::numeric_limits<double>::infinity()
+                                     : static_cast<double>(std::numeric_limits<int32_t>::max()));
+    Value table = ConcatOp::create(
+        b, loc, RankedTensorType::get({count + 1, inner}, elem),
+        ValueRange{updRows, BroadcastToOp::create(b, loc, RankedTensorType::get({1, inner}, elem),
+                                                  splat(elem, identity))},
+        0);
+    SmallVector<SmallVector<int32_t>> rounds;
+    SmallVector<int64_t> writes(rows, 0);
+    for (int64_t t = 0; t < count; ++t) {
+      int64_t r = writes[target[t]]++;
+      if (static_cast<int64_t>(rounds.size()) <= r)
+        rounds.push_back(SmallVector<int32_t>(rows, static_cast<int32_t>(count)));
+      rounds[r][target[t]] = static_cast<int32_t>(t);
+    }
+    result = dataRows;
+    for (ArrayRef<int32_t> round : rounds) {
+      Value part = gatherRows(table, round);
+      result = reduction == "add"   ? Value(AddOp::create(b, loc, rowsType, result, part))
+               : reduction == "mul" ? Value(MulOp::create(b, loc, rowsType, result, part))
+               : reduction == "max" ? Value(MaxOp::create(b, loc, rowsType, result, part))
+                                    : Value(MinOp::create(b, loc, rowsType, result, part));
+    }
+  }
+  define(0, reshape(result, td.getShape()));
+  return true;
+}
+
+bool Importer::tile() {
+  Value x = input(0);
+  auto t = cast<RankedTensorType>(x.getType());
+  std::optional<SmallVector<int64_t>> reps = ints(1);
+  if (!reps || static_cast<int64_t>(reps->size()) != t.getRank() || !t.hasStaticShape() ||
+      llvm::any_of(*reps, [](int64_t r) { return r < 1; })) {
+    error() << "the repeats must be a constant (an initializer, or computed from constants and "
+               "static shapes) with one positive count per dim of a static input";
+    return false;
+  }
+  // [d0, d1] tiled by [r0, r1]: [1, d0, 1, d1] broadcast to [r0, d0, r1,
+  // d1], reshaped to [r0 d0, r1 d1] (a new axis only where r > 1).
+  SmallVector<int64_t> spread, wide, shape;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    int64_t r = (*reps)[d], n = t.getDimSize(d);
+    if (r > 1) {
+      spread.push_back(1);
+      wide.push_back(r);
+    }
+    spread.push_back(n);
+    wide.push_back(n);
+    shape.push_back(r * n);
+  }
+  if (ArrayRef<int64_t>(shape) == t.getShape()) {
+    define(0, x);
+    return true;
+  }
+  Value v = reshape(x, spread);
+  v = BroadcastToOp::create(b, loc, RankedTensorType::get(wide, t.getElementType()), v);
+  define(0, reshape(v, shape));
+  return true;
+}
+
+bool Importer::instanceNorm() {
+  Value x = input(0), scale = input(1), bias = input(2);
+  auto t = cast<RankedTensorType>(x.getType());
+  if (t.getRank() < 3 || !t.hasStaticShape()) {
+    error() << "needs a static input [N, C, D...] of rank 3 or more";
+    return false;
+  }
+  int64_t n = t.getDimSize(0), c = t.getDimSize(1), spatial = product(t.getShape().drop_front(2));
+  Type elem = t.getElementType();
+  float eps = floatAttr("epsilon", 1e-5f);
+  // Per instance and channel over the spatial dims, flattened into one.
+  auto flat = RankedTensorType::get({n, c, spatial}, elem);
+  Value y = LayerNormOp::create(b, loc, flat, reshape(x, flat.getShape()), Value(), Value(),
+                                b.getDenseI64ArrayAttr({2}), b.getF32FloatAttr(eps));
+  // scale[c] and B[c] along the channels; ones and zeros (what the exporter
+  // writes for GroupNorm, whose affine follows as Mul and Add) vanish.
+  auto is = [&](Value v, double want) {
+    std::optional<SmallVector<double>> f = floatsOf(v);
+    return f && llvm::all_of(*f, [&](double d) { return d == want; });
+  };
+  if (!is(scale, 1.0))
+    y = MulOp::create(b, loc, flat, y, reshape(scale, {c, 1}));
+  if (!is(bias, 0.0))
+    y = AddOp::create(b, loc, flat, y, reshape(bias, {c, 1}));
+  define(0, reshape(y, t.getShape()));
+  return true;
 }

@@ -821,6 +821,27 @@ bool Importer::resize() {
   int64_t rank = t.getRank();
   Type elem = t.getElementType();
   std::optional<RankedTensorType> out = outputType(0);
+  if (t.hasStaticShape() && (!out || !out->hasStaticShape())) {
+    // Shape inference does not see through sizes computed from an
+    // intermediate's Shape (torchvision LRASPP's F.interpolate(size=...));
+    // the sizes (or scales) known at import give the result.
+    int scalesAt = opset < 11 ? 1 : 2;
+    std::optional<SmallVector<double>> sizes = floatsOf(input(3)),
+                                       scales = floatsOf(input(scalesAt));
+    const auto *transform = attr("coordinate_transformation_mode");
+    SmallVector<int64_t> shape;
+    if (sizes && static_cast<int64_t>(sizes->size()) == rank) {
+      for (double d : *sizes)
+        shape.push_back(static_cast<int64_t>(d));
+    } else if (scales && static_cast<int64_t>(scales->size()) == rank &&
+               !(transform && transform->s() == "tf_crop_and_resize")) {
+      for (int64_t d = 0; d < rank; ++d)
+        shape.push_back(
+            static_cast<int64_t>(std::floor(static_cast<double>(t.getDimSize(d)) * (*scales)[d])));
+    }
+    if (!shape.empty())
+      out = RankedTensorType::get(shape, elem);
+  }
   if (!t.hasStaticShape() || !out || !out->hasStaticShape()) {
     error() << "needs static input and output shapes (input " << t
             << "); give the model's inputs static shapes and constant scales or sizes";

@@ -1,13 +1,15 @@
 //===- ImportOnnx.cpp - ONNX models into the neuron dialect ---------------===//
 //
 // See OnnxImport.h. The graph is walked once in node order (ONNX graphs are
-// topologically sorted). Each node becomes neuron ops (ConvertNodes.cpp)
-// whose result types come from ONNX shape inference, or, for the
-// shape-computing nodes whose values the importer knows (small integer
-// tensors: initializers, Constant, Shape and what is computed from them),
-// from the folded values themselves (FoldShapes.cpp). This file: element
-// types, tensors (initializers, external data), the graph walk and the
-// entry points.
+// topologically sorted). A node whose inputs are all known at import
+// (initializers, Constant, Shape of static shapes and what is computed from
+// them) is evaluated and its results become known tensors
+// (FoldShapes.cpp, EvaluateConstants.cpp), materialized as neuron.constant
+// only where a node that is not folded reads them; every other node becomes
+// neuron ops (ConvertNodes.cpp, ConvertWindows.cpp, ConvertRecurrent.cpp,
+// ConvertEinsum.cpp) whose result types come from ONNX shape inference.
+// This file: element types, tensors (initializers, external data), known
+// values and their constants, the graph walk and the entry points.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +33,6 @@ namespace {
 const llvm::StringMap<const char *> &alternatives() {
   static const llvm::StringMap<const char *> map = {
       {"Gelu", "export at opset <= 17, where GELU is written with Erf (or Tanh)"},
-      {"Einsum", "MatMul with Transpose/Reshape"},
       {"Loop", "a graph without control flow (unroll or trace the loop when exporting)"},
       {"If", "a graph without control flow (export with the branch taken)"},
       {"Scan", "a graph without control flow"},
@@ -180,29 +181,91 @@ std::optional<DenseElementsAttr> Importer::tensorAttr(const onnx::TensorProto &t
   return std::nullopt;
 }
 
-std::optional<Known> neuronc::onnximport::knownOf(DenseElementsAttr attr) {
+std::optional<Known> neuronc::onnximport::knownOf(DenseElementsAttr attr, int64_t limit) {
   auto type = cast<RankedTensorType>(attr.getType());
-  if (type.getNumElements() > kFoldLimit)
+  if (type.getNumElements() > limit)
     return std::nullopt;
   Known k;
   k.shape.assign(type.getShape().begin(), type.getShape().end());
-  if (isa<FloatType>(type.getElementType())) {
+  k.elem = type.getElementType();
+  int64_t n = type.getNumElements();
+  if (isa<FloatType>(k.elem)) {
     k.isFloat = true;
-    for (APFloat f : attr.getValues<APFloat>())
-      k.values.push_back(static_cast<int64_t>(f.convertToDouble()));
-    return k;
+    k.reals.reserve(n);
+    if (k.elem.isF32() && !attr.isSplat())
+      for (float f : attr.getValues<float>())
+        k.reals.push_back(f);
+    else
+      for (APFloat f : attr.getValues<APFloat>())
+        k.reals.push_back(f.convertToDouble());
+  } else {
+    k.values.reserve(n);
+    for (APInt i : attr.getValues<APInt>())
+      k.values.push_back(k.elem.isInteger(1) ? i.getZExtValue() : i.getSExtValue());
   }
-  for (APInt i : attr.getValues<APInt>())
-    k.values.push_back(type.getElementType().isInteger(1) ? i.getZExtValue() : i.getSExtValue());
+  roundToElem(k);
   return k;
 }
 
-Value Importer::constant(const Known &k, Type elem) {
+Value Importer::valueOf(llvm::StringRef name) {
+  if (Value v = values.lookup(name))
+    return v;
+  auto it = known.find(name);
+  if (it == known.end())
+    return {};
+  const Known &k = it->second;
+  Location at = k.loc ? Location(k.loc) : loc;
+  Value v = ConstantOp::create(b, at, attrOf(k));
+  values[name] = v;
+  return v;
+}
+
+const Known *Importer::constInput(int i) {
+  if (const Known *k = knownInput(i))
+    return k;
+  Value v = input(i);
+  std::optional<DenseElementsAttr> attr = v ? constantOf(v) : std::nullopt;
+  if (!attr)
+    return nullptr;
+  std::optional<Known> k = knownOf(*attr, kEvalLimit);
+  if (!k)
+    return nullptr;
+  scratch.push_back(std::move(*k));
+  return &scratch.back();
+}
+
+DenseElementsAttr Importer::attrOf(const Known &k) {
+  Type elem = k.elem ? k.elem : b.getI64Type();
   auto type = RankedTensorType::get(k.shape, elem);
-  SmallVector<Attribute> attrs;
-  for (int64_t v : k.values)
-    attrs.push_back(floatOrInt(elem, static_cast<double>(v)));
-  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, attrs));
+  if (elem.isF32()) {
+    SmallVector<float> v(k.reals.begin(), k.reals.end());
+    return DenseElementsAttr::get(type, ArrayRef<float>(v));
+  }
+  if (elem.isF64())
+    return DenseElementsAttr::get(type, ArrayRef<double>(k.reals));
+  if (auto ft = dyn_cast<FloatType>(elem)) {
+    SmallVector<APFloat> v;
+    for (double d : k.reals) {
+      APFloat f(d);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      v.push_back(f);
+    }
+    return DenseElementsAttr::get(type, v);
+  }
+  if (elem.isInteger(1)) {
+    SmallVector<bool> v;
+    for (int64_t x : k.values)
+      v.push_back(x != 0);
+    return DenseElementsAttr::get(type, v);
+  }
+  if (elem.isInteger(64))
+    return DenseElementsAttr::get(type, ArrayRef<int64_t>(k.values));
+  SmallVector<APInt> v;
+  unsigned width = elem.getIntOrFloatBitWidth();
+  for (int64_t x : k.values)
+    v.push_back(APInt(width, static_cast<uint64_t>(x), /*isSigned=*/true, /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, v);
 }
 
 RankedTensorType Importer::broadcastType(Value x, Value y, Type elem) {
@@ -281,7 +344,7 @@ bool Importer::importNode(const onnx::NodeProto &n, int index) {
     return false;
   }
   for (int i = 0; i < n.input_size(); ++i)
-    if (!n.input(i).empty() && !values.count(n.input(i))) {
+    if (!n.input(i).empty() && !defined(n.input(i))) {
       error() << "input '" << n.input(i) << "' is not defined before the node";
       return false;
     }
@@ -315,6 +378,7 @@ bool Importer::importNode(const onnx::NodeProto &n, int index) {
       known[n.output(0)] = *k;
     return true;
   }
+  scratch.clear();
   if (fold())
     return true;
   return lowerNode();
@@ -448,7 +512,7 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   }
   SmallVector<Value> results;
   for (const auto &v : g.output()) {
-    Value r = values.lookup(v.name());
+    Value r = valueOf(v.name());
     if (!r) {
       emitError(fileLoc) << "graph output '" << v.name() << "' is never computed";
       return nullptr;
@@ -472,8 +536,7 @@ OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
 }
 
 llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
-  static const llvm::StringRef ops[] = {
-                                        "Abs",
+  static const llvm::StringRef ops[] = {"Abs",
                                         "Add",
                                         "And",
                                         "AveragePool",
@@ -489,12 +552,14 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Cos",
                                         "Div",
                                         "Dropout",
+                                        "Einsum",
                                         "Equal",
                                         "Erf",
                                         "Exp",
                                         "Expand",
                                         "Flatten",
                                         "Floor",
+                                        "GRU",
                                         "Gather",
                                         "Gemm",
                                         "GlobalAveragePool",
@@ -504,6 +569,8 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "HardSigmoid",
                                         "HardSwish",
                                         "Identity",
+                                        "InstanceNormalization",
+                                        "LSTM",
                                         "LayerNormalization",
                                         "LeakyRelu",
                                         "Less",
@@ -514,12 +581,14 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Max",
                                         "MaxPool",
                                         "Min",
+                                        "Mod",
                                         "Mul",
                                         "Neg",
                                         "Not",
                                         "Or",
                                         "Pad",
                                         "Pow",
+                                        "RNN",
                                         "Range",
                                         "Reciprocal",
                                         "ReduceL2",
@@ -532,6 +601,7 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Relu",
                                         "Reshape",
                                         "Resize",
+                                        "ScatterND",
                                         "Shape",
                                         "Sigmoid",
                                         "Sin",
@@ -545,12 +615,12 @@ llvm::ArrayRef<llvm::StringRef> neuronc::supportedOnnxOps() {
                                         "Sub",
                                         "Sum",
                                         "Tanh",
+                                        "Tile",
                                         "Transpose",
                                         "Trilu",
                                         "Unsqueeze",
                                         "Where",
-                                        "Xor"
-  };
+                                        "Xor"};
   return ops;
 }
 

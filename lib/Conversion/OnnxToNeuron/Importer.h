@@ -1,9 +1,12 @@
 //===- Importer.h - The ONNX importer's state, shared by its parts -*- C++ -*-===//
 //
 // Private to lib/Conversion/OnnxToNeuron: one import (Importer) is split by
-// idea over ImportOnnx.cpp (types, tensors, the graph walk), FoldShapes.cpp
-// (integer values known at import, and result shapes shape inference did
-// not give) and ConvertNodes.cpp (each node as neuron ops).
+// idea over ImportOnnx.cpp (types, tensors, known values, the graph walk),
+// FoldShapes.cpp (which nodes fold at import, and result shapes shape
+// inference did not give), EvaluateConstants.cpp (the evaluator of nodes on
+// known tensors), ConvertNodes.cpp (each node as neuron ops),
+// ConvertWindows.cpp (convolutional models' ops), ConvertRecurrent.cpp
+// (LSTM, GRU, RNN) and ConvertEinsum.cpp (Einsum).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +24,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <deque>
 #include <optional>
 #include <string>
 
@@ -29,17 +33,33 @@ namespace neuronc::onnximport {
 using namespace mlir;
 using namespace mlir::neuron;
 
-/// The integer contents of a small tensor the importer knows while
-/// importing: an initializer, a Constant, a Shape, or one computed from them.
+/// A tensor whose values the importer knows while importing: a small
+/// initializer or Constant, a Shape, or anything computed from known tensors
+/// (EvaluateConstants.cpp). Integers and booleans are in `values`; a float
+/// tensor keeps its exact values in `reals` and their truncations in
+/// `values` (shape arithmetic reads them as integers).
 struct Known {
   SmallVector<int64_t> shape;
   SmallVector<int64_t> values;
-  bool isFloat = false; ///< the tensor's element type is a float (values truncated)
+  SmallVector<double> reals; ///< a float tensor's elements (empty otherwise)
+  bool isFloat = false;      ///< the element type is a float
+  Type elem;                 ///< the element type (null: i64)
+  LocationAttr loc;          ///< the node that computed it (null: not computed)
+
+  int64_t size() const { return static_cast<int64_t>(values.size()); }
+  /// Element `i` as a double (exact for floats and integers below 2^53).
+  double at(int64_t i) const { return isFloat ? reals[i] : static_cast<double>(values[i]); }
 };
 
 /// heuristic: integer tensors up to this many elements are folded while
 /// importing (shape arithmetic is at most a few dims).
 constexpr int64_t kFoldLimit = 4096;
+
+/// heuristic: a node whose inputs are all known is evaluated at import when
+/// none of its inputs or results has more elements than this (a Swin
+/// attention mask of 64 windows of 49x49 is 153664; weights of millions of
+/// elements stay neuron ops, which the compiler folds or runs once).
+constexpr int64_t kEvalLimit = int64_t{1} << 20;
 
 /// One import: the model, the function being built, and the values so far.
 class Importer {
@@ -76,10 +96,14 @@ private:
   std::optional<RankedTensorType> outputType(int i);
 
   // Values.
+  /// The value named `name`: defined, or known and materialized now as a
+  /// neuron.constant located at the node that computed it; null if neither.
+  Value valueOf(llvm::StringRef name);
+  bool defined(llvm::StringRef name) { return values.count(name) || known.count(name); }
   Value input(int i) {
     if (i >= node->input_size() || node->input(i).empty())
       return {};
-    return values.lookup(node->input(i));
+    return valueOf(node->input(i));
   }
   const Known *knownInput(int i) {
     if (i >= node->input_size() || node->input(i).empty())
@@ -87,6 +111,10 @@ private:
     auto it = known.find(node->input(i));
     return it == known.end() ? nullptr : &it->second;
   }
+  /// Input `i` as a known tensor: known, or a neuron.constant of at most
+  /// kEvalLimit elements (an initializer too large to be known eagerly),
+  /// converted for this node; null otherwise.
+  const Known *constInput(int i);
   std::optional<SmallVector<int64_t>> ints(int i) {
     if (const Known *k = knownInput(i))
       return k->values;
@@ -97,9 +125,15 @@ private:
     return i < node->input_size() && !node->input(i).empty() && !knownInput(i);
   }
   void define(int i, Value v) { values[node->output(i)] = v; }
-  Value constant(const Known &k, Type elem);
+  /// The dense attribute holding `k` (its element type, or i64).
+  DenseElementsAttr attrOf(const Known &k);
+  /// Output `i` is the known tensor `k` of element type `elem`; its
+  /// neuron.constant is built when a node that is not folded reads it.
   void defineKnown(int i, Known k, Type elem) {
-    define(i, constant(k, elem));
+    k.elem = elem;
+    k.isFloat = isa<FloatType>(elem);
+    k.loc = loc;
+    values.erase(node->output(i));
     known[node->output(i)] = std::move(k);
   }
   std::optional<DenseElementsAttr> tensorAttr(const onnx::TensorProto &t);
@@ -146,11 +180,21 @@ private:
   int64_t normAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
   bool importNode(const onnx::NodeProto &n, int index);
-  bool fold(); ///< folds a node on known integer inputs; true when it did
+  /// Folds the node when every input is known (or it reads only static
+  /// shapes: Shape, Size): its results become known; true when it did.
+  bool fold();
+  /// The node's results computed from `in` (its inputs, null for omitted
+  /// optional ones) as numpy would (EvaluateConstants.cpp); nullopt for an
+  /// op or form the evaluator does not compute, which is then converted
+  /// to neuron ops like any other node.
+  std::optional<SmallVector<Known>> evaluate(ArrayRef<const Known *> in);
   bool lowerNode();
   bool reduce(llvm::StringRef op);
   bool patchEmbedding();
   std::optional<RankedTensorType> reshapedType();
+  /// The result shape of the node (Reshape, Flatten, Squeeze, Unsqueeze)
+  /// for an input of shape `in`, from its attributes and known inputs.
+  std::optional<SmallVector<int64_t>> reshapedShape(ArrayRef<int64_t> in);
   std::optional<RankedTensorType> computedType();
   bool binary(llvm::StringRef op);
 
@@ -189,10 +233,40 @@ private:
   bool pad();
   /// Resize as a gather per axis, or weighted sums of gathers.
   bool resize();
+
+  // Ops on run-time values whose constant forms the evaluator folds
+  // (ConvertNodes.cpp).
+  /// Mod as a - trunc(a / b) * b, adjusted to the divisor's sign unless fmod.
+  bool mod();
+  /// ScatterND with constant indices: one gather of the data's and the
+  /// updates' rows.
+  bool scatterND();
+  /// Tile as a broadcast over a new axis before each tiled one, reshaped.
+  bool tile();
+  /// InstanceNormalization as neuron.layernorm over the spatial axes with
+  /// the per-channel scale and bias applied after.
+  bool instanceNorm();
+
+  // Recurrent layers (ConvertRecurrent.cpp).
+  /// LSTM, GRU or RNN unrolled over its static sequence: one input
+  /// projection of all steps, one recurrent matmul per step.
+  bool recurrent(llvm::StringRef op);
+
+  // Einsum (ConvertEinsum.cpp).
+  /// Einsum as transposes, reshapes, batched matmuls and reduce_sums.
+  bool einsum();
+
+  /// Storage for constInput's conversions, cleared at every node.
+  std::deque<Known> scratch;
 };
 
-/// The integers of a dense attribute (floats truncated), if small.
-std::optional<Known> knownOf(DenseElementsAttr attr);
+/// The elements of a dense attribute as a known tensor, if it has at most
+/// `limit` elements.
+std::optional<Known> knownOf(DenseElementsAttr attr, int64_t limit = kFoldLimit);
+/// Rounds every element of `k` to its element type (floats to f32/f16/bf16,
+/// integers wrapped to their width, booleans to 0/1) and refreshes the
+/// truncated integers of a float tensor.
+void roundToElem(Known &k);
 /// numpy broadcasting of two known shapes, or nullopt when incompatible.
 std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> c);
 /// The number of elements of `shape`.
