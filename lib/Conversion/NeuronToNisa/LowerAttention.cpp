@@ -814,10 +814,7 @@ LogicalResult lowerWideValueAttention(FunctionLowering &fl, AttentionOp op, int6
     ok = lowerDataMovement(fl, concat);
     fl.setBuffer(op.getResult(), fl.bufferOf(concat));
   }
-  for (Operation *t : llvm::reverse(temps)) {
-    fl.forget(t);
-    t->erase();
-  }
+  fl.eraseTemporaries(temps);
   if (succeeded(ok) && fl.remarks)
     op.emitRemark("lowered as ") << parts.size() << " attention kernels over slices of "
                                  << bank << " value columns (the value head dim " << Dv

@@ -745,10 +745,7 @@ LogicalResult lowerConvInColumnHalves(FunctionLowering &fl, Operation *anchor, C
       fl.setBuffer(outputs.front().second, fl.bufferOf(concat));
     }
   }
-  for (Operation *t : llvm::reverse(temps)) {
-    fl.forget(t);
-    t->erase();
-  }
+  fl.eraseTemporaries(temps);
   if (succeeded(ok) && fl.remarks)
     conv.emitRemark("lowered as ")
         << parts.size() << " convolutions over column halves of its " << OW

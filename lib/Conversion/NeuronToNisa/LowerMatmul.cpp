@@ -662,10 +662,7 @@ LogicalResult lowerSplitContraction(FunctionLowering &fl, MatmulOp mm, int64_t K
     }
     ok = lowerRowGroup(fl, mm, tail, {{sum, mm.getResult()}}, "matmul-sum");
   }
-  for (Operation *op : llvm::reverse(temps)) {
-    fl.forget(op);
-    op->erase();
-  }
+  fl.eraseTemporaries(temps);
   if (succeeded(ok) && fl.remarks)
     mm.emitRemark("lowered as ")
         << parts.size() << " matmuls over pieces of K = " << half
@@ -734,10 +731,7 @@ LogicalResult lowerIntMatmul(FunctionLowering &fl, MatmulOp mm) {
     SmallVector<Operation *> group = {a.getDefiningOp(), c.getDefiningOp(), product, sum};
     ok = lowerRowGroup(fl, mm, group, {{sum.getResult(), mm.getResult()}}, "matmul-int");
   }
-  for (Operation *op : llvm::reverse(temps)) {
-    fl.forget(op);
-    op->erase();
-  }
+  fl.eraseTemporaries(temps);
   return ok;
 }
 

@@ -44,6 +44,15 @@ public:
   /// An HBM const tensor holding `c`'s value.
   HbmBuffer constantBuffer(ConstantOp c);
 
+  /// Forgets and erases `temps`, ops a lowering built next to the op it
+  /// lowers and has lowered (last first: users before their operands).
+  void eraseTemporaries(ArrayRef<Operation *> temps) {
+    for (Operation *op : llvm::reverse(temps)) {
+      forget(op);
+      op->erase();
+    }
+  }
+
   /// Values whose computation writes straight into a program output.
   DenseMap<Value, HbmBuffer> outputDestinations;
 

@@ -737,23 +737,17 @@ std::optional<SmallVector<Known>> Importer::evaluate(ArrayRef<const Known *> in)
       for (int64_t d = 0; d < rank; ++d)
         o = o * kept[d] + (reduced[d] ? 0 : idx[d]);
       bool first = count[o]++ == 0;
-      if (r.isFloat) {
-        double &a = r.reals[o];
-        double v = x.reals[i];
+      auto combine = [&](auto &a, auto v) {
         a = first                ? v
             : op == "ReduceMax"  ? std::max(a, v)
             : op == "ReduceMin"  ? std::min(a, v)
             : op == "ReduceProd" ? a * v
                                  : a + v;
-      } else {
-        int64_t &a = r.values[o];
-        int64_t v = x.values[i];
-        a = first                ? v
-            : op == "ReduceMax"  ? std::max(a, v)
-            : op == "ReduceMin"  ? std::min(a, v)
-            : op == "ReduceProd" ? a * v
-                                 : a + v;
-      }
+      };
+      if (r.isFloat)
+        combine(r.reals[o], x.reals[i]);
+      else
+        combine(r.values[o], x.values[i]);
       for (int64_t d = rank - 1; d >= 0; --d) {
         if (++idx[d] < x.shape[d])
           break;
