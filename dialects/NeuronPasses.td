@@ -117,6 +117,23 @@ def NeuronDecomposeWindowsPass : Pass<"neuron-decompose-windows", "::mlir::func:
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
 }
 
+def NeuronHoistCastsPass : Pass<"neuron-hoist-casts", "::mlir::func::FuncOp"> {
+  let summary = "Moves narrowing float casts above the data movement and max pools they follow";
+  let description = [{
+    `--auto-cast` narrows a matmul or convolution operand right before its
+    user, after whatever moved the value there. `cast(op(x))` becomes
+    `op(cast(x))` when the cast is the op's only user and the op is a
+    reshape, transpose, broadcast, slice, concat (every input cast), a max
+    pool, or a gather from a constant table (the table's cast folds):
+    rounding to nearest commutes with moving elements and with max, so the
+    result is bit-identical, the op moves half the bytes, and the cast
+    lands next to the op that computes the value, whose kernel writes the
+    narrow type (general fusion takes it in). Each move is a fusion-report
+    entry (`hoist-cast`); a cast left after such an op because the op has
+    other users is recorded with that reason.
+  }];
+}
+
 def NeuronFoldTransposesPass : Pass<"neuron-fold-transposes", "::mlir::func::FuncOp"> {
   let summary = "Folds transposes of a matmul operand's two matrix dims into the matmul";
   let description = [{

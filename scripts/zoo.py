@@ -901,6 +901,37 @@ def cell_key(c):
     return "%s-%s-O%d" % (c[1], c[0], c[2])
 
 
+def bf16_slower(rows):
+    """The bar bf16 is held to: at -O2 and above, on every target, a bf16
+    (--auto-cast=matmult) cell must not run longer than the f32 cell of the
+    same model (at -O0 every cast is a kernel of its own). Returns
+    (comparisons made, [(model, target, level, f32 us, bf16 us)])."""
+    made, slower = 0, []
+    for r in rows:
+        cells = r["cells"]
+        for name, x in cells.items():
+            target, dtype, level = name.split("-")
+            if dtype != "bf16" or "device_us" not in x or int(level[1:]) < 2:
+                continue
+            f = cells.get("%s-f32-%s" % (target, level))
+            if not f or "device_us" not in f:
+                continue
+            made += 1
+            if x["device_us"] > f["device_us"]:
+                slower.append((r["spec"].name, target, level, f["device_us"], x["device_us"]))
+    return made, slower
+
+
+def bf16_line(rows):
+    made, slower = bf16_slower(rows)
+    if not made:
+        return ""
+    if not slower:
+        return "bf16 against f32 at -O2: %d comparison(s), bf16 never slower" % made
+    return ("bf16 against f32 at -O2: %d comparison(s), bf16 slower in %d: %s" %
+            (made, len(slower), ", ".join("%s %s-%s (%.1f vs %.1f us)" % s for s in slower)))
+
+
 def markdown(rows, cells, hw, hw_source):
     lines = []
     head = ["model", "family", "input", "GFLOP", "MB (f32)"]
@@ -1210,6 +1241,9 @@ def main():
                (len(rows), len(results), n_compiled, n_ok, exported, len(rows)))
     table = markdown(rows, cells, hw, hw_source)
     print("\nzoo: " + summary)
+    if bf16_line(rows):
+        summary += "; " + bf16_line(rows)
+        print("zoo: " + bf16_line(rows))
     for r in rows:
         for x in r["cells"].values():
             if x["status"] != "ok":

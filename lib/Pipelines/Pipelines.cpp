@@ -174,7 +174,8 @@ struct FusionRule {
 };
 /// The named rules in pipeline order; "elementwise" (general fusion, after
 /// canonicalization, not at -O1) comes before "pool", which pulls a pooling
-/// into the convolution kernel general fusion formed.
+/// into the convolution kernel general fusion formed; "casts" moves casts
+/// to where general fusion takes them in (not at -O1 either).
 const FusionRule kFusionRules[] = {
     {"transposes", [] { return neuron::createNeuronFoldTransposesPass(); }},
     {"batchnorm", [] { return neuron::createNeuronFoldBatchNormPass(); }},
@@ -184,6 +185,7 @@ const FusionRule kFusionRules[] = {
     {"broadcast", [] { return neuron::createNeuronFoldBroadcastOperandsPass(); }},
     {"rmsnorm", [] { return neuron::createNeuronFuseRmsNormPass(); }},
     {"layernorm", [] { return neuron::createNeuronFuseLayerNormPass(); }},
+    {"casts", [] { return neuron::createNeuronHoistCastsPass(); }},
     {"elementwise", [] { return neuron::createNeuronFuseElementwisePass(); }},
     {"pool", [] { return neuron::createNeuronFusePoolPass(); }},
 };
@@ -200,9 +202,11 @@ void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly,
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   for (const FusionRule &rule : kFusionRules) {
     bool general = rule.name == "elementwise";
+    // Moving casts pays when general fusion then takes them into kernels.
+    bool forGeneral = general || rule.name == "casts";
     if (general)
       fpm.addPass(createCanonicalizerPass());
-    if (!llvm::is_contained(disabled, rule.name) && !(general && namedOnly))
+    if (!llvm::is_contained(disabled, rule.name) && !(forGeneral && namedOnly))
       fpm.addPass(rule.create());
     // Windows over more than two spatial dims become the lowering's 2-D ones
     // once batch normalization has folded into them and before the other

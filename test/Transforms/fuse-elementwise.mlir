@@ -92,11 +92,29 @@ func.func @reduction(%x: tensor<8x64xf32>) -> tensor<8x1xf32> {
 // Reshapes move nothing: a kernel of them would save nothing.
 // CHECK-LABEL: func.func @nothing_saved
 // CHECK-NOT: neuron.kernel
-func.func @nothing_saved(%x: tensor<8x8xf32>) -> tensor<2x32xf32> {
-  %0 = neuron.reshape %x : tensor<8x8xf32> -> tensor<64xf32>
+func.func @nothing_saved(%x: tensor<8x8xf32>) -> tensor<1x8x8xf32> {
+  %0 = neuron.reshape %x : tensor<8x8xf32> -> tensor<8x1x8xf32>
   // expected-remark @+1 {{not fused kernel: fusing 2 ops saves no HBM traffic (-512 bytes)}}
-  %1 = neuron.reshape %0 : tensor<64xf32> -> tensor<2x32xf32>
-  return %1 : tensor<2x32xf32>
+  %1 = neuron.reshape %0 : tensor<8x1x8xf32> -> tensor<1x8x8xf32>
+  return %1 : tensor<1x8x8xf32>
+}
+
+// -----
+
+// A reshape that merges or splits dims (attention's head split) is a view
+// outside any kernel, never a member (a row kernel cannot run it): the
+// projection's kernel takes the cast, the reshape views its result.
+// CHECK-LABEL: func.func @regrouping_reshape
+// CHECK: %[[K:.*]] = neuron.kernel "matmul-epilogue"
+// CHECK: neuron.cast
+// CHECK: neuron.yield
+// CHECK: neuron.reshape %[[K]] : tensor<16x64xbf16> -> tensor<16x2x32xbf16>
+func.func @regrouping_reshape(%x: tensor<16x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<16x2x32xbf16> {
+  %m = neuron.matmul %x, %w : tensor<16x64xbf16>, tensor<64x64xbf16> -> tensor<16x64xf32>
+  %c = neuron.cast %m : tensor<16x64xf32> -> tensor<16x64xbf16>
+  %r = neuron.reshape %c : tensor<16x64xbf16> -> tensor<16x2x32xbf16>
+  // expected-remark @-2 {{fused kernel (matmul-epilogue)}}
+  return %r : tensor<16x2x32xbf16>
 }
 
 // -----

@@ -319,7 +319,16 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
 void KernelBuilder::copyHbm(FlatSymbolRefAttr dst, FlatSymbolRefAttr src, Type type,
                             const StridedSpace &space, int64_t dstOffset, int64_t srcOffset) {
   int64_t n = space.numElements();
-  int64_t bytes = n * nisa::elementBytes(type);
+  // What the queues pay: the bytes plus a fixed cost per contiguous run (a
+  // copy that permutes the innermost dim moves one element per run, and
+  // costs as if each were dmaRunOverheadBytes long).
+  int64_t run = 1;
+  for (int64_t d = static_cast<int64_t>(space.sizes.size()) - 1; d >= 0; --d) {
+    if (llvm::any_of(space.strides[d], [&](int64_t s) { return s != run; }))
+      break;
+    run *= space.sizes[d];
+  }
+  int64_t bytes = n * nisa::elementBytes(type) + n / run * hw().dmaRunOverheadBytes;
   int64_t chunks = std::clamp<int64_t>((bytes + (256 << 10) - 1) / (256 << 10), 1,
                                        std::min<int64_t>(hw().dmaEngines, n));
   int64_t per = (n + chunks - 1) / chunks;

@@ -97,6 +97,43 @@ HbmBuffer FunctionLowering::resultBuffer(Value v) {
   return buffers[v] = b;
 }
 
+LogicalResult mlir::neuron::lowering::materializeFoldedCast(FunctionLowering &fl, Value v) {
+  auto narrow = [](Value x) { return cast<RankedTensorType>(x.getType()).getElementType(); };
+  if (!fl.hasBuffer(v) || !fl.bufferOf(v).elementType || fl.bufferOf(v).elementType == narrow(v))
+    return success();
+  // Up through a fused kernel's argument and reshapes to the cast.
+  SmallVector<Value> chain{v};
+  Value at = v;
+  for (;;) {
+    if (auto arg = dyn_cast<BlockArgument>(at)) {
+      auto k = dyn_cast<KernelOp>(arg.getOwner()->getParentOp());
+      if (!k)
+        break;
+      at = k.getInputs()[arg.getArgNumber()];
+    } else if (auto r = at.getDefiningOp<ReshapeOp>()) {
+      at = r.getInput();
+    } else {
+      break;
+    }
+    chain.push_back(at);
+  }
+  auto c = at.getDefiningOp<CastOp>();
+  if (!c)
+    return emitError(v.getLoc(), "internal error: a value reads a wider buffer than its type "
+                                 "and no folded cast computes it");
+  fl.forget(c);
+  if (failed(lowerRowGroup(fl, c, {c}, {{c.getResult(), c.getResult()}}, "cast")))
+    return failure();
+  // The values between the cast and `v` view the narrow copy.
+  for (Value x : llvm::drop_begin(llvm::reverse(chain))) {
+    HbmBuffer b = fl.bufferOf(at);
+    b.shape = SmallVector<int64_t>(cast<RankedTensorType>(x.getType()).getShape());
+    fl.setBuffer(x, b);
+    at = x;
+  }
+  return success();
+}
+
 void mlir::neuron::lowering::copyBuffer(FunctionLowering &fl, Operation *source,
                                         const HbmBuffer &dst, const HbmBuffer &src) {
   KernelBuilder kb(fl.pb, "copy", source);
@@ -121,39 +158,41 @@ bool isRowOp(Operation *op) {
              SoftmaxOp, BroadcastToOp>(op);
 }
 
-/// Whether every use of `v` (through reshapes, and into fused kernels) is
-/// the transposed rhs of a matmul: the operand the matmul lowering loads
-/// row-wise into SBUF and converts when it copies the transposed tiles out
-/// of PSUM.
-bool onlyTransposedRhs(Value v) {
+/// Whether every use of `v` (through reshapes, and into fused kernels) reads
+/// it through a lowering that converts a wider float on chip: a matmul rhs
+/// or an lhs transposed on TensorE (see MatmulLowering's bSrcType,
+/// aSrcType), or the input of a convolution (each input block converted in
+/// SBUF as it is loaded).
+bool onlyConvertingUses(Value v) {
   return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
     Operation *user = use.getOwner();
     if (auto r = dyn_cast<ReshapeOp>(user))
-      return onlyTransposedRhs(r.getResult());
+      return onlyConvertingUses(r.getResult());
     if (auto k = dyn_cast<KernelOp>(user))
-      return onlyTransposedRhs(k.getBody().front().getArgument(use.getOperandNumber()));
+      return onlyConvertingUses(k.getBody().front().getArgument(use.getOperandNumber()));
+    if (isa<ConvOp>(user))
+      return use.getOperandNumber() == 0;
     auto mm = dyn_cast<MatmulOp>(user);
     if (!mm || !isa<FloatType>(mm.getLhs().getType().getElementType()) ||
         !isa<FloatType>(mm.getRhs().getType().getElementType()))
       return false;
-    // [N, K] rhs read transposed, or [M, K] lhs: both are loaded row-wise
-    // and transposed on TensorE, and converted on their way out of PSUM.
-    return use.getOperandNumber() == 1 ? static_cast<bool>(mm.getTransposeRhs())
-                                       : !mm.getTransposeLhs();
+    // Any rhs: [N, K] loaded row-wise, transposed on TensorE and converted
+    // on its way out of PSUM, or [K, N] staged a K tile at a time and
+    // converted in SBUF; an [M, K] lhs as a transposed rhs.
+    return use.getOperandNumber() == 1 || !mm.getTransposeLhs();
   });
 }
 
 /// A float narrowing cast (--auto-cast's f32 -> bf16 of a weight or an
-/// activation) whose only users are matmul operands transposed on TensorE
-/// is not a kernel of its own:
-/// the matmul reads the wide source and converts it on chip, so the
-/// narrowed copy never round-trips HBM.
-bool castFoldsIntoMatmul(CastOp c) {
+/// activation) whose only users convert on chip (onlyConvertingUses) is not
+/// a kernel of its own: they read the wide source, so the narrowed copy
+/// never round-trips HBM.
+bool castFoldsIntoConsumers(CastOp c) {
   auto in = cast<RankedTensorType>(c.getInput().getType()).getElementType();
   auto out = c.getType().getElementType();
   return isa<FloatType>(in) && isa<FloatType>(out) &&
          in.getIntOrFloatBitWidth() > out.getIntOrFloatBitWidth() &&
-         onlyTransposedRhs(c.getResult());
+         onlyConvertingUses(c.getResult());
 }
 
 /// A short kind for a single op's kernel: "mul", "rmsnorm", ...
@@ -303,8 +342,8 @@ LogicalResult lowerFunction(func::FuncOp fn, nisa::ProgramOp program,
       fl.setBuffer(r.getResult(), b);
       continue;
     }
-    // The cast's result is its (wider) source; the matmul converts.
-    if (auto c = dyn_cast<CastOp>(op); c && castFoldsIntoMatmul(c)) {
+    // The cast's result is its (wider) source; its consumers convert.
+    if (auto c = dyn_cast<CastOp>(op); c && castFoldsIntoConsumers(c)) {
       fl.setBuffer(c.getResult(), fl.bufferOf(c.getInput()));
       continue;
     }

@@ -58,6 +58,12 @@ struct ConvLowering {
   int64_t N, C, H, W, F, KH, KW, OH, OW, sh, sw, dh, dw, pt, pl, groups, Cg, Fg, T, Wp;
   Type inT, outT, f32;
   int64_t ein, eout;
+  /// The input's element type in HBM: inT, or a wider float when an
+  /// --auto-cast cast was folded into this convolution (each input block is
+  /// loaded into a staging tile of this type and converted to inT in SBUF).
+  Type xSrcType;
+  int64_t esrc = 0;
+  bool convertIn = false;
 
   // Plan.
   int64_t ct = 1;       ///< channel tiles per group
@@ -81,6 +87,7 @@ struct ConvLowering {
   HbmBuffer x, w, y, bias;
   SmallVector<FlatSymbolRefAttr> wT;   ///< per channel tile: [csz, taps x fChunk]
   SmallVector<FlatSymbolRefAttr> inT_; ///< inSlots x ct input blocks
+  SmallVector<FlatSymbolRefAttr> stage; ///< with convertIn: the blocks as loaded
   SmallVector<FlatSymbolRefAttr> acc, outSb;
   FlatSymbolRefAttr biasSb;
   int inSlot = 0, accSlot = 0, outSlot = 0;
@@ -150,12 +157,25 @@ struct ConvLowering {
     outT = yt.getElementType();
     f32 = Builder(conv.getContext()).getF32Type();
     ein = nisa::elementBytes(inT);
+    xSrcType = inT;
+    if (fl.hasBuffer(conv.getInput()) && fl.bufferOf(conv.getInput()).elementType)
+      xSrcType = fl.bufferOf(conv.getInput()).elementType;
+    convertIn = xSrcType != inT;
+    esrc = nisa::elementBytes(xSrcType);
     eout = nisa::elementBytes(outT);
     ct = llvm::divideCeil(Cg, P);
     // Packing two rows (64 channels) loads the input twice for 1.5x fewer
     // matmuls of a 3x3: measured slower (ResNet-50's 3x3x64 at 56², batch 8:
     // 86 -> 95 us), so at least three.
     if (groups == 1 && ct == 1 && KH > 1 && P / Cg >= 3 && constantWeight()) {
+      // Packed copies start at partitions the engines that would convert a
+      // wider input cannot start at: such an input (a stem's image) is
+      // converted by a kernel of its own first, which costs less than
+      // giving up the packing (ResNet-50's stem: 49 matmuls instead of 7).
+      if (convertIn) {
+        why = "kernel rows packed onto the partitions need the input in bf16 in HBM";
+        return false;
+      }
       khPack = std::min(KH, P / Cg);
       khGroups = llvm::divideCeil(KH, khPack);
     }
@@ -199,7 +219,7 @@ struct ConvLowering {
     accSlots = std::min<int64_t>(4, hw.psumPartitionBytes / hw.psumBankBytes());
     auto inputBytes = [&] {
       rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
-      return inSlots * ct * nb * rowsIn * Wp * ein;
+      return inSlots * ct * nb * rowsIn * Wp * (ein + (convertIn ? esrc : 0));
     };
     auto outBytes = [&] {
       if (pool)
@@ -313,6 +333,10 @@ struct ConvLowering {
     for (int64_t s = 0; s < inSlots * ct; ++s)
       inT_.push_back(kb.alloc(sb, khPack > 1 ? parts : std::min(P, Cg - (s % ct) * P),
                               nb * rowsIn * Wp, inT, "x"));
+    if (convertIn)
+      for (int64_t s = 0; s < inSlots * ct; ++s)
+        stage.push_back(kb.alloc(sb, std::min(P, Cg - (s % ct) * P), nb * rowsIn * Wp, xSrcType,
+                                 "xs"));
     for (int64_t s = 0; s < accSlots; ++s)
       acc.push_back(kb.alloc(ps, std::min(P, Fg), hw.psumBankFp32(), f32, "acc"));
     if (!epilogue && !pool)
@@ -437,8 +461,19 @@ struct ConvLowering {
         if (hi <= lo)
           continue;
         int64_t off = ((t.n0 * C) + g * Cg + c0) * H * W + lo * W;
-        load(tile, p0, csz, (lo - first) * Wp + colPad, {t.nbc, hi - lo, W}, {img, Wp, 1}, x,
-             off, H * W, {C * H * W, W, 1});
+        int64_t at = (lo - first) * Wp + colPad;
+        if (!convertIn) {
+          load(tile, p0, csz, at, {t.nbc, hi - lo, W}, {img, Wp, 1}, x, off, H * W,
+               {C * H * W, W, 1});
+          continue;
+        }
+        FlatSymbolRefAttr st = stage[slot * ct + c];
+        load(st, 0, csz, at, {t.nbc, hi - lo, W}, {img, Wp, 1}, x, off, H * W, {C * H * W, W, 1});
+        auto box = kb.tileAP(0, csz, at, {t.nbc, hi - lo, W}, {img, Wp, 1});
+        int64_t n = t.nbc * (hi - lo) * W;
+        Engine e = kb.pick(Opcode::TensorCopy, {Engine::vector, Engine::gpsimd, Engine::scalar},
+                           csz, n);
+        kb.emit<nisa::TensorCopyOp>(e, tile, box, st, box, DenseI64ArrayAttr(), UnitAttr());
       }
   }
 
@@ -759,6 +794,7 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
                                                 ConvOp conv, ArrayRef<Operation *> epilogueOps,
                                                 ArrayRef<std::pair<Value, Value>> outputs,
                                                 StringRef kind) {
+  ArrayRef<Operation *> allEpilogueOps = epilogueOps;
   // A fused pooling (conv-pool) is the kernel's last op and its one output.
   PoolOp poolOp = epilogueOps.empty() ? PoolOp() : dyn_cast<PoolOp>(epilogueOps.back());
   if (poolOp)
@@ -812,8 +848,18 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
   std::string why;
   std::optional<KernelBuilder> kb;
   kb.emplace(fl.pb, kind, anchor);
-  if (isDepthwise(conv))
-    return lowerDepthwiseConv(fl, *kb, anchor, conv, epilogue ? &*epilogue : nullptr);
+  if (isDepthwise(conv)) {
+    bool narrow = false;
+    LogicalResult ok =
+        lowerDepthwiseConv(fl, *kb, anchor, conv, epilogue ? &*epilogue : nullptr, &narrow);
+    if (!narrow)
+      return ok;
+    kb->kernel().erase();
+    kb.reset();
+    if (failed(materializeFoldedCast(fl, conv.getInput())))
+      return failure();
+    return lowerConv(fl, anchor, conv, allEpilogueOps, outputs, kind);
+  }
   std::unique_ptr<FusedPool> pool;
   // Planning emits nothing: a refused pooling drops the empty kernel.
   auto refusePool = [&] {
@@ -830,6 +876,15 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
   ConvLowering lowering(fl, *kb, conv, epilogue ? &*epilogue : nullptr);
   lowering.pool = pool.get();
   if (!lowering.plan(why)) {
+    if (lowering.convertIn) {
+      // Without room for the staging tiles: convert the input in a kernel
+      // of its own, and plan again on the narrow copy.
+      kb->kernel().erase();
+      kb.reset();
+      if (failed(materializeFoldedCast(fl, conv.getInput())))
+        return failure();
+      return lowerConv(fl, anchor, conv, allEpilogueOps, outputs, kind);
+    }
     if (pool)
       return refusePool();
     if (lowering.rowTooWide) {
@@ -846,6 +901,7 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
         << lowering.T << " taps into output tiles of " << lowering.nb << " image(s) x "
         << lowering.R << " row(s) x " << lowering.ncw << " columns"
         << (lowering.packed ? ", weights packed at compile time" : ", weights read strided")
+        << (lowering.convertIn ? ", its input converted to bf16 on chip" : "")
         << (lowering.khPack > 1 ? ", " + std::to_string(lowering.khPack) +
                                       " kernel rows packed onto the partitions"
                                 : std::string())

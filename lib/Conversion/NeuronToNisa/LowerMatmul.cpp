@@ -110,10 +110,11 @@ struct MatmulLowering {
     aSrcType = aType;
     if (fl.hasBuffer(mm.getLhs()) && fl.bufferOf(mm.getLhs()).elementType)
       aSrcType = fl.bufferOf(mm.getLhs()).elementType;
-    if ((bSrcType != bType && !needBT) || (aSrcType != aType && !needAT)) {
-      why = "a folded cast feeds an operand that is not transposed";
+    if (aSrcType != aType && !needAT) {
+      why = "a folded cast feeds an lhs that is not transposed on TensorE";
       return false;
     }
+    convertB = bSrcType != bType && !needBT;
     int64_t ebSrc = nisa::elementBytes(bSrcType);
     // A transposed B loads kg K tiles per DMA, so that its rows are long
     // enough for the DMA to reach its bandwidth, into one of 2 x (row
@@ -177,6 +178,8 @@ struct MatmulLowering {
         total += 2 * std::min<int64_t>(K, kStage) * nisa::elementBytes(aSrcType); // staged rows of A
       if (needBT)
         total += nStageB * std::min(K, kg * P) * ebSrc; // staged K groups of B
+      if (convertB)
+        total += 2 * nsz * ebSrc; // a K tile of B as loaded, before its conversion
       total += epilogue.epilogueBytesPerPartition(nsz);
       return total;
     };
@@ -283,6 +286,9 @@ struct MatmulLowering {
   static constexpr int64_t kMaxRing = 4;
   int64_t kg = 1;      ///< K tiles per streamed load of a transposed B
   int64_t nStageB = 0; ///< stages of a transposed B
+  /// B is not transposed and a cast was folded into it: each K tile loads
+  /// into one of two stageB tiles of bSrcType and is converted into place.
+  bool convertB = false;
 
   /// K tiles per load of a streamed B that is not transposed.
   static constexpr int64_t kStreamGroup = 4; // heuristic: DMA latency / multiply time
@@ -307,6 +313,9 @@ struct MatmulLowering {
     }
     for (int64_t i = 0; (needAT || needBT) && i < tpSlots; ++i)
       tp.push_back(kb.alloc(nisa::MemorySpace::psum, P, hw.psumBankFp32(), f32, "tp"));
+    for (int i = 0; convertB && i < 2; ++i)
+      stageB.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(K, P), nsz, bSrcType,
+                                "stB"));
     for (int64_t i = 0; needBT && i < nStageB; ++i)
       stageB.push_back(kb.alloc(nisa::MemorySpace::sbuf, std::min<int64_t>(N, P),
                                 std::min(K, kg * P), bSrcType, "stB"));
@@ -411,7 +420,18 @@ struct MatmulLowering {
         if (only >= 0 && k / kg != only)
           continue;
         int64_t k0 = k * P, ksz = std::min<int64_t>(P, K - k0);
-        kb.transfer(true, tile, bType, 0, (only >= 0 ? k % kg : k) * nsz, view, k0, ksz, n0, ns);
+        int64_t at = (only >= 0 ? k % kg : k) * nsz;
+        if (!convertB) {
+          kb.transfer(true, tile, bType, 0, at, view, k0, ksz, n0, ns);
+          continue;
+        }
+        // A folded cast: the K tile loads wide and is converted into place.
+        FlatSymbolRefAttr st = stageB[stageBSlot++ % stageB.size()];
+        kb.transfer(true, st, bSrcType, 0, 0, view, k0, ksz, n0, ns);
+        kb.emit<nisa::TensorCopyOp>(
+            kb.pick(Opcode::TensorCopy, {Engine::vector, Engine::gpsimd}, ksz, ns), tile,
+            kb.tileAP(0, ksz, at, ns), st, kb.tileAP(0, ksz, 0, ns), DenseI64ArrayAttr(),
+            UnitAttr());
       }
       return;
     }
@@ -778,6 +798,16 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
   KernelBuilder kb(fl.pb, kind, anchor);
   MatmulLowering lowering(fl, kb, mm, *epilogue);
   if (!lowering.plan(why)) {
+    if (lowering.convertB || lowering.aSrcType != lowering.aType) {
+      // No room for the staging tiles that convert a folded cast's wide
+      // operand (or a contraction to split, whose slices read the operands
+      // from HBM): convert it in a kernel of its own, and plan again.
+      kb.kernel()->erase();
+      if (failed(materializeFoldedCast(fl, mm.getLhs())) ||
+          failed(materializeFoldedCast(fl, mm.getRhs())))
+        return failure();
+      return lowerMatmul(fl, anchor, mm, epilogueOps, outputs, kind);
+    }
     if (!lowering.tooLong)
       return fail(why);
     // Too long a contraction for one row tile's stationary block: the

@@ -54,10 +54,15 @@ struct WindowLowering {
   bool padCols = true;
   int64_t fullTap = 0;
   Type inT, outT, f32;
+  /// The input's element type in HBM: inT, or a wider float when an
+  /// --auto-cast cast was folded into this (depthwise) convolution: each
+  /// row block loads into a staging tile and is converted in SBUF.
+  Type xSrcType;
+  bool convertIn = false;
   Value result; ///< where the result is expected (a fused kernel's outer value)
   bool splitStores = false; ///< stores split across the queues (fused)
   HbmBuffer x, y, divisors, weight, bias;
-  SmallVector<FlatSymbolRefAttr> in, acc, out, div, wts, bts;
+  SmallVector<FlatSymbolRefAttr> in, stage, acc, out, div, wts, bts;
   int slot = 0;
 
   WindowLowering(FunctionLowering &fl, KernelBuilder &kb, Operation *op, WindowKind kind)
@@ -105,8 +110,14 @@ struct WindowLowering {
     inT = xt.getElementType();
     outT = yt.getElementType();
     f32 = Builder(op->getContext()).getF32Type();
+    xSrcType = inT;
+    if (fl.hasBuffer(input) && fl.bufferOf(input).elementType)
+      xSrcType = fl.bufferOf(input).elementType;
+    convertIn = xSrcType != inT;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100; // room for the allocator
     int64_t ein = nisa::elementBytes(inT), eout = nisa::elementBytes(outT);
+    if (convertIn)
+      ein += nisa::elementBytes(xSrcType); // and its staging tile
     auto bytes = [&] {
       rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
       int64_t perBlock = rowsIn * Wp * ein + R * OW * (4 + eout + (divisorTable ? 4 : 0));
@@ -187,6 +198,8 @@ struct WindowLowering {
     int64_t np = std::min(P, planes), taps = KH * KW;
     for (int i = 0; i < kSlots; ++i) {
       in.push_back(kb.alloc(sb, np, rowsIn * Wp, inT, "x"));
+      if (convertIn)
+        stage.push_back(kb.alloc(sb, np, rowsIn * Wp, xSrcType, "xs"));
       acc.push_back(kb.alloc(sb, np, R * OW, f32, "acc"));
       if (!epilogue)
         out.push_back(kb.alloc(sb, np, R * OW, outT, "y"));
@@ -246,14 +259,21 @@ struct WindowLowering {
         if (hi > lo && usedRight > 0 && padCols)
           fillBox((lo - first) * Wp + pl + W, {hi - lo, usedRight}, {Wp, 1});
         // The rows inside the image, split by partitions across the queues.
-        int64_t bytes = nparts * (hi - lo) * W * nisa::elementBytes(inT);
+        int64_t bytes = nparts * (hi - lo) * W * nisa::elementBytes(xSrcType);
         int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
                                              std::min<int64_t>(hw.dmaEngines, nparts));
         int64_t step = llvm::divideCeil(nparts, pieces);
+        FlatSymbolRefAttr dst = convertIn ? stage[slot] : tile;
         for (int64_t q = 0; hi > lo && q < nparts; q += step) {
           int64_t cnt = std::min(step, nparts - q);
-          kb.dma(tile, kb.tileAP(q, cnt, (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1}), x.sym,
-                 kb.hbmAP((p0 + q) * H * W + lo * W, {cnt, hi - lo, W}, {H * W, W, 1}), inT);
+          kb.dma(dst, kb.tileAP(q, cnt, (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1}), x.sym,
+                 kb.hbmAP((p0 + q) * H * W + lo * W, {cnt, hi - lo, W}, {H * W, W, 1}),
+                 xSrcType);
+        }
+        if (convertIn && hi > lo) {
+          auto box = kb.tileAP(0, nparts, (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1});
+          kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, (hi - lo) * W), tile,
+                                      box, dst, box, DenseI64ArrayAttr(), UnitAttr());
         }
         emitTaps(tile, 0, nparts, rows, w, wcol, bt, bcol);
         finishBlock(p0, nparts, oh0, rows);
@@ -512,16 +532,24 @@ bool mlir::neuron::lowering::isDepthwise(ConvOp conv) {
 
 LogicalResult mlir::neuron::lowering::lowerDepthwiseConv(FunctionLowering &fl, KernelBuilder &kb,
                                                          Operation *anchor, ConvOp conv,
-                                                         RowKernel *epilogue) {
+                                                         RowKernel *epilogue,
+                                                         bool *wantsNarrowInput) {
   WindowLowering lowering(fl, kb, conv, WindowKind::Depthwise);
   lowering.epilogue = epilogue;
   std::string why;
   ArrayRef<int64_t> kernel = conv.getWeight().getType().getShape().drop_front(2);
   if (!lowering.plan(conv.getInput(), conv.getResult(), kernel, conv.getStrides(),
-                     conv.getPadding(), conv.getDilations(), why))
+                     conv.getPadding(), conv.getDilations(), why)) {
+    if (lowering.convertIn) { // no room to stage: the caller converts first
+      *wantsNarrowInput = true;
+      return failure();
+    }
     return conv.emitError("cannot lower the depthwise convolution: ") << why;
+  }
   lowering.run();
   if (fl.remarks)
-    anchor->emitRemark("lowered as one depthwise convolution kernel: ") << lowering.describe();
+    anchor->emitRemark("lowered as one depthwise convolution kernel: ")
+        << lowering.describe()
+        << (lowering.convertIn ? ", its input converted to bf16 on chip" : "");
   return success();
 }

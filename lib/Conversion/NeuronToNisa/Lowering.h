@@ -61,6 +61,13 @@ private:
   DenseMap<Attribute, HbmBuffer> constants;
 };
 
+/// For a consumer that cannot convert on chip after all (no room for its
+/// staging tiles): when `v` (a value or a fused kernel's argument) is an
+/// --auto-cast cast folded into its consumers, whose buffer is the wider
+/// source, lowers the cast as its own kernel and rebinds `v` and the cast's
+/// result to the narrow copy. Nothing otherwise.
+LogicalResult materializeFoldedCast(FunctionLowering &fl, Value v);
+
 /// Elementwise ops, reductions, norms, softmax, and fused kernels without a
 /// matmul. Falls back to one kernel per op when the group has no common
 /// iteration domain.
@@ -137,8 +144,10 @@ class RowKernel;
 /// A depthwise convolution (one filter per channel, 1-D or 2-D): VectorE
 /// and GpSimdE, not TensorE, as lowerConv dispatches it.
 bool isDepthwise(ConvOp conv);
+/// Fails with `*wantsNarrowInput` set (and nothing emitted) when its input
+/// is a folded cast's wider source and the staging tiles do not fit.
 LogicalResult lowerDepthwiseConv(FunctionLowering &fl, KernelBuilder &kb, Operation *anchor,
-                                 ConvOp conv, RowKernel *epilogue);
+                                 ConvOp conv, RowKernel *epilogue, bool *wantsNarrowInput);
 
 /// Scaled dot-product attention as one flash-attention kernel.
 LogicalResult lowerAttention(FunctionLowering &fl, AttentionOp op);

@@ -31,19 +31,12 @@ using namespace mlir::neuron::fusion;
 
 namespace {
 
-/// Ops that compute elementwise (or only relabel) and so fuse freely.
-bool isElementwise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,
-             ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
-             SinOp, CosOp, GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp, BroadcastToOp,
-             ReshapeOp>(op);
-}
-bool isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
-}
-/// Ops a kernel is built around: one per kernel, fused with its epilogue.
-bool isHero(Operation *op) {
-  return isa<MatmulOp, ConvOp, RmsNormOp, SoftmaxOp, LayerNormOp>(op);
+/// A reshape that merges or splits dims: a row kernel cannot run it (the
+/// lowering split every kernel holding one, and ran the reshape as a copy);
+/// outside kernels it is a view of its input's buffer.
+bool isRegroupingReshape(Operation *op) {
+  auto r = dyn_cast<ReshapeOp>(op);
+  return r && regroupsDims(r);
 }
 
 /// Constants copied into a kernel body rather than passed in.
@@ -123,7 +116,8 @@ struct FuseElementwisePass
     for (Operation &op : llvm::reverse(block))
       roots.push_back(&op);
     for (Operation *root : roots) {
-      if (taken.contains(root) || !(isElementwise(root) || isReduction(root)))
+      if (taken.contains(root) || !(isElementwise(root) || isReduction(root)) ||
+          isRegroupingReshape(root))
         continue;
       llvm::SetVector<Operation *> group;
       group.insert(root);
@@ -142,8 +136,10 @@ struct FuseElementwisePass
             if (!p || group.contains(p) || isa<ConstantOp>(p) || taken.contains(p))
               continue;
             bool heroCandidate = isHero(p);
-            if (!isElementwise(p) && !isReduction(p) && !heroCandidate)
-              continue; // a boundary: data movement, gather, ...
+            if ((!isElementwise(p) && !isReduction(p) && !heroCandidate) ||
+                isRegroupingReshape(p))
+              continue; // a boundary: data movement, gather, a reshape the
+                        // lowering runs as a view, ...
             std::string why;
             int64_t outside = llvm::count_if(p->getUsers(), [&](Operation *u) {
               return !group.contains(u);
@@ -209,13 +205,16 @@ struct FuseElementwisePass
     }
   }
 
-  /// A convolution whose only user is elementwise gets its bias as an add
-  /// of that epilogue: the fused kernel reads the convolution from PSUM,
-  /// which only TensorE writes.
+  /// A convolution whose users are all elementwise gets its bias as an add
+  /// of their epilogue: the fused kernel reads the convolution from PSUM,
+  /// which only TensorE writes. (With several users, the biased value
+  /// becomes the kernel's extra result: a block output that a residual add
+  /// reads in f32 and the next convolution reads cast to bf16.)
   void splitConvBiases(Block &block) {
     SmallVector<ConvOp> convs;
     for (auto conv : block.getOps<ConvOp>())
-      if (conv.getBias() && conv->hasOneUse() && isElementwise(*conv->user_begin()))
+      if (conv.getBias() && !conv->use_empty() &&
+          llvm::all_of(conv->getUsers(), [](Operation *u) { return isElementwise(u); }))
         convs.push_back(conv);
     for (ConvOp conv : convs) {
       OpBuilder b(conv);

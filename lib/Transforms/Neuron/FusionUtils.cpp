@@ -8,6 +8,19 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
+bool fusion::isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,
+             ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, TanhOp, SigmoidOp, ErfOp,
+             SinOp, CosOp, GeluOp, SiluOp, ReluOp, RoundOp, FloorOp, CeilOp, CastOp, BroadcastToOp,
+             ReshapeOp>(op);
+}
+bool fusion::isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
+}
+bool fusion::isHero(Operation *op) {
+  return isa<MatmulOp, ConvOp, RmsNormOp, SoftmaxOp, LayerNormOp>(op);
+}
+
 Value fusion::zeroAddOperand(Value v, bool sameShape) {
   auto add = v.getDefiningOp<AddOp>();
   if (!add)
@@ -117,6 +130,17 @@ bool fusion::swapsMatrixDims(TransposeOp t) {
     if (perm[i] != i)
       return false;
   return true;
+}
+
+bool fusion::regroupsDims(ReshapeOp r) {
+  auto nonUnit = [](Type t) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : cast<RankedTensorType>(t).getShape())
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  return nonUnit(r.getInput().getType()) != nonUnit(r.getType());
 }
 
 bool fusion::keepsMatrixDims(ReshapeOp r) {

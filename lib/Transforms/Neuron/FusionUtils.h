@@ -27,6 +27,13 @@ Value broadcastSource(Value v);
 /// True when every user of `v` is in `chain`.
 bool onlyUsedBy(Value v, const llvm::SmallPtrSetImpl<Operation *> &chain);
 
+/// Ops that compute elementwise (or only relabel) and so fuse freely.
+bool isElementwise(Operation *op);
+/// The reductions general fusion takes in.
+bool isReduction(Operation *op);
+/// Ops a kernel is built around: one per kernel, fused with its epilogue.
+bool isHero(Operation *op);
+
 /// "the mean (neuron.reduce_sum at f.mlir:5:8)": an op named by its role.
 std::string describe(Operation *op, llvm::StringRef role);
 
@@ -50,6 +57,10 @@ void recordRejected(Operation *anchor, llvm::StringRef kernel, const std::string
 
 /// Whether `t` swaps the last two dims and keeps every other in place.
 bool swapsMatrixDims(TransposeOp t);
+/// Whether `r` merges or splits dims (more than adding or dropping unit
+/// dims): a row kernel cannot run it, so general fusion keeps it out of
+/// kernels (outside one, it is a free view of its input's buffer).
+bool regroupsDims(ReshapeOp r);
 /// Whether `r` keeps the last two (static) dims: it only regroups batch dims.
 bool keepsMatrixDims(ReshapeOp r);
 /// `type` (rank >= 2) with its last two dims swapped.

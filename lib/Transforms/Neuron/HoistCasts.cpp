@@ -1,0 +1,182 @@
+//===- HoistCasts.cpp - neuron-hoist-casts ---------------------------------===//
+//
+// --auto-cast narrows each matmul and convolution operand right before its
+// user, so an activation reaches its cast through whatever moved it there:
+// the head transposes of attention, a channel concat (SqueezeNet's fire
+// modules, DenseNet, UNet's skips), a max pool, a channel shuffle's
+// reshapes. Each such op moved f32 and the cast was a kernel of its own.
+// Rounding to nearest commutes with moving elements and with max/min (it is
+// monotone), so the cast moves above them, to the op that computes the
+// value, whose kernel then writes the narrow type itself: the data movement
+// moves half the bytes and the cast costs nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+
+#include "neuronc/Transforms/FusionReport.h"
+#include "neuronc/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONHOISTCASTSPASS
+#include "neuronc/Dialect/Neuron/NeuronPasses.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+
+/// Whether `c` rounds a float to a narrower float (what --auto-cast inserts).
+bool isNarrowingFloatCast(CastOp c) {
+  auto in = dyn_cast<FloatType>(cast<RankedTensorType>(c.getInput().getType()).getElementType());
+  auto out = dyn_cast<FloatType>(c.getType().getElementType());
+  return in && out && in.getWidth() > out.getWidth();
+}
+
+/// The operands of `op` that rounding commutes with (the values it only
+/// moves or takes the max/min of), or none when it does not commute.
+SmallVector<unsigned> commutingOperands(Operation *op) {
+  if (isa<ReshapeOp, TransposeOp, BroadcastToOp, SliceOp>(op))
+    return {0};
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return llvm::to_vector(llvm::seq<unsigned>(0, concat->getNumOperands()));
+  if (auto pool = dyn_cast<PoolOp>(op); pool && pool.getKind() == PoolKind::max)
+    return {0};
+  // A lookup in a constant table: the table's cast folds at compile time and
+  // the lookup moves narrow rows (a computed table stays: narrowing all of
+  // it to gather a few rows would cost more).
+  if (auto gather = dyn_cast<GatherOp>(op);
+      gather && gather.getTable().getDefiningOp<ConstantOp>())
+    return {0};
+  return {};
+}
+
+/// The values a cast of `v` reaches when moved as far up as it goes: through
+/// every single-use op the rounding commutes with. `shrinks` is set when one
+/// of those ops has fewer elements than it reads (a slice, a pool): a cast
+/// moved above it converts more elements than before.
+void landings(Value v, SmallVectorImpl<Value> &out, bool &shrinks) {
+  Operation *def = v.getDefiningOp();
+  SmallVector<unsigned> operands;
+  if (def && def->getNumResults() == 1 && def->hasOneUse())
+    operands = commutingOperands(def);
+  if (operands.empty()) {
+    out.push_back(v);
+    return;
+  }
+  int64_t read = 0;
+  for (unsigned i : operands) {
+    read += cast<RankedTensorType>(def->getOperand(i).getType()).getNumElements();
+    landings(def->getOperand(i), out, shrinks);
+  }
+  if (read > cast<RankedTensorType>(v.getType()).getNumElements())
+    shrinks = true;
+}
+
+/// Whether a cast placed right after `v` costs no kernel: it folds (a
+/// constant), or general fusion takes it into the kernel of the op computing
+/// `v`, whose only user it is.
+bool absorbs(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<ConstantOp>(def))
+    return true;
+  if (auto r = dyn_cast<ReshapeOp>(def); r && fusion::regroupsDims(r))
+    return false; // general fusion keeps it out of kernels
+  return v.hasOneUse() &&
+         (fusion::isElementwise(def) || fusion::isReduction(def) || fusion::isHero(def));
+}
+
+/// Whether every use of `v` (through reshapes) is a matmul operand the
+/// lowering transposes on TensorE, which converts it on chip for free.
+bool onlyTransposedMatmulOperands(Value v) {
+  return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
+    if (auto r = dyn_cast<ReshapeOp>(use.getOwner()))
+      return onlyTransposedMatmulOperands(r.getResult());
+    auto mm = dyn_cast<MatmulOp>(use.getOwner());
+    if (!mm)
+      return false;
+    return use.getOperandNumber() == 1 ? static_cast<bool>(mm.getTransposeRhs())
+                                       : !mm.getTransposeLhs();
+  });
+}
+
+/// cast(op(x, ...)) -> op(cast(x), ...) for an op the rounding commutes
+/// with, when the cast is its only user.
+struct HoistNarrowingCast : OpRewritePattern<CastOp> {
+  HoistNarrowingCast(MLIRContext *ctx, func::FuncOp fn) : OpRewritePattern(ctx), fn(fn) {}
+
+  LogicalResult matchAndRewrite(CastOp castOp, PatternRewriter &rewriter) const override {
+    if (!isNarrowingFloatCast(castOp))
+      return rewriter.notifyMatchFailure(castOp, "not a narrowing float cast");
+    Operation *def = castOp.getInput().getDefiningOp();
+    if (!def || def->getNumResults() != 1)
+      return rewriter.notifyMatchFailure(castOp, "the input is not one op's only result");
+    SmallVector<unsigned> operands = commutingOperands(def);
+    if (operands.empty())
+      return rewriter.notifyMatchFailure(castOp, "rounding does not commute with the producer");
+    std::string why;
+    SmallVector<Value> land;
+    bool shrinks = false;
+    landings(castOp.getInput(), land, shrinks);
+    bool free = llvm::all_of(land, absorbs);
+    if (!def->hasOneUse())
+      why = fusion::describe(def, "the producer") +
+            " has other users that read it wide: the cast stays after it";
+    else if (!free && land.size() > 1)
+      why = "moved up, the cast would become " + std::to_string(land.size()) +
+            " casts, not all of which join a kernel";
+    else if (!free && shrinks)
+      why = "moved up, the cast would convert more elements (above a slice or pool) and "
+            "still be a kernel of its own";
+    else if (!free && onlyTransposedMatmulOperands(castOp.getResult()))
+      why = "the matmul converts the operand on chip; moved up to a value no kernel "
+            "writes narrow, the cast would be a kernel of its own";
+    if (!why.empty()) {
+      if (explained.insert(castOp).second)
+        neuronc::recordFusionDecision(fn, {"hoist-cast", false, why, castOp.getLoc(), {}, 0});
+      return rewriter.notifyMatchFailure(castOp, "moving the cast up saves nothing");
+    }
+    Type narrow = castOp.getType().getElementType();
+    IRMapping map;
+    rewriter.setInsertionPoint(def);
+    for (unsigned i : operands) {
+      Value v = def->getOperand(i);
+      map.map(v, CastOp::create(rewriter, castOp.getLoc(),
+                                cast<RankedTensorType>(v.getType()).clone(narrow), v));
+    }
+    Operation *moved = rewriter.clone(*def, map);
+    moved->getResult(0).setType(castOp.getType());
+    auto wide = cast<RankedTensorType>(def->getResult(0).getType());
+    int64_t saved = wide.getNumElements() *
+                    (wide.getElementTypeBitWidth() - castOp.getType().getElementTypeBitWidth()) / 8;
+    neuronc::recordFusionDecision(fn, {"hoist-cast", true, "", castOp.getLoc(), {def->getLoc()},
+                                       2 * saved});
+    rewriter.replaceOp(castOp, moved->getResults());
+    rewriter.eraseOp(def);
+    return success();
+  }
+
+  func::FuncOp fn;
+  /// Casts whose refusal is already recorded (the driver may visit one again).
+  mutable llvm::SmallPtrSet<Operation *, 16> explained;
+};
+
+/// Moves narrowing casts above the ops they commute with.
+struct HoistCastsPass : mlir::neuron::impl::NeuronHoistCastsPassBase<HoistCastsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<HoistNarrowingCast>(&getContext(), getOperation());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,61 @@
+// --auto-cast casts each convolution's input to bf16. A cast that no
+// producer's kernel takes in (a function input, a value the residual add
+// also reads in f32, a channel-shuffle slice) is not a kernel of its own:
+// the convolution loads the f32 input into staging tiles and converts each
+// block in SBUF (bf16 ShuffleNet and MobileNetV2 were slower than f32 with
+// one cast kernel per such input).
+// - @pointwise: a 1x1 convolution (TensorE) and @depthwise (VectorE/GpSimdE)
+//   convert on chip: one kernel each, tensor_copy from the f32 staging tile.
+// - @stem: 3 input channels, 7x7: kernel rows packed onto the partitions
+//   need the input in bf16 in HBM; the cast is its own kernel, the packing
+//   stays.
+// - @wide: a block of rows of 16003 samples fits SBUF in bf16 but not next
+//   to its f32 staging tile: the cast is its own kernel and the convolution
+//   is planned again on the bf16 copy.
+// Each is checked on the simulator against the interpreter, both targets.
+//
+// RUN: neuronc --no-cache %s --entry=pointwise --emit=nisa --lowering-remarks -o - 2>&1 | FileCheck %s --check-prefix=POINT
+// POINT-NOT: cast kernel
+// POINT: remark: lowered as one convolution kernel: {{.*}}, its input converted to bf16 on chip
+// POINT: nisa.kernel @k0 "conv"
+// POINT-DAG: nisa.alloc @x{{[0-9]+}} sbuf {{.*}}xbf16
+// POINT-DAG: nisa.alloc @xs{{[0-9]+}} sbuf {{.*}}xf32
+// POINT: nisa.tensor_copy {{.*}} @x{{[0-9]+}}[{{.*}}] = @xs{{[0-9]+}}[
+// RUN: neuronc --no-cache %s --entry=depthwise --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEPTH
+// DEPTH-NOT: cast kernel
+// DEPTH: remark: lowered as one depthwise convolution kernel: {{.*}}, its input converted to bf16 on chip
+// RUN: neuronc --no-cache %s --entry=stem --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=STEM
+// STEM: remark: lowered as one cast kernel
+// STEM: remark: lowered as one convolution kernel: {{.*}} 7 kernel rows packed onto the partitions
+// RUN: neuronc --no-cache %s --entry=wide --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE
+// WIDE: remark: lowered as one cast kernel
+// WIDE: remark: lowered as one convolution kernel: {{.*}}weights read strided{{$}}
+// RUN: neuron-run %s --entry=pointwise --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=pointwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=wide --check --random-inputs | FileCheck %s --check-prefix=SIM
+// SIM-NOT: WRONG
+// SIM: check: ok
+func.func @pointwise(%x: tensor<1x130x17x19xf32>, %w: tensor<64x130x1x1xbf16>) -> tensor<1x64x17x19xf32> {
+  %c = neuron.cast %x : tensor<1x130x17x19xf32> -> tensor<1x130x17x19xbf16>
+  %y = neuron.conv %c, %w strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x130x17x19xbf16>, tensor<64x130x1x1xbf16>) -> tensor<1x64x17x19xf32>
+  return %y : tensor<1x64x17x19xf32>
+}
+func.func @depthwise(%x: tensor<1x48x9x9xf32>, %w: tensor<48x1x3x3xbf16>) -> tensor<1x48x9x9xf32> {
+  %c = neuron.cast %x : tensor<1x48x9x9xf32> -> tensor<1x48x9x9xbf16>
+  %y = neuron.conv %c, %w strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 48 : (tensor<1x48x9x9xbf16>, tensor<48x1x3x3xbf16>) -> tensor<1x48x9x9xf32>
+  return %y : tensor<1x48x9x9xf32>
+}
+func.func @stem(%x: tensor<1x3x40x40xf32>) -> tensor<1x16x20x20xf32> {
+  %w = neuron.constant dense<0.0625> : tensor<16x3x7x7xbf16>
+  %c = neuron.cast %x : tensor<1x3x40x40xf32> -> tensor<1x3x40x40xbf16>
+  %y = neuron.conv %c, %w strides = [2, 2] padding = [3, 3, 3, 3] dilations = [1, 1] groups = 1 : (tensor<1x3x40x40xbf16>, tensor<16x3x7x7xbf16>) -> tensor<1x16x20x20xf32>
+  return %y : tensor<1x16x20x20xf32>
+}
+func.func @wide(%x: tensor<2x1x16003xf32>, %w: tensor<16x1x10xbf16>) -> tensor<2x16x3200xf32> {
+  %c = neuron.cast %x : tensor<2x1x16003xf32> -> tensor<2x1x16003xbf16>
+  %y = neuron.conv %c, %w strides = [5] padding = [2, 1] dilations = [1] groups = 1 : (tensor<2x1x16003xbf16>, tensor<16x1x10xbf16>) -> tensor<2x16x3200xf32>
+  return %y : tensor<2x16x3200xf32>
+}
