@@ -176,3 +176,25 @@ func.func @swiglu_wide(%x: tensor<128x4096xbf16>, %w: tensor<4096x14336xbf16>, %
   %c = neuron.cast %m : tensor<128x14336xf32> -> tensor<128x14336xbf16>
   return %c : tensor<128x14336xbf16>
 }
+
+// -----
+
+// An LSTM step's h: the output keeps it in f32 and the next step's matmul
+// reads it cast to bf16. The cast stays out of h's kernel (as an extra
+// result it would be one more store on the recurrence's critical path): the
+// matmul converts it on chip.
+// CHECK-LABEL: func.func @cast_left_to_matmul
+// CHECK: %[[H:.*]] = neuron.kernel "elementwise"
+// CHECK-NOT: neuron.cast
+// CHECK: neuron.yield
+// CHECK: %[[C:.*]] = neuron.cast %[[H]]
+// CHECK: neuron.matmul %[[C]], %arg2
+func.func @cast_left_to_matmul(%o: tensor<1x32xf32>, %c: tensor<1x32xf32>, %r: tensor<32x128xbf16>) -> (tensor<1x32xf32>, tensor<1x128xf32>) {
+  %t = neuron.tanh %c : tensor<1x32xf32>
+  // expected-remark @+1 {{fused kernel (elementwise) (absorbed 2 ops, saves 256 bytes)}}
+  %h = neuron.mul %o, %t : tensor<1x32xf32>, tensor<1x32xf32> -> tensor<1x32xf32>
+  // expected-remark-re @+1 {{not fused kernel: the cast (neuron.cast at {{.*}}) is converted on chip by the matmuls or convolutions reading it; in its producer's kernel it would be one more result to store}}
+  %hc = neuron.cast %h : tensor<1x32xf32> -> tensor<1x32xbf16>
+  %g = neuron.matmul %hc, %r : tensor<1x32xbf16>, tensor<32x128xbf16> -> tensor<1x128xf32>
+  return %h, %g : tensor<1x32xf32>, tensor<1x128xf32>
+}

@@ -64,7 +64,7 @@ func.func @stays(%x: tensor<1x4x4x4xf32>, %y: tensor<8x4xf32>) -> (tensor<1x4x2x
 
 // A slice of a function argument: moved up, the cast would convert the
 // whole argument and still be a kernel; a transpose feeding a matmul that
-// converts its transposed operand on chip keeps its cast (moved up to an
+// converts its operand on chip keeps its cast (moved up to an
 // argument, it would be a kernel of its own).
 // CHECK-LABEL: func.func @not_worth
 // CHECK: %[[S:.*]] = neuron.slice %arg0
@@ -77,8 +77,39 @@ func.func @not_worth(%x: tensor<8x8xf32>, %k: tensor<16x8x2xf32>, %q: tensor<8x1
   // expected-remark @+1 {{not fused hoist-cast: moved up, the cast would convert more elements (above a slice or pool) and still be a kernel of its own}}
   %c = neuron.cast %s : tensor<4x8xf32> -> tensor<4x8xbf16>
   %t = neuron.transpose %k perm = [1, 0, 2] : tensor<16x8x2xf32> -> tensor<8x16x2xf32>
-  // expected-remark @+1 {{not fused hoist-cast: the matmul converts the operand on chip; moved up to a value no kernel writes narrow, the cast would be a kernel of its own}}
+  // expected-remark @+1 {{not fused hoist-cast: its users convert the operand on chip; moved up to a value no kernel writes narrow, the cast would be a kernel of its own}}
   %kc = neuron.cast %t : tensor<8x16x2xf32> -> tensor<8x16x2xbf16>
   %m = neuron.matmul %q, %kc transpose_rhs : tensor<8x16x2xbf16>, tensor<8x16x2xbf16> -> tensor<8x16x16xf32>
   return %c, %m : tensor<4x8xbf16>, tensor<8x16x16xf32>
+}
+
+// -----
+
+// A fused QKV projection split into Q, K and V, each cast on its way to
+// attention (nn.MultiheadAttention's in-projection, GPT-2's c_attn): the
+// three casts become one, right after the projection, whose kernel then
+// writes bf16; the slices, reshapes and transposes move bf16.
+// CHECK-LABEL: func.func @qkv_slices
+// CHECK: %[[M:.*]] = neuron.matmul %arg0, %arg1
+// CHECK-NEXT: %[[C:.*]] = neuron.cast %[[M]] : tensor<8x96xf32> -> tensor<8x96xbf16>
+// CHECK-NOT: neuron.cast
+// CHECK: neuron.slice %[[C]] {{.*}} -> tensor<8x32xbf16>
+// CHECK: neuron.slice %[[C]] {{.*}} -> tensor<8x32xbf16>
+// CHECK: neuron.slice %[[C]] {{.*}} -> tensor<8x32xbf16>
+// CHECK: return
+func.func @qkv_slices(%x: tensor<8x64xbf16>, %w: tensor<64x96xbf16>) -> (tensor<8x2x16xbf16>, tensor<2x16x8xbf16>, tensor<8x32xbf16>) {
+  %m = neuron.matmul %x, %w : tensor<8x64xbf16>, tensor<64x96xbf16> -> tensor<8x96xf32>
+  %q = neuron.slice %m offsets = [0, 0] sizes = [8, 32] strides = [1, 1] : tensor<8x96xf32> -> tensor<8x32xf32>
+  %k = neuron.slice %m offsets = [0, 32] sizes = [8, 32] strides = [1, 1] : tensor<8x96xf32> -> tensor<8x32xf32>
+  %v = neuron.slice %m offsets = [0, 64] sizes = [8, 32] strides = [1, 1] : tensor<8x96xf32> -> tensor<8x32xf32>
+  %qr = neuron.reshape %q : tensor<8x32xf32> -> tensor<8x2x16xf32>
+  // expected-remark @+1 {{fused hoist-cast (absorbed 1 ops, saves 1024 bytes)}}
+  %qc = neuron.cast %qr : tensor<8x2x16xf32> -> tensor<8x2x16xbf16>
+  %kr = neuron.reshape %k : tensor<8x32xf32> -> tensor<8x2x16xf32>
+  %kt = neuron.transpose %kr perm = [1, 2, 0] : tensor<8x2x16xf32> -> tensor<2x16x8xf32>
+  // expected-remark @+1 {{fused hoist-cast (absorbed 1 ops, saves 1024 bytes)}}
+  %kc = neuron.cast %kt : tensor<2x16x8xf32> -> tensor<2x16x8xbf16>
+  // expected-remark @+1 {{fused hoist-cast (absorbed 1 ops, saves 1024 bytes)}}
+  %vc = neuron.cast %v : tensor<8x32xf32> -> tensor<8x32xbf16>
+  return %qc, %kc, %vc : tensor<8x2x16xbf16>, tensor<2x16x8xbf16>, tensor<8x32xbf16>
 }

@@ -10,6 +10,7 @@
 #include "RowKernel.h"
 
 #include "neuronc/Conversion/Passes.h"
+#include "neuronc/Dialect/Neuron/AutoCast.h"
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Dialect/Nisa/NisaOps.h"
 
@@ -158,41 +159,12 @@ bool isRowOp(Operation *op) {
              SoftmaxOp, BroadcastToOp>(op);
 }
 
-/// Whether every use of `v` (through reshapes, and into fused kernels) reads
-/// it through a lowering that converts a wider float on chip: a matmul rhs
-/// or an lhs transposed on TensorE (see MatmulLowering's bSrcType,
-/// aSrcType), or the input of a convolution (each input block converted in
-/// SBUF as it is loaded).
-bool onlyConvertingUses(Value v) {
-  return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
-    Operation *user = use.getOwner();
-    if (auto r = dyn_cast<ReshapeOp>(user))
-      return onlyConvertingUses(r.getResult());
-    if (auto k = dyn_cast<KernelOp>(user))
-      return onlyConvertingUses(k.getBody().front().getArgument(use.getOperandNumber()));
-    if (isa<ConvOp>(user))
-      return use.getOperandNumber() == 0;
-    auto mm = dyn_cast<MatmulOp>(user);
-    if (!mm || !isa<FloatType>(mm.getLhs().getType().getElementType()) ||
-        !isa<FloatType>(mm.getRhs().getType().getElementType()))
-      return false;
-    // Any rhs: [N, K] loaded row-wise, transposed on TensorE and converted
-    // on its way out of PSUM, or [K, N] staged a K tile at a time and
-    // converted in SBUF; an [M, K] lhs as a transposed rhs.
-    return use.getOperandNumber() == 1 || !mm.getTransposeLhs();
-  });
-}
-
 /// A float narrowing cast (--auto-cast's f32 -> bf16 of a weight or an
 /// activation) whose only users convert on chip (onlyConvertingUses) is not
 /// a kernel of its own: they read the wide source, so the narrowed copy
 /// never round-trips HBM.
 bool castFoldsIntoConsumers(CastOp c) {
-  auto in = cast<RankedTensorType>(c.getInput().getType()).getElementType();
-  auto out = c.getType().getElementType();
-  return isa<FloatType>(in) && isa<FloatType>(out) &&
-         in.getIntOrFloatBitWidth() > out.getIntOrFloatBitWidth() &&
-         onlyConvertingUses(c.getResult());
+  return isNarrowingFloatCast(c) && onlyConvertingUses(c.getResult());
 }
 
 /// A short kind for a single op's kernel: "mul", "rmsnorm", ...

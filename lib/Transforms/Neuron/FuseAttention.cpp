@@ -191,6 +191,9 @@ std::optional<int64_t> causalOffset(Value mask) {
 /// One recognized attention.
 struct Match {
   Value q; ///< the query as the scores matmul reads it (its own casts kept)
+  /// Set when a power-of-two scale was peeled from under q's cast: q is
+  /// the unscaled value, cast to this type by the fused op's builder.
+  Type qCastTo;
   Operand k, v;
   Value mask;
   RankedTensorType maskScores;    ///< the shape the mask was added at
@@ -346,6 +349,23 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
     return v;
   };
   m.q = peelScale(m.scores.getLhs());
+  // --auto-cast's cast of a scaled q: a power-of-two scale commutes with the
+  // rounding (it only moves the exponent), so it folds into the attention
+  // and the cast applies to the unscaled q (bit-identical results).
+  if (CastOp c = floatCast(m.q); c && m.q.hasOneUse()) {
+    double before = m.scale;
+    Value unscaled = peelScale(c.getInput());
+    int exp = 0;
+    double ratio = m.scale / before;
+    if (unscaled != c.getInput() && std::frexp(ratio, &exp) == 0.5) {
+      m.ops.push_back(c);
+      m.qCastTo = c.getType().getElementType();
+      m.q = unscaled;
+    } else if (unscaled != c.getInput()) {
+      m.scale = before; // not a power of two: the scale stays under the cast
+      m.ops.pop_back();
+    }
+  }
   m.k = peel(peelScale(m.scores.getRhs()));
   m.v = peel(m.output.getRhs());
   for (Operand *o : {&m.k, &m.v})
@@ -398,7 +418,8 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
   }
   Type kElem = m.k.castTo ? m.k.castTo : kT.getElementType();
   Type vElem = m.v.castTo ? m.v.castTo : vT.getElementType();
-  if (qT.getElementType() != kElem || kElem != vElem) {
+  Type qElem = m.qCastTo ? m.qCastTo : qT.getElementType();
+  if (qElem != kElem || kElem != vElem) {
     why = "query, key and value reach the matmuls in different element types";
     return failure();
   }
@@ -473,6 +494,8 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
         return x;
       };
       Value q = m->q, k = operand(m->k), v = operand(m->v);
+      if (m->qCastTo)
+        q = CastOp::create(b, loc, cast<RankedTensorType>(q.getType()).clone(m->qCastTo), q);
       std::optional<int64_t> causal = m->mask ? causalOffset(m->mask) : std::nullopt;
       Value mask = causal ? Value() : m->mask;
       if (mask) {

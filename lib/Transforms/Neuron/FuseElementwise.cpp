@@ -39,6 +39,17 @@ bool isRegroupingReshape(Operation *op) {
   return r && regroupsDims(r);
 }
 
+/// A narrowing float cast whose users all convert on chip (a matmul or
+/// convolution operand) and whose input has other users: taken into the
+/// producer's kernel it would be an extra result stored to HBM (an LSTM
+/// step's h, stored in f32 for the output and in bf16 for the next step's
+/// matmul); left alone, the lowering folds it into the loads.
+bool foldsWhereItIs(Operation *op) {
+  auto c = dyn_cast<CastOp>(op);
+  return c && !c.getInput().hasOneUse() && isNarrowingFloatCast(c) &&
+         onlyConvertingUses(c.getResult());
+}
+
 /// Constants copied into a kernel body rather than passed in.
 bool isInlinableConstant(Operation *op) {
   auto c = dyn_cast<ConstantOp>(op);
@@ -119,6 +130,13 @@ struct FuseElementwisePass
       if (taken.contains(root) || !(isElementwise(root) || isReduction(root)) ||
           isRegroupingReshape(root))
         continue;
+      if (foldsWhereItIs(root)) {
+        recordRejected(root, "kernel",
+                       describe(root, "the cast") +
+                           " is converted on chip by the matmuls or convolutions reading it; "
+                           "in its producer's kernel it would be one more result to store");
+        continue;
+      }
       llvm::SetVector<Operation *> group;
       group.insert(root);
       Operation *hero = nullptr;

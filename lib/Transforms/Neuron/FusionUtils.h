@@ -3,6 +3,7 @@
 #ifndef NEURONC_LIB_TRANSFORMS_FUSIONUTILS_H
 #define NEURONC_LIB_TRANSFORMS_FUSIONUTILS_H
 
+#include "neuronc/Dialect/Neuron/AutoCast.h"
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Transforms/FusionReport.h"
 

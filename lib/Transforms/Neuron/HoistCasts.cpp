@@ -31,13 +31,6 @@ using namespace mlir::neuron;
 
 namespace {
 
-/// Whether `c` rounds a float to a narrower float (what --auto-cast inserts).
-bool isNarrowingFloatCast(CastOp c) {
-  auto in = dyn_cast<FloatType>(cast<RankedTensorType>(c.getInput().getType()).getElementType());
-  auto out = dyn_cast<FloatType>(c.getType().getElementType());
-  return in && out && in.getWidth() > out.getWidth();
-}
-
 /// The operands of `op` that rounding commutes with (the values it only
 /// moves or takes the max/min of), or none when it does not commute.
 SmallVector<unsigned> commutingOperands(Operation *op) {
@@ -54,6 +47,31 @@ SmallVector<unsigned> commutingOperands(Operation *op) {
       gather && gather.getTable().getDefiningOp<ConstantOp>())
     return {0};
   return {};
+}
+
+/// Whether the single-use chain from `op` through ops that only move one
+/// operand ends in a cast narrowing to `narrow`.
+bool reachesCast(Operation *op, Type narrow) {
+  while (op->getNumResults() == 1 && op->hasOneUse()) {
+    Operation *user = *op->user_begin();
+    if (auto c = dyn_cast<CastOp>(user))
+      return isNarrowingFloatCast(c) && c.getType().getElementType() == narrow;
+    if (!isa<ReshapeOp, TransposeOp, SliceOp>(user))
+      return false;
+    op = user;
+  }
+  return false;
+}
+
+/// Whether every user of `src` is a cast narrowing to `narrow` or a slice
+/// that reaches one (a fused QKV projection split into Q, K and V, each
+/// cast before its matmul): cast once, `src` is read only narrow.
+bool slicesAllNarrowed(Value src, Type narrow) {
+  return llvm::all_of(src.getUsers(), [&](Operation *u) {
+    if (auto c = dyn_cast<CastOp>(u))
+      return isNarrowingFloatCast(c) && c.getType().getElementType() == narrow;
+    return isa<SliceOp>(u) && reachesCast(u, narrow);
+  });
 }
 
 /// The values a cast of `v` reaches when moved as far up as it goes: through
@@ -81,7 +99,7 @@ void landings(Value v, SmallVectorImpl<Value> &out, bool &shrinks) {
 /// Whether a cast placed right after `v` costs no kernel: it folds (a
 /// constant), or general fusion takes it into the kernel of the op computing
 /// `v`, whose only user it is.
-bool absorbs(Value v) {
+bool absorbs(Value v, Type narrow) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return false;
@@ -89,22 +107,10 @@ bool absorbs(Value v) {
     return true;
   if (auto r = dyn_cast<ReshapeOp>(def); r && fusion::regroupsDims(r))
     return false; // general fusion keeps it out of kernels
-  return v.hasOneUse() &&
+  // Read only through casts and sibling slices that reach casts: once all
+  // are moved up, one cast is its only user.
+  return (v.hasOneUse() || slicesAllNarrowed(v, narrow)) &&
          (fusion::isElementwise(def) || fusion::isReduction(def) || fusion::isHero(def));
-}
-
-/// Whether every use of `v` (through reshapes) is a matmul operand the
-/// lowering transposes on TensorE, which converts it on chip for free.
-bool onlyTransposedMatmulOperands(Value v) {
-  return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
-    if (auto r = dyn_cast<ReshapeOp>(use.getOwner()))
-      return onlyTransposedMatmulOperands(r.getResult());
-    auto mm = dyn_cast<MatmulOp>(use.getOwner());
-    if (!mm)
-      return false;
-    return use.getOperandNumber() == 1 ? static_cast<bool>(mm.getTransposeRhs())
-                                       : !mm.getTransposeLhs();
-  });
 }
 
 /// cast(op(x, ...)) -> op(cast(x), ...) for an op the rounding commutes
@@ -122,10 +128,11 @@ struct HoistNarrowingCast : OpRewritePattern<CastOp> {
     if (operands.empty())
       return rewriter.notifyMatchFailure(castOp, "rounding does not commute with the producer");
     std::string why;
+    Type narrow = castOp.getType().getElementType();
     SmallVector<Value> land;
     bool shrinks = false;
     landings(castOp.getInput(), land, shrinks);
-    bool free = llvm::all_of(land, absorbs);
+    bool free = llvm::all_of(land, [&](Value v) { return absorbs(v, narrow); });
     if (!def->hasOneUse())
       why = fusion::describe(def, "the producer") +
             " has other users that read it wide: the cast stays after it";
@@ -135,22 +142,33 @@ struct HoistNarrowingCast : OpRewritePattern<CastOp> {
     else if (!free && shrinks)
       why = "moved up, the cast would convert more elements (above a slice or pool) and "
             "still be a kernel of its own";
-    else if (!free && onlyTransposedMatmulOperands(castOp.getResult()))
-      why = "the matmul converts the operand on chip; moved up to a value no kernel "
+    else if (!free && onlyConvertingUses(castOp.getResult()))
+      why = "its users convert the operand on chip; moved up to a value no kernel "
             "writes narrow, the cast would be a kernel of its own";
     if (!why.empty()) {
       if (explained.insert(castOp).second)
         neuronc::recordFusionDecision(fn, {"hoist-cast", false, why, castOp.getLoc(), {}, 0});
       return rewriter.notifyMatchFailure(castOp, "moving the cast up saves nothing");
     }
-    Type narrow = castOp.getType().getElementType();
     IRMapping map;
-    rewriter.setInsertionPoint(def);
     for (unsigned i : operands) {
       Value v = def->getOperand(i);
-      map.map(v, CastOp::create(rewriter, castOp.getLoc(),
-                                cast<RankedTensorType>(v.getType()).clone(narrow), v));
+      auto type = cast<RankedTensorType>(v.getType()).clone(narrow);
+      // One cast per value: a sibling slice's cast already made, placed
+      // right after the value so that every user may read it.
+      Value narrowed;
+      for (Operation *u : v.getUsers())
+        if (auto c = dyn_cast<CastOp>(u);
+            c && c.getType() == type && c->getBlock() == def->getBlock() &&
+            c->isBeforeInBlock(def))
+          narrowed = c;
+      if (!narrowed) {
+        rewriter.setInsertionPointAfterValue(v);
+        narrowed = CastOp::create(rewriter, castOp.getLoc(), type, v);
+      }
+      map.map(v, narrowed);
     }
+    rewriter.setInsertionPoint(def);
     Operation *moved = rewriter.clone(*def, map);
     moved->getResult(0).setType(castOp.getType());
     auto wide = cast<RankedTensorType>(def->getResult(0).getType());
