@@ -195,8 +195,9 @@ func.func @wide_values(%q: tensor<2x3x32xf32>, %k: tensor<2x5x32xf32>, %v: tenso
 // --auto-cast's cast of a scaled query (nn.MultiheadAttention scales q
 // before the scores): a power-of-two scale (head dim 16: 1/4) only moves
 // the exponent, so it commutes with the rounding and folds into the
-// attention; the cast applies to the unscaled query. A scale that is not
-// a power of two (head dim 24) stays under the cast.
+// attention; the cast applies to the unscaled query (bit-identical). Any
+// other scale (head dim 24) folds too: q is rounded instead of q·scale, and
+// the scale applies in f32 to the scores.
 // CHECK-LABEL: func.func @scaled_query_cast
 // CHECK: %[[Q:.*]] = neuron.cast %arg0 : tensor<2x8x16xf32> -> tensor<2x8x16xbf16>
 // CHECK: neuron.attention %[[Q]], %arg1, %arg2 scale = 2.500000e-01
@@ -215,9 +216,9 @@ func.func @scaled_query_cast(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xbf16>, %v
 // -----
 
 // CHECK-LABEL: func.func @scaled_query_cast_not_pow2
-// CHECK: %[[S:.*]] = neuron.mul %arg0
-// CHECK: %[[Q:.*]] = neuron.cast %[[S]]
-// CHECK: neuron.attention %[[Q]], %arg1, %arg2 scale = 1.000000e+00
+// CHECK-NOT: neuron.mul
+// CHECK: %[[Q:.*]] = neuron.cast %arg0
+// CHECK: neuron.attention %[[Q]], %arg1, %arg2 scale = 0.204124
 func.func @scaled_query_cast_not_pow2(%q: tensor<2x8x24xf32>, %k: tensor<2x8x24xbf16>, %v: tensor<2x8x24xbf16>) -> tensor<2x8x24xf32> {
   %c = neuron.constant dense<0.2041241452> : tensor<f32>
   %qs = neuron.mul %q, %c : tensor<2x8x24xf32>, tensor<f32> -> tensor<2x8x24xf32>

@@ -349,21 +349,19 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
     return v;
   };
   m.q = peelScale(m.scores.getLhs());
-  // --auto-cast's cast of a scaled q: a power-of-two scale commutes with the
-  // rounding (it only moves the exponent), so it folds into the attention
-  // and the cast applies to the unscaled q (bit-identical results).
+  // --auto-cast's cast of a scaled q: the scale folds into the attention
+  // and the cast applies to the unscaled q, which then shares its cast with
+  // K and V (one cast of a fused projection, --neuron-hoist-casts). A
+  // power-of-two scale (head dims 4^n) commutes with the rounding: the
+  // results are bit-identical. Any other rounds q instead of q·scale and
+  // applies the scale in f32 to the scores: one bf16 rounding of q either
+  // way, as close to the f32 model.
   if (CastOp c = floatCast(m.q); c && m.q.hasOneUse()) {
-    double before = m.scale;
     Value unscaled = peelScale(c.getInput());
-    int exp = 0;
-    double ratio = m.scale / before;
-    if (unscaled != c.getInput() && std::frexp(ratio, &exp) == 0.5) {
+    if (unscaled != c.getInput()) {
       m.ops.push_back(c);
       m.qCastTo = c.getType().getElementType();
       m.q = unscaled;
-    } else if (unscaled != c.getInput()) {
-      m.scale = before; // not a power of two: the scale stays under the cast
-      m.ops.pop_back();
     }
   }
   m.k = peel(peelScale(m.scores.getRhs()));
