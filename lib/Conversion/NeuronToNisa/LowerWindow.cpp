@@ -115,9 +115,10 @@ struct WindowLowering {
       xSrcType = fl.bufferOf(input).elementType;
     convertIn = xSrcType != inT;
     int64_t budget = hw.sbufPartitionBytes * 85 / 100; // room for the allocator
-    int64_t ein = nisa::elementBytes(inT), eout = nisa::elementBytes(outT);
-    if (convertIn)
-      ein += nisa::elementBytes(xSrcType); // and its staging tile
+    // An input element's bytes per block: its tile, and with convertIn its
+    // staging tile.
+    int64_t ein = nisa::elementBytes(inT) + (convertIn ? nisa::elementBytes(xSrcType) : 0);
+    int64_t eout = nisa::elementBytes(outT);
     auto bytes = [&] {
       rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
       int64_t perBlock = rowsIn * Wp * ein + R * OW * (4 + eout + (divisorTable ? 4 : 0));

@@ -34,6 +34,20 @@ def save(graph, inputs, refs, opset=17, **kw):
         np.save(os.path.join(out, "%s.ref%d.npy" % (name, i)), a)
 
 
+def save_torch(module, x):
+    """Exports a PyTorch module of one input `x` (opset 17, constants folded)
+    with PyTorch's outputs as the references."""
+    import torch
+    with torch.no_grad():
+        ys = module(x)
+    ys = ys if isinstance(ys, tuple) else (ys,)
+    torch.onnx.export(module, (x,), os.path.join(out, name + ".onnx"), opset_version=17,
+                      input_names=["x"], do_constant_folding=True)
+    np.save(os.path.join(out, name + ".in0.npy"), x.numpy())
+    for i, y in enumerate(ys):
+        np.save(os.path.join(out, "%s.ref%d.npy" % (name, i)), y.numpy())
+
+
 def softmax(x, axis=-1):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -691,14 +705,7 @@ elif name in ("torch_lstm", "torch_gru", "torch_rnn"):
             y, state = self.layer(x)
             return (y,) + (tuple(state) if isinstance(state, tuple) else (state,))
 
-    f = Flat(m).eval()
-    with torch.no_grad():
-        refs = [t.numpy() for t in f(x)]
-    torch.onnx.export(f, (x,), os.path.join(out, name + ".onnx"), opset_version=17,
-                      input_names=["x"], do_constant_folding=True)
-    np.save(os.path.join(out, name + ".in0.npy"), x.numpy())
-    for i, a in enumerate(refs):
-        np.save(os.path.join(out, "%s.ref%d.npy" % (name, i)), a)
+    save_torch(Flat(m).eval(), x)
 
 elif name == "torch_groupnorm":
     # nn.GroupNorm with one group per channel (wav2vec2's feature
@@ -711,14 +718,7 @@ elif name == "torch_groupnorm":
     with torch.no_grad():
         m[1].weight.normal_()
         m[1].bias.normal_()
-    m.eval()
-    x = torch.randn(1, 4, 300)
-    with torch.no_grad():
-        ref = m(x).numpy()
-    torch.onnx.export(m, (x,), os.path.join(out, name + ".onnx"), opset_version=17,
-                      input_names=["x"], do_constant_folding=True)
-    np.save(os.path.join(out, name + ".in0.npy"), x.numpy())
-    np.save(os.path.join(out, name + ".ref0.npy"), ref)
+    save_torch(m.eval(), torch.randn(1, 4, 300))
 
 elif name == "torch_swin":
     # torchvision's swin_t (random weights) at 1x3x64x64: its shifted-window
@@ -728,13 +728,7 @@ elif name == "torch_swin":
     import torchvision
     torch.manual_seed(0)
     m = torchvision.models.swin_t(weights=None).eval()
-    x = torch.randn(1, 3, 64, 64)
-    with torch.no_grad():
-        ref = m(x).numpy()
-    torch.onnx.export(m, (x,), os.path.join(out, name + ".onnx"), opset_version=17,
-                      input_names=["x"], do_constant_folding=True)
-    np.save(os.path.join(out, name + ".in0.npy"), x.numpy())
-    np.save(os.path.join(out, name + ".ref0.npy"), ref)
+    save_torch(m, torch.randn(1, 3, 64, 64))
 
 elif name == "instancenorm":
     # InstanceNormalization over [N, C, H, W] with a per-channel scale and
