@@ -23,7 +23,13 @@ The export also runs the model with its matmul and convolution operands
 rounded to bf16 (test/zoo/models.py's bf16_operands, what --auto-cast=matmult
 does) and keeps those outputs (refbf16_*.npy): a bf16 cell that differs
 says how far PyTorch itself moved with bf16 operands and how far the device
-is from that, which tells bf16's own error from a compiler's. With --check,
+is from that, which tells bf16's own error from a compiler's. An f32 cell
+that differs runs the model once more in f64 (reff64_*.npy, made when first
+needed): how far PyTorch's own f32 is from the exact result. A cell that
+PyTorch itself moves beyond the tolerance at its precision passes (ok†)
+within twice PyTorch's distance when neuron-run --check finds no kernel that
+diverges from the interpreter (rounding accumulated along the program, or
+moved by fusion, is not a wrong kernel). With --check,
 a cell that differs or fails to run is run again with `neuron-run model.onnx
 --check` (simulator against interpreter; the first kernel that diverges or
 reads unwritten memory) and its finding is recorded.
@@ -643,6 +649,52 @@ def export_child(name, mdir):
     return 0 if "error" not in meta else 1
 
 
+def f64_child(name, mdir):
+    """Runs the model in f64 (weights and floating inputs) and keeps its outputs as
+    reff64_*.npy, with PyTorch f32's distance from them in f64.json."""
+    import copy
+    import torch
+    spec = registry().get(name)
+    res = {}
+    try:
+        model = spec.instantiate()
+        tensors = [torch.from_numpy(x) for x in spec.make_inputs(0)]
+        with torch.no_grad():
+            outs = [o.numpy() for o in _flatten(model(*tensors))]
+            m64 = copy.deepcopy(model).double()
+            t64 = [t.double() if t.is_floating_point() else t for t in tensors]
+            exact = [o.numpy() for o in _flatten(m64(*t64))]
+        for k, y in enumerate(exact):
+            np.save(os.path.join(mdir, "reff64_%d.npy" % k), y)
+        res["f32_err_vs_f64"] = max_rel_error(outs, exact)
+    except Exception as e:  # noqa: BLE001 - a model that cannot run in f64 has no such bound
+        msg = str(e).strip().splitlines()
+        res["error"] = "%s: %s" % (type(e).__name__, msg[0] if msg else "")
+    with open(os.path.join(mdir, "f64.json"), "w") as f:
+        json.dump(dict(res, fingerprint=fingerprint(name)), f, indent=1)
+    return 0 if "error" not in res else 1
+
+
+def ensure_f64_reference(spec, a):
+    """The model's f64 outputs (made once per export, in a child process, when an f32 cell
+    first differs): {"f32_err_vs_f64": ...} or {"error": ...}."""
+    mdir = os.path.join(a.out, spec.name)
+    path = os.path.join(mdir, "f64.json")
+    try:
+        res = json.load(open(path))
+        if res.get("fingerprint") == fingerprint(spec.name):
+            return res
+    except (OSError, ValueError):
+        pass
+    cmd = [sys.executable, os.path.abspath(__file__), "--_f64", spec.name, "--out", a.out]
+    try:
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=a.timeout)
+        return json.load(open(path))
+    except (subprocess.TimeoutExpired, OSError, ValueError) as e:
+        return {"error": "f64 reference: %s" % e}
+
+
 def _set_stats(meta, path):
     meta["stats"] = graph_stats(path)
     meta["stats_version"] = STATS_VERSION
@@ -767,7 +819,7 @@ def run_cell(spec, meta, cell, a, hwt):
     if code != 0:
         res.update(status="run error", error=first_error(out, onnx_path, code))
         if a.check:
-            res["check"] = run_check(onnx_path, meta, cell, a, cdir)
+            res["check"] = run_check(onnx_path, meta, cell, a, cdir)[0]
             res["error"] += "; neuron-run --check: " + res["check"]
         return res
     ys, refs = [], []
@@ -793,24 +845,38 @@ def run_cell(spec, meta, cell, a, hwt):
         res["bf16_emulation_err"] = meta["bf16_emulation_err"]
         emu = [np.load(os.path.join(mdir, "refbf16_%d.npy" % k)) for k in range(n_out)]
         res["err_vs_bf16_emulation"] = max_rel_error(ys, emu)
-    if (res["status"] == "DIFFERS" and "bf16_emulation_err" in res and
-            err <= 2 * res["bf16_emulation_err"]):
-        # A model whose outputs PyTorch's own bf16 operands move beyond the
-        # tolerance (deep random-weight CNNs): the device passes when it is
-        # within twice that distance of f32 AND the simulator computes what
-        # the program says, kernel by kernel (neuron-run --check against the
-        # interpreter, which rounds as the device does).
-        res["check"] = run_check(onnx_path, meta, cell, a, cdir)
-        if res["check"].startswith("passes"):
+    if res["status"] == "DIFFERS" and dtype == "f32":
+        # How far PyTorch's own f32 is from the same model in f64 (long sums in
+        # deep models): the reference is no closer to the exact result than that.
+        f64 = ensure_f64_reference(spec, a)
+        if "f32_err_vs_f64" in f64:
+            res["f32_err_vs_f64"] = f64["f32_err_vs_f64"]
+            exact = [np.load(os.path.join(mdir, "reff64_%d.npy" % k)) for k in range(n_out)]
+            res["err_vs_f64"] = max_rel_error(ys, exact)
+    sens = res.get("bf16_emulation_err", res.get("f32_err_vs_f64"))
+    if res["status"] == "DIFFERS" and sens is not None and err <= 2 * sens:
+        # A model whose outputs PyTorch itself moves beyond the tolerance at
+        # this precision (bf16 operands against f32; f32 against f64: deep
+        # random-weight CNNs): the device passes when it is within twice that
+        # distance AND the simulator computes what the program says, kernel
+        # by kernel (neuron-run --check against the interpreter, which rounds
+        # as the device does; a kernel that diverges or reads unwritten memory
+        # fails it, rounding accumulated along the program does not).
+        res["check"], verdict = run_check(onnx_path, meta, cell, a, cdir)
+        if verdict in ("passes", "agrees"):
             res["status"] = "ok"
-            res["bf16_sensitive"] = True
+            res["precision_sensitive"] = True
     if res["status"] == "DIFFERS":
         res["error"] = "max error %.3g > %g" % (err, rtol)
         if "bf16_emulation_err" in res:
             res["error"] += " (PyTorch with bf16 operands: %.3g; device vs that: %.3g)" % (
                 res["bf16_emulation_err"], res["err_vs_bf16_emulation"])
-    if res["status"] != "ok" and a.check:
-        res["check"] = run_check(onnx_path, meta, cell, a, cdir)
+        if "f32_err_vs_f64" in res:
+            res["error"] += " (PyTorch f32 against f64: %.3g; device against f64: %.3g)" % (
+                res["f32_err_vs_f64"], res["err_vs_f64"])
+    if res["status"] != "ok" and a.check and "check" not in res:
+        res["check"] = run_check(onnx_path, meta, cell, a, cdir)[0]
+    if res["status"] != "ok" and "check" in res:
         res["error"] += "; neuron-run --check: " + res["check"]
     comp, mem, hbm = bound(meta["stats"], dtype, hwt)
     res.update(bound_compute_us=comp, bound_memory_us=mem, bound_hbm_us=hbm,
@@ -835,7 +901,9 @@ def run_cell_and_clean(spec, meta, cell, a, hwt):
 
 def run_check(onnx_path, meta, cell, a, cdir):
     """neuron-run --check on the ONNX model (simulator against the interpreter, kernel by
-    kernel): its finding, in one line."""
+    kernel): its finding in one line, and a verdict: "passes"; "agrees" (no kernel
+    diverges and none reads unwritten memory: the outputs differ by rounding accumulated
+    along the program, or fusion moved where rounding happens); "diverges" otherwise."""
     dtype, target, level = cell
     cmd = [os.path.join(a.bin, "neuron-run"), onnx_path, "--check", "--target=" + target] + \
         (["--fuse"] if level >= 1 else []) + \
@@ -844,13 +912,23 @@ def run_check(onnx_path, meta, cell, a, cdir):
     for k in range(len(meta["inputs"])):
         cmd += ["--input", os.path.join(os.path.dirname(onnx_path), "input%d.npy" % k)]
     code, out, _ = run_tool(cmd, os.path.join(cdir, "check.log"), a.timeout)
-    lines = [l.strip() for l in out.replace(onnx_path, "model.onnx").splitlines() if l.strip()
-             and not l.startswith("check @") and not re.search(r"\bwarning\b", l)]
+    return check_verdict(code, out.replace(onnx_path, "model.onnx"))
+
+
+def check_verdict(code, out):
+    """neuron-run --check's exit code and output: (its finding in one line, verdict)."""
+    lines = [l.strip() for l in out.splitlines() if l.strip()
+             and not l.startswith(("check @", "$ ")) and not re.search(r"\bwarning\b", l)]
     if code == 0:
-        return "passes (the simulator agrees with the interpreter)"
-    keep = lines[:1] + [l for l in lines[1:] if l.startswith(("first kernel", "the simulator"))]
+        return "passes (the simulator agrees with the interpreter)", "passes"
+    keep = lines[:1] + [l for l in lines[1:] if l.startswith(("first kernel", "the simulator",
+                                                              "fusion changed"))]
     keep = [l for l in keep if l != "check: FAILED"]
-    return " / ".join(keep) if keep else _exit_text(code)
+    outputs = [l for l in lines if l.startswith("output #")]
+    agrees = code == 1 and outputs and lines[-1] == "check: FAILED" and all(
+        l.endswith(": ok") or "every kernel agrees with the interpreter" in l for l in outputs) \
+        and not any(l.startswith(("first kernel", "the simulator")) for l in lines)
+    return (" / ".join(keep) if keep else _exit_text(code)), ("agrees" if agrees else "diverges")
 
 
 def check_profile(prof, hwt):
@@ -953,12 +1031,18 @@ def markdown(rows, cells, hw, hw_source):
             x = r["cells"].get(cell_key(c), {})
             s = x.get("status", "")
             if s == "ok":
-                status = "ok" if not x.get("bf16_sensitive") else \
-                    "ok† (PyTorch bf16 operands: %.2g)" % x["bf16_emulation_err"]
+                if not (x.get("precision_sensitive") or x.get("bf16_sensitive")):
+                    status = "ok"
+                elif "bf16_emulation_err" in x:
+                    status = "ok† (PyTorch bf16 operands: %.2g)" % x["bf16_emulation_err"]
+                else:
+                    status = "ok† (PyTorch f32 against f64: %.2g)" % x["f32_err_vs_f64"]
             elif s == "DIFFERS":
                 status = "**DIFFERS**"
                 if "bf16_emulation_err" in x:
                     status += " (PyTorch bf16 operands: %.2g)" % x["bf16_emulation_err"]
+                if "f32_err_vs_f64" in x:
+                    status += " (PyTorch f32 against f64: %.2g)" % x["f32_err_vs_f64"]
                 if x.get("check"):
                     status += "; check: " + _md(_check_short(x["check"]))
             else:
@@ -991,10 +1075,11 @@ def legend(hw, hw_source, cells):
         "Columns: per cell (target-dtype-level; bf16 = `--auto-cast=matmult`) the result (ok, "
         "DIFFERS, or the first line of the compile/run error), the max error "
         "max|y − ref| / max|ref| over the outputs (tolerance 1e-4 f32, 2e-2 bf16; ok† marks a "
-        "bf16 cell of a model whose outputs PyTorch's own bf16 matmul/conv operands move "
-        "further than that: it passes within twice PyTorch's distance when `neuron-run "
-        "--check` also finds every kernel equal to the interpreter, which rounds as the "
-        "device does), the "
+        "cell of a model that PyTorch itself moves further than that at the cell's precision "
+        "(bf16: its outputs with bf16 matmul/conv operands against f32; f32: against the "
+        "same model in f64): it passes within twice PyTorch's distance when `neuron-run "
+        "--check` also finds every kernel equal to the interpreter on its own inputs, which "
+        "rounds as the device does), the "
         "simulated device time, the lower bound and device / bound at the memory roofline "
         "(`memoryGBps()`) · at the HBM share (`hbmGBps`). GFLOP: 2 × MACs of MatMul, Gemm, "
         "Conv, ConvTranspose, Einsum and LSTM/GRU/RNN gates in the ONNX graph; MB: compulsory "
@@ -1108,12 +1193,24 @@ def main():
                     help="an extra neuronc flag (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the registry and exit")
     ap.add_argument("--_export", help=argparse.SUPPRESS)
+    ap.add_argument("--_f64", help=argparse.SUPPRESS)
+    ap.add_argument("--classify-check", nargs="+", metavar="LOG",
+                    help="print the verdict on saved `neuron-run --check` logs (first line: "
+                         "'exit N', then its output) and exit")
     a = ap.parse_args()
     if a.out is None:
         a.out = os.path.join(ROOT, "build", "zoo")
     a.out = os.path.abspath(a.out)
     if a._export:
         sys.exit(export_child(a._export, os.path.join(a.out, a._export)))
+    if a._f64:
+        sys.exit(f64_child(a._f64, os.path.join(a.out, a._f64)))
+    if a.classify_check:
+        for log in a.classify_check:
+            code, _, out = open(log).read().partition("\n")
+            text, verdict = check_verdict(int(code.split()[1]), out)
+            print("%s: %s: %s" % (os.path.basename(log), verdict, text))
+        return 0
     try:
         models = registry()
     except ImportError as e:

@@ -120,19 +120,55 @@ func.func @regrouping_reshape(%x: tensor<16x64xbf16>, %w: tensor<64x64xbf16>) ->
 // -----
 
 // The residual add and the rmsnorm after it: one kernel with both results,
-// since the sum feeds the next residual too.
+// since the sum feeds the next residual too; the cast --auto-cast puts
+// before the next matmul joins it, so the norm is stored once, in bf16.
 // CHECK-LABEL: func.func @residual_rmsnorm
-// CHECK: %[[K:.*]]:2 = neuron.kernel "residual-rmsnorm"(%arg0, %arg1, %arg2)
+// CHECK: %[[K:.*]]:2 = neuron.kernel "residual-rmsnorm"(%arg0, %arg1, %arg2) : {{.*}} -> (tensor<4x64xf32>, tensor<4x64xbf16>)
 // CHECK: %[[H:.*]] = neuron.add
 // CHECK: %[[N:.*]] = neuron.rmsnorm %[[H]]
-// CHECK: neuron.yield %[[H]], %[[N]]
-// CHECK: neuron.add %[[K]]#0, %[[K]]#1
-func.func @residual_rmsnorm(%x: tensor<4x64xf32>, %r: tensor<4x64xf32>, %w: tensor<64xf32>) -> tensor<4x64xf32> {
+// CHECK: %[[C:.*]] = neuron.cast %[[N]]
+// CHECK: neuron.yield %[[H]], %[[C]]
+// CHECK: neuron.kernel "matmul-epilogue"(%[[K]]#1, %arg3, %[[K]]#0)
+func.func @residual_rmsnorm(%x: tensor<4x64xf32>, %r: tensor<4x64xf32>, %w: tensor<64xf32>, %wm: tensor<64x64xbf16>) -> tensor<4x64xf32> {
   %h = neuron.add %x, %r : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
-  // expected-remark @+1 {{fused kernel (residual-rmsnorm) (absorbed 2 ops, saves 1024 bytes)}}
   %n = neuron.rmsnorm %h weight %w axes = [1] epsilon = 1.0e-06 : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  // expected-remark @+1 {{fused kernel (residual-rmsnorm) (absorbed 3 ops, saves 3072 bytes)}}
+  %c = neuron.cast %n : tensor<4x64xf32> -> tensor<4x64xbf16>
+  %m = neuron.matmul %c, %wm : tensor<4x64xbf16>, tensor<64x64xbf16> -> tensor<4x64xf32>
+  // expected-remark @+1 {{fused kernel (matmul-epilogue)}}
+  %o = neuron.add %h, %m : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+  return %o : tensor<4x64xf32>
+}
+
+// -----
+
+// An elementwise chain after the norm joins its kernel; the chain stops
+// where the sum has a user before the chain's end (the kernel is placed at
+// the chain's last op).
+// CHECK-LABEL: func.func @residual_rmsnorm_chain
+// CHECK: %[[K:.*]] = neuron.kernel "residual-rmsnorm"(%arg0, %arg1, %arg2) : {{.*}} -> tensor<4x64xf32>
+// CHECK: %[[H:.*]] = neuron.add
+// CHECK: %[[N:.*]] = neuron.rmsnorm %[[H]]
+// CHECK: %[[O:.*]] = neuron.add %[[H]], %[[N]]
+// CHECK: neuron.yield %[[O]]
+// CHECK-LABEL: func.func @residual_rmsnorm_used_between
+// CHECK: %[[K:.*]]:2 = neuron.kernel "residual-rmsnorm"
+// CHECK: neuron.yield
+// CHECK: %[[E:.*]] = neuron.exp %[[K]]#0
+func.func @residual_rmsnorm_chain(%x: tensor<4x64xf32>, %r: tensor<4x64xf32>, %w: tensor<64xf32>) -> tensor<4x64xf32> {
+  %h = neuron.add %x, %r : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+  %n = neuron.rmsnorm %h weight %w axes = [1] epsilon = 1.0e-06 : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  // expected-remark @+1 {{fused kernel (residual-rmsnorm) (absorbed 3 ops, saves 5120 bytes)}}
   %o = neuron.add %h, %n : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
   return %o : tensor<4x64xf32>
+}
+func.func @residual_rmsnorm_used_between(%x: tensor<4x64xf32>, %r: tensor<4x64xf32>, %w: tensor<64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+  %h = neuron.add %x, %r : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+  // expected-remark @+1 {{fused kernel (residual-rmsnorm)}}
+  %n = neuron.rmsnorm %h weight %w axes = [1] epsilon = 1.0e-06 : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  %e = neuron.exp %h : tensor<4x64xf32>
+  %s = neuron.sqrt %n : tensor<4x64xf32>
+  return %e, %s : tensor<4x64xf32>, tensor<4x64xf32>
 }
 
 // -----

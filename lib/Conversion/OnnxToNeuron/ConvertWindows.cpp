@@ -12,6 +12,7 @@
 
 #include "Importer.h"
 
+#include "neuronc/Dialect/Neuron/AutoCast.h"
 #include "neuronc/Support/Shape.h"
 
 #include "mlir/IR/Matchers.h"
@@ -815,6 +816,74 @@ struct AxisResize {
 
 } // namespace
 
+/// The interpolation matrix of one axis, [in, o] (each output position's
+/// taps and weights; a position outside the crop reads nothing).
+static SmallVector<float> interpolationMatrix(int64_t in, ArrayRef<Taps> taps) {
+  auto o = static_cast<int64_t>(taps.size());
+  SmallVector<float> m(in * o, 0.0f);
+  for (int64_t i = 0; i < o; ++i)
+    for (size_t k = 0; k < taps[i].index.size(); ++k)
+      m[taps[i].index[k] * o + i] += static_cast<float>(taps[i].weight[k]);
+  return m;
+}
+
+/// Resize of the last two axes of a float tensor [..., H, W] as two products
+/// with constant interpolation matrices, each reading its left operand
+/// transposed: [..., H, W] (as [K=H, M=W]) x [H, OH] gives [..., W, OH], and
+/// that (as [K=W, M=OH]) x [W, OW] gives [..., OH, OW] -- the layout TensorE
+/// takes its stationary operand in, so neither step transposes anything,
+/// where a gather along the last axis moves one element per descriptor. An
+/// axis left alone gets the identity. Each matrix holds in x out values, so
+/// only up to kMaxInterpolationMatrix of them; the products keep their
+/// precision under --auto-cast (kKeepPrecisionAttr). A null Value when it does
+/// not apply. Unlike gathers, an infinity or NaN spreads over its row and
+/// column of the result (0 x inf).
+static Value interpolationMatmuls(OpBuilder &b, Location loc, Value x,
+                                  ArrayRef<std::optional<SmallVector<Taps>>> taps) {
+  constexpr int64_t kMaxInterpolationMatrix = 512 * 512;
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t rank = t.getRank();
+  if (!isa<FloatType>(t.getElementType()) || rank < 2 || !(taps[rank - 2] || taps[rank - 1]))
+    return {};
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (taps[d])
+      return {};
+  SmallVector<int64_t> shape(t.getShape());
+  for (int64_t d : {rank - 2, rank - 1}) {
+    int64_t in = t.getDimSize(d);
+    int64_t o = taps[d] ? static_cast<int64_t>(taps[d]->size()) : in;
+    if (in * o > kMaxInterpolationMatrix)
+      return {};
+  }
+  Value r = x;
+  for (int64_t d : {rank - 2, rank - 1}) {
+    int64_t in = t.getDimSize(d);
+    SmallVector<Taps> identity;
+    if (!taps[d])
+      for (int64_t i = 0; i < in; ++i) {
+        identity.emplace_back();
+        identity.back().index = {i};
+        identity.back().weight = {1.0};
+      }
+    ArrayRef<Taps> axis = taps[d] ? ArrayRef<Taps>(*taps[d]) : ArrayRef<Taps>(identity);
+    auto o = static_cast<int64_t>(axis.size());
+    auto mt = RankedTensorType::get({in, o}, b.getF32Type());
+    Value mv = ConstantOp::create(
+        b, loc, DenseElementsAttr::get(mt, ArrayRef<float>(interpolationMatrix(in, axis))));
+    if (!t.getElementType().isF32())
+      mv = CastOp::create(b, loc, RankedTensorType::get({in, o}, t.getElementType()), mv);
+    // [..., A, B] read transposed times [A, o]: [..., B, o].
+    SmallVector<int64_t> rs(cast<RankedTensorType>(r.getType()).getShape());
+    rs[rank - 2] = rs[rank - 1];
+    rs[rank - 1] = o;
+    auto mm = MatmulOp::create(b, loc, RankedTensorType::get(rs, t.getElementType()), r, mv,
+                               b.getUnitAttr(), UnitAttr());
+    mm->setAttr(kKeepPrecisionAttr, b.getUnitAttr());
+    r = mm;
+  }
+  return r;
+}
+
 bool Importer::resize() {
   Value x = input(0);
   auto t = cast<RankedTensorType>(x.getType());
@@ -894,11 +963,11 @@ bool Importer::resize() {
     }
     roi = *r;
   }
-  // One axis at a time; the mask of positions outside the crop, over the
-  // output's shape, when tf_crop_and_resize has any.
-  Value r = x;
+  // Each resized axis's taps; the mask of positions outside the crop, over
+  // the output's shape, when tf_crop_and_resize has any.
   SmallVector<int64_t> maskShape(rank, 1);
   SmallVector<SmallVector<bool>> outsideByAxis(rank);
+  SmallVector<std::optional<SmallVector<Taps>>> axisTaps(rank);
   bool anyOutside = false;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t in = t.getDimSize(d), o = out->getDimSize(d);
@@ -927,6 +996,18 @@ bool Importer::resize() {
       anyOutside |= tp.outside;
     }
     outsideByAxis[d] = outside;
+    axisTaps[d] = std::move(taps);
+  }
+  // The last two axes as products, else one axis at a time as gathers.
+  Value r = interpolationMatmuls(b, loc, x, axisTaps);
+  bool done = static_cast<bool>(r);
+  if (!done)
+    r = x;
+  for (int64_t d = 0; d < rank && !done; ++d) {
+    if (!axisTaps[d])
+      continue;
+    int64_t o = out->getDimSize(d);
+    ArrayRef<Taps> taps = *axisTaps[d];
     if (ax.mode == "nearest") {
       SmallVector<int32_t> positions;
       for (const Taps &tp : taps) {

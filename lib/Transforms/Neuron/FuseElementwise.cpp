@@ -300,9 +300,35 @@ struct FuseElementwisePass
       group.insert(norm);
       if (estimatedSavings(group) <= 0)
         continue;
-      taken.insert(add);
-      taken.insert(norm);
+      extendWithEpilogue(group);
+      for (Operation *op : group)
+        taken.insert(op);
       outline(group, norm, taken, "residual-rmsnorm");
+    }
+  }
+
+  /// The norm's only user, and that one's only user, ..., while each is
+  /// elementwise (a weight, the cast --auto-cast puts before the next
+  /// matmul): computed in the kernel, the norm's output is stored once, in
+  /// the dtype its readers want, instead of stored and read back. Stops
+  /// where a value the kernel returns has a user before the chain's end
+  /// (the kernel is placed at its last op).
+  static void extendWithEpilogue(llvm::SetVector<Operation *> &group) {
+    Operation *tail = group.back();
+    while (tail->getNumResults() == 1 && tail->getResult(0).hasOneUse()) {
+      Operation *next = *tail->getResult(0).user_begin();
+      if (next->getBlock() != tail->getBlock() || !isElementwise(next) ||
+          isRegroupingReshape(next) || next->getNumResults() != 1)
+        break;
+      bool usedBefore = llvm::any_of(group, [&](Operation *op) {
+        return llvm::any_of(op->getUsers(), [&](Operation *u) {
+          return u != next && !group.contains(u) && u->isBeforeInBlock(next);
+        });
+      });
+      if (usedBefore)
+        break;
+      group.insert(next);
+      tail = next;
     }
   }
 

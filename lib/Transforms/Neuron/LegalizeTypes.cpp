@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "neuronc/Dialect/Neuron/AutoCast.h"
 #include "neuronc/Dialect/Neuron/NeuronOps.h"
 #include "neuronc/Transforms/Passes.h"
 
@@ -271,7 +272,7 @@ struct LegalizeTypesPass : mlir::neuron::impl::NeuronLegalizeTypesPassBase<Legal
           .getResult();
     };
     fn.walk([&](MatmulOp mm) {
-      if (!mm.getLhs().getType().getElementType().isF32())
+      if (!mm.getLhs().getType().getElementType().isF32() || mm->hasAttr(kKeepPrecisionAttr))
         return;
       OpBuilder builder(mm);
       mm.getLhsMutable().assign(toHalf(builder, mm.getLoc(), mm.getLhs()));

@@ -14,6 +14,11 @@
 
 namespace mlir::neuron {
 
+/// The discardable unit attribute on a matmul that moves data rather than
+/// computes the model's products (an interpolation matrix of Resize): its
+/// operands keep their precision under --auto-cast=matmult.
+inline constexpr llvm::StringLiteral kKeepPrecisionAttr = "neuron.keep_precision";
+
 /// Whether `c` rounds a float to a narrower float (what --auto-cast inserts).
 bool isNarrowingFloatCast(CastOp c);
 

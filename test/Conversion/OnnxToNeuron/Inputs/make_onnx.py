@@ -959,6 +959,25 @@ elif name == "constant_subgraph":
     wn = np.where(condn, sn * lon, mxn - rgn)
     save(gr, [x], [x.astype(np.float64) + np.broadcast_to(wn, (3, 5))])
 
+elif name == "resize_interp":
+    # F.interpolate as models call it: nearest 2x, bilinear with aligned
+    # corners down one axis and up the other, bicubic along W only, a 1-D
+    # linear of a rank-3 tensor (matrices on TensorE), and one wide enough
+    # that its interpolation matrix would be too large (gathers).
+    import torch
+    import torch.nn.functional as Fn
+
+    class Interp(torch.nn.Module):
+        def forward(self, x):
+            wide = torch.cat([x] * 100, -1)
+            return (Fn.interpolate(x, scale_factor=2, mode="nearest"),
+                    Fn.interpolate(x, size=(9, 4), mode="bilinear", align_corners=True),
+                    Fn.interpolate(x, size=(5, 16), mode="bicubic", align_corners=False),
+                    Fn.interpolate(x.reshape(1, 3, 35), size=70, mode="linear"),
+                    Fn.interpolate(wide, size=(5, 1400), mode="bilinear"))
+    torch.manual_seed(0)
+    save_torch(Interp(), torch.randn(1, 3, 5, 7))
+
 elif name == "resize_shape_sizes":
     # torchvision LRASPP's F.interpolate(size=x.shape[-2:]): Resize's sizes
     # concatenate a Slice of an intermediate's Shape with constants, which
