@@ -840,7 +840,7 @@ static SmallVector<float> interpolationMatrix(int64_t in, ArrayRef<Taps> taps) {
 /// column of the result (0 x inf).
 static Value interpolationMatmuls(OpBuilder &b, Location loc, Value x,
                                   ArrayRef<std::optional<SmallVector<Taps>>> taps) {
-  constexpr int64_t kMaxInterpolationMatrix = 512 * 512;
+  constexpr int64_t kMaxInterpolationMatrix = int64_t{1} << 18; // 1 MiB of f32
   auto t = cast<RankedTensorType>(x.getType());
   int64_t rank = t.getRank();
   if (!isa<FloatType>(t.getElementType()) || rank < 2 || !(taps[rank - 2] || taps[rank - 1]))
