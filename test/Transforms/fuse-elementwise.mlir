@@ -123,21 +123,42 @@ func.func @regrouping_reshape(%x: tensor<16x64xbf16>, %w: tensor<64x64xbf16>) ->
 // since the sum feeds the next residual too; the cast --auto-cast puts
 // before the next matmul joins it, so the norm is stored once, in bf16.
 // CHECK-LABEL: func.func @residual_rmsnorm
-// CHECK: %[[K:.*]]:2 = neuron.kernel "residual-rmsnorm"(%arg0, %arg1, %arg2) : {{.*}} -> (tensor<4x64xf32>, tensor<4x64xbf16>)
+// CHECK: %[[K:.*]]:2 = neuron.kernel "residual-rmsnorm"(%arg0, %arg1, %arg2) : {{.*}} -> (tensor<128x64xf32>, tensor<128x64xbf16>)
 // CHECK: %[[H:.*]] = neuron.add
 // CHECK: %[[N:.*]] = neuron.rmsnorm %[[H]]
 // CHECK: %[[C:.*]] = neuron.cast %[[N]]
 // CHECK: neuron.yield %[[H]], %[[C]]
 // CHECK: neuron.kernel "matmul-epilogue"(%[[K]]#1, %arg3, %[[K]]#0)
-func.func @residual_rmsnorm(%x: tensor<4x64xf32>, %r: tensor<4x64xf32>, %w: tensor<64xf32>, %wm: tensor<64x64xbf16>) -> tensor<4x64xf32> {
-  %h = neuron.add %x, %r : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
-  %n = neuron.rmsnorm %h weight %w axes = [1] epsilon = 1.0e-06 : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
-  // expected-remark @+1 {{fused kernel (residual-rmsnorm) (absorbed 3 ops, saves 3072 bytes)}}
-  %c = neuron.cast %n : tensor<4x64xf32> -> tensor<4x64xbf16>
-  %m = neuron.matmul %c, %wm : tensor<4x64xbf16>, tensor<64x64xbf16> -> tensor<4x64xf32>
+func.func @residual_rmsnorm(%x: tensor<128x64xf32>, %r: tensor<128x64xf32>, %w: tensor<64xf32>, %wm: tensor<64x64xbf16>) -> tensor<128x64xf32> {
+  %h = neuron.add %x, %r : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128x64xf32>
+  %n = neuron.rmsnorm %h weight %w axes = [1] epsilon = 1.0e-06 : (tensor<128x64xf32>, tensor<64xf32>) -> tensor<128x64xf32>
+  // expected-remark @+1 {{fused kernel (residual-rmsnorm) (absorbed 3 ops, saves 98304 bytes)}}
+  %c = neuron.cast %n : tensor<128x64xf32> -> tensor<128x64xbf16>
+  %m = neuron.matmul %c, %wm : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
   // expected-remark @+1 {{fused kernel (matmul-epilogue)}}
-  %o = neuron.add %h, %m : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
-  return %o : tensor<4x64xf32>
+  %o = neuron.add %h, %m : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128x64xf32>
+  return %o : tensor<128x64xf32>
+}
+
+// -----
+
+// One row (a decode step): the cast stays out, for the matmuls to convert
+// while they load (K over the partitions) instead of one partition
+// converting all 4096 columns.
+// CHECK-LABEL: func.func @residual_rmsnorm_one_row
+// CHECK: %[[K:.*]]:2 = neuron.kernel "residual-rmsnorm"(%arg0, %arg1, %arg2) : {{.*}} -> (tensor<1x4096xf32>, tensor<1x4096xf32>)
+// CHECK: %[[C:.*]] = neuron.cast %[[K]]#1 : tensor<1x4096xf32> -> tensor<1x4096xbf16>
+// CHECK: neuron.matmul %[[C]], %arg3
+// CHECK: neuron.matmul %[[C]], %arg4
+func.func @residual_rmsnorm_one_row(%x: tensor<1x4096xf32>, %r: tensor<1x4096xf32>, %w: tensor<4096xf32>, %wq: tensor<4096x1024xbf16>, %wk: tensor<4096x1024xbf16>) -> (tensor<1x4096xf32>, tensor<1x1024xf32>, tensor<1x1024xf32>) {
+  %h = neuron.add %x, %r : tensor<1x4096xf32>, tensor<1x4096xf32> -> tensor<1x4096xf32>
+  // expected-remark @+1 {{fused kernel (residual-rmsnorm) (absorbed 2 ops}}
+  %n = neuron.rmsnorm %h weight %w axes = [1] epsilon = 1.0e-06 : (tensor<1x4096xf32>, tensor<4096xf32>) -> tensor<1x4096xf32>
+  // expected-remark-re @+1 {{not fused kernel: the cast (neuron.cast at {{.*}}) stays out of the norm's kernel: converting its few rows there costs more than the bytes it saves{{.*}}}}
+  %c = neuron.cast %n : tensor<1x4096xf32> -> tensor<1x4096xbf16>
+  %q = neuron.matmul %c, %wq : tensor<1x4096xbf16>, tensor<4096x1024xbf16> -> tensor<1x1024xf32>
+  %k = neuron.matmul %c, %wk : tensor<1x4096xbf16>, tensor<4096x1024xbf16> -> tensor<1x1024xf32>
+  return %h, %q, %k : tensor<1x4096xf32>, tensor<1x1024xf32>, tensor<1x1024xf32>
 }
 
 // -----

@@ -10,6 +10,7 @@
 
 #include "FusionUtils.h"
 
+#include "neuronc/Dialect/Neuron/AutoCast.h"
 #include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/Transforms/Passes.h"
 
@@ -313,13 +314,21 @@ struct FuseElementwisePass
   /// the dtype its readers want, instead of stored and read back. Stops
   /// where a value the kernel returns has a user before the chain's end
   /// (the kernel is placed at its last op).
-  static void extendWithEpilogue(llvm::SetVector<Operation *> &group) {
+  void extendWithEpilogue(llvm::SetVector<Operation *> &group) {
     Operation *tail = group.back();
     while (tail->getNumResults() == 1 && tail->getResult(0).hasOneUse()) {
       Operation *next = *tail->getResult(0).user_begin();
       if (next->getBlock() != tail->getBlock() || !isElementwise(next) ||
           isRegroupingReshape(next) || next->getNumResults() != 1)
         break;
+      if (auto c = dyn_cast<CastOp>(next); c && !castPaysInRowKernel(c)) {
+        recordRejected(c, "kernel",
+                       describe(c, "the cast") +
+                           " stays out of the norm's kernel: converting its few rows there "
+                           "costs more than the bytes it saves; the matmuls or convolutions "
+                           "reading it convert it while they load");
+        break;
+      }
       bool usedBefore = llvm::any_of(group, [&](Operation *op) {
         return llvm::any_of(op->getUsers(), [&](Operation *u) {
           return u != next && !group.contains(u) && u->isBeforeInBlock(next);
@@ -330,6 +339,30 @@ struct FuseElementwisePass
       group.insert(next);
       tail = next;
     }
+  }
+
+  /// Whether a narrowing cast whose readers would convert on chip (a
+  /// matmul loading K over the partitions) is cheaper in a row kernel: there
+  /// it runs over the kernel's rows, one per partition (a decode step's one
+  /// row converts all its columns on one partition), and saves the bytes
+  /// the narrower value does not move (written once, read by each user).
+  static bool castPaysInRowKernel(CastOp c) {
+    if (!isNarrowingFloatCast(c) || !onlyConvertingUses(c.getResult()))
+      return true;
+    auto in = cast<RankedTensorType>(c.getInput().getType());
+    auto out = cast<RankedTensorType>(c.getType());
+    if (!in.hasStaticShape() || in.getRank() == 0)
+      return true;
+    const neuronc::HardwareModel &hw = neuronc::hardwareModels().front();
+    int64_t cols = in.getShape().back();
+    int64_t rows = cols ? in.getNumElements() / cols : 0;
+    int64_t perPartition = (rows + hw.partitions - 1) / hw.partitions * cols;
+    double castNs = static_cast<double>(perPartition) * static_cast<double>(hw.partitions) /
+                    (static_cast<double>(hw.vectorElementsPerCycle) * hw.vectorClockGHz);
+    int64_t saved = in.getNumElements() *
+                    (elementBytes(in.getElementType()) - elementBytes(out.getElementType())) *
+                    (1 + static_cast<int64_t>(llvm::range_size(c->getUses())));
+    return castNs <= static_cast<double>(saved) / hw.hbmGBps;
   }
 
   /// HBM bytes the group's ops move minus what a kernel of them would move
