@@ -87,6 +87,7 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from collections import defaultdict
 
@@ -931,6 +932,26 @@ def check_verdict(code, out):
     return (" / ".join(keep) if keep else _exit_text(code)), ("agrees" if agrees else "diverges")
 
 
+def rows_from_results(sel, cells, rpath):
+    """The selected models' rows as OUT/results.json has them (--from-results): the
+    cells asked for that a run recorded; a cell no run recorded is "not run"."""
+    try:
+        allres = json.load(open(rpath))
+    except (OSError, ValueError):
+        fail("--from-results: no results in %s (run the zoo first)" % rpath)
+    rows = []
+    for spec in sel:
+        ent = allres.get(spec.name, {"cells": {}, "meta": {"error": "not run"}})
+        row = {"spec": spec, "meta": ent.get("meta", {}), "cells": {},
+               "export_s": ent.get("export_s", 0.0)}
+        for c in cells:
+            key = cell_key(c)
+            row["cells"][key] = ent["cells"].get(
+                key, {"cell": key, "status": "not run", "error": "no run recorded this cell"})
+        rows.append(row)
+    return rows
+
+
 def check_profile(prof, hwt):
     """The profile's own peak and DMA bandwidth against the numbers the bound uses."""
     try:
@@ -1192,6 +1213,9 @@ def main():
     ap.add_argument("--neuronc-flag", action="append", default=[],
                     help="an extra neuronc flag (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the registry and exit")
+    ap.add_argument("--from-results", action="store_true",
+                    help="run nothing: report (and --write-doc) the selected models and cells "
+                         "from OUT/results.json, which every run updates after each model")
     ap.add_argument("--_export", help=argparse.SUPPRESS)
     ap.add_argument("--_f64", help=argparse.SUPPRESS)
     ap.add_argument("--classify-check", nargs="+", metavar="LOG",
@@ -1238,12 +1262,12 @@ def main():
     for t in targets:
         if t not in hw:
             fail("--targets: no hardware profile %s (have %s)" % (t, ", ".join(hw)))
-    if not a.export_only:
+    if not a.export_only and not a.from_results:
         for tool in ("neuronc", "neuron-run"):
             if not os.access(os.path.join(a.bin, tool), os.X_OK):
                 fail("no %s in %s (build first, or pass --bin)" % (tool, a.bin))
     sel = select(models, a)
-    compiler = None if a.export_only else compiler_identity(a.bin)
+    compiler = None if a.export_only or a.from_results else compiler_identity(a.bin)
     cells = [(d, t, lv) for d in dtypes for t in targets for lv in levels]
     os.makedirs(a.out, exist_ok=True)
     print("zoo: %d model(s) x %d cell(s) (%s); out %s; hardware numbers from %s%s" %
@@ -1252,6 +1276,28 @@ def main():
            "; compiler " + compiler if compiler else ""), flush=True)
 
     rows = []
+    rpath = os.path.join(a.out, "results.json")
+    save_lock = threading.Lock()
+
+    def save_results(some_rows):
+        """Merges rows into OUT/results.json (with earlier invocations' rows of other
+        models and cells), after every model: a long run that stops keeps what it did."""
+        with save_lock:
+            try:
+                allres = json.load(open(rpath))
+            except (OSError, ValueError):
+                allres = {}
+            for row in some_rows:
+                ent = allres.setdefault(row["spec"].name, {"cells": {}})
+                ent["meta"] = {k: v for k, v in row["meta"].items() if k != "cached"}
+                ent["export_s"] = row["export_s"]
+                for x in row["cells"].values():
+                    x["compiler"] = compiler
+                ent["cells"].update(row["cells"])
+            tmp = rpath + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(allres, f, indent=1)
+            os.replace(tmp, rpath)
 
     def do_model(spec):
         t0 = time.time()
@@ -1290,39 +1336,35 @@ def main():
         print(line, flush=True)
         row["cells"][r["cell"]] = r
 
-    if a.jobs <= 1:
+    if a.from_results:
+        rows = rows_from_results(sel, cells, rpath)
+    elif a.jobs <= 1:
         for spec in sel:
             row = do_model(spec)
             rows.append(row)
             if not a.export_only:
                 for c in cells:
                     do_cell(row, c)
+                save_results([row])
     else:
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
             rows = list(ex.map(do_model, sel))
             if not a.export_only:
-                futs = [ex.submit(do_cell, row, c) for row in rows for c in cells]
-                for f in futs:
-                    f.result()
+                futs = {row["spec"].name: [ex.submit(do_cell, row, c) for c in cells]
+                        for row in rows}
+                for row in rows:
+                    for f in futs[row["spec"].name]:
+                        f.result()
+                    save_results([row])
     for row in rows:
         row["time_s"] = row["export_s"] + sum(x.get("compile_s", 0) + x.get("run_s", 0)
                                               for x in row["cells"].values())
 
-    # results.json: every row (merged with earlier invocations' rows of other models/cells).
-    rpath = os.path.join(a.out, "results.json")
-    try:
-        allres = json.load(open(rpath))
-    except (OSError, ValueError):
-        allres = {}
     for row in rows:
-        ent = allres.setdefault(row["spec"].name, {"cells": {}})
-        ent["meta"] = {k: v for k, v in row["meta"].items() if k != "cached"}
-        ent["export_s"] = row["export_s"]
-        for x in row["cells"].values():
-            x["compiler"] = compiler
-        ent["cells"].update(row["cells"])
-    with open(rpath, "w") as f:
-        json.dump(allres, f, indent=1)
+        row["time_s"] = row["export_s"] + sum(x.get("compile_s", 0) + x.get("run_s", 0)
+                                              for x in row["cells"].values())
+    if not a.from_results:
+        save_results(rows)
 
     exported = sum("error" not in r["meta"] for r in rows)
     if a.export_only:
@@ -1333,7 +1375,11 @@ def main():
         return 0 if exported == len(rows) else 1
     results = [x for r in rows for x in r["cells"].values()]
     n_ok = sum(x["status"] == "ok" for x in results)
-    n_compiled = sum(x["status"] not in ("compile error", "export error") for x in results)
+    n_compiled = sum(x["status"] not in ("compile error", "export error", "not run")
+                     for x in results)
+    if a.from_results:
+        compiler = "; ".join(sorted({x["compiler"] for x in results if x.get("compiler")})) \
+            or "none recorded"
     summary = ("%d model(s), %d cell(s): %d compiled, %d matched; %d of %d model(s) exported" %
                (len(rows), len(results), n_compiled, n_ok, exported, len(rows)))
     table = markdown(rows, cells, hw, hw_source)

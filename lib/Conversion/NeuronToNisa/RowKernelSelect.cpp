@@ -31,7 +31,15 @@ Val RowKernelImpl::computeNode(int n, std::optional<Val> dstArg) {
   case NodeKind::Binary:
     return emitBinary(n, dst);
   case NodeKind::Cast: {
-    Val src = materialize(node.args[0]);
+    // A float computed only to be rounded: its instruction writes the
+    // narrower tile itself (engines convert on the way out), one
+    // instruction instead of two.
+    int a = node.args[0];
+    const Node &p = nodes[a];
+    if (onlyFeeds(nodes, a, n) && isa<FloatType>(p.type) && isa<FloatType>(node.type) &&
+        isFull(a) == isFull(n) && !stepVals.count(a))
+      return p.kind == NodeKind::Unary ? emitUnary(a, dst) : emitBinary(a, dst);
+    Val src = materialize(a);
     if (src.isImm) {
       Engine e = kb->pick(Opcode::Memset, {Engine::vector, Engine::gpsimd}, np, dst.full ? nc : 1);
       kb->emit<nisa::MemsetOp>(e, dst.sym, dst.ap, kb->builder().getF32FloatAttr(src.imm),

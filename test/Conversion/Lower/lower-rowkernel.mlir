@@ -126,3 +126,34 @@ func.func @layernorm(%x: tensor<100x1000xf32>) -> tensor<100x1000xf32> {
   %0 = neuron.layernorm %x axes = [1] epsilon = 1.0e-05 : (tensor<100x1000xf32>) -> tensor<100x1000xf32>
   return %0 : tensor<100x1000xf32>
 }
+
+// -----
+
+// A float computed only to be rounded (an epilogue's cast before the next
+// bf16 matmul): its instruction writes the bf16 tile itself, no tensor_copy.
+// CHECK-LABEL: nisa.program @cast_folds_into_producer
+// CHECK: nisa.kernel @k0 "elementwise"
+// CHECK: nisa.alloc @[[X:t[0-9]+]] sbuf 128x64xf32
+// CHECK-NEXT: nisa.alloc @[[Y:t[0-9]+]] sbuf 128x64xbf16
+// CHECK-NOT: nisa.tensor_copy
+// CHECK: nisa.activation exp @[[Y]][0:128, 0, [1,64]] = @[[X]][0:128, 0, [1,64]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [64,128], [1,64]] = @[[Y]]
+// CHECK: nisa.kernel @k1 "elementwise"
+// CHECK-NOT: nisa.tensor_copy
+// CHECK: nisa.tensor_tensor {{vector|gpsimd}} multiply @[[Z:t[0-9]+]][0:128, 0, [1,64]] =
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out1[0, [64,128], [1,64]] = @[[Z]]
+func.func @cast_folds_into_producer(%x: tensor<128x64xf32>, %s: tensor<128x64xf32>) -> (tensor<128x64xbf16>, tensor<128x64xbf16>) {
+  %0 = neuron.kernel "elementwise"(%x) : (tensor<128x64xf32>) -> tensor<128x64xbf16> {
+  ^bb0(%a: tensor<128x64xf32>):
+    %e = neuron.exp %a : tensor<128x64xf32>
+    %c = neuron.cast %e : tensor<128x64xf32> -> tensor<128x64xbf16>
+    neuron.yield %c : tensor<128x64xbf16>
+  }
+  %1 = neuron.kernel "elementwise"(%x, %s) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xbf16> {
+  ^bb0(%a: tensor<128x64xf32>, %b: tensor<128x64xf32>):
+    %m = neuron.mul %a, %b : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128x64xf32>
+    %d = neuron.cast %m : tensor<128x64xf32> -> tensor<128x64xbf16>
+    neuron.yield %d : tensor<128x64xbf16>
+  }
+  return %0, %1 : tensor<128x64xbf16>, tensor<128x64xbf16>
+}
