@@ -88,6 +88,9 @@ struct ConvLowering {
   SmallVector<FlatSymbolRefAttr> wT;   ///< per channel tile: [csz, taps x fChunk]
   SmallVector<FlatSymbolRefAttr> inT_; ///< inSlots x ct input blocks
   SmallVector<FlatSymbolRefAttr> stage; ///< with convertIn: the blocks as loaded
+  /// With convertIn and packed rows: each block converted, unpacked, at
+  /// partition 0 (the packed copies are made from it).
+  SmallVector<FlatSymbolRefAttr> unpacked;
   SmallVector<FlatSymbolRefAttr> acc, outSb;
   FlatSymbolRefAttr biasSb;
   int inSlot = 0, accSlot = 0, outSlot = 0;
@@ -168,13 +171,26 @@ struct ConvLowering {
     // matmuls of a 3x3: measured slower (ResNet-50's 3x3x64 at 56², batch 8:
     // 86 -> 95 us), so at least three.
     if (groups == 1 && ct == 1 && KH > 1 && P / Cg >= 3 && constantWeight()) {
-      // Packed copies start at partitions the engines that would convert a
-      // wider input cannot start at: such an input (a stem's image) is
-      // converted by a kernel of its own first, which costs less than
-      // giving up the packing (ResNet-50's stem: 49 matmuls instead of 7).
+      // Packed copies start at partitions the engines cannot start at, so a
+      // wider input (a stem's image under --auto-cast) is converted once,
+      // at partition 0 on its C partitions, and the copies are made from it
+      // by SBUF-to-SBUF DMA (loadPackedConverted) -- when that costs less
+      // than a conversion kernel over all partitions, which moves the image
+      // through HBM once more (a 64² image: converted here; a 224² one,
+      // 50176 elements on each of 3 partitions: by a kernel of its own).
       if (convertIn) {
-        why = "kernel rows packed onto the partitions need the input in bf16 in HBM";
-        return false;
+        double rate = static_cast<double>(hw.vectorElementsPerCycle) /
+                      static_cast<double>(P) * hw.vectorClockGHz; // per partition
+        double here = static_cast<double>(N * H * W) / rate;
+        // The kernel's load and store, then this one waiting for that store
+        // and loading again: four DMA latencies besides the bytes.
+        double kernel = static_cast<double>(N * C * H * W * (esrc + ein)) / hw.hbmGBps +
+                        4 * hw.dmaLatencyNs;
+        if (here > kernel) {
+          why = "converting the image on its " + std::to_string(Cg) +
+                " partitions for packed kernel rows costs more than a conversion kernel";
+          return false;
+        }
       }
       khPack = std::min(KH, P / Cg);
       khGroups = llvm::divideCeil(KH, khPack);
@@ -219,7 +235,8 @@ struct ConvLowering {
     accSlots = std::min<int64_t>(4, hw.psumPartitionBytes / hw.psumBankBytes());
     auto inputBytes = [&] {
       rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
-      return inSlots * ct * nb * rowsIn * Wp * (ein + (convertIn ? esrc : 0));
+      return inSlots * ct * nb * rowsIn * Wp *
+             (ein + (convertIn ? esrc + (khPack > 1 ? ein : 0) : 0));
     };
     auto outBytes = [&] {
       if (pool)
@@ -334,9 +351,12 @@ struct ConvLowering {
       inT_.push_back(kb.alloc(sb, khPack > 1 ? parts : std::min(P, Cg - (s % ct) * P),
                               nb * rowsIn * Wp, inT, "x"));
     if (convertIn)
-      for (int64_t s = 0; s < inSlots * ct; ++s)
+      for (int64_t s = 0; s < inSlots * ct; ++s) {
         stage.push_back(kb.alloc(sb, std::min(P, Cg - (s % ct) * P), nb * rowsIn * Wp, xSrcType,
                                  "xs"));
+        if (khPack > 1)
+          unpacked.push_back(kb.alloc(sb, Cg, nb * rowsIn * Wp, inT, "xu"));
+      }
     for (int64_t s = 0; s < accSlots; ++s)
       acc.push_back(kb.alloc(ps, std::min(P, Fg), hw.psumBankFp32(), f32, "acc"));
     if (!epilogue && !pool)
@@ -413,6 +433,10 @@ struct ConvLowering {
   /// columns zero.
   void loadInput(const OutTile &t, int64_t g, int slot) {
     kb.setSource(conv); // (the epilogue attributes its instructions to its ops)
+    if (convertIn && khPack > 1) {
+      loadPackedConverted(t, g, slot);
+      return;
+    }
     int64_t img = rowsIn * Wp;
     for (int64_t c = 0; c < ct; ++c)
       for (int64_t j = 0; j < khPack; ++j) {
@@ -475,6 +499,55 @@ struct ConvLowering {
                            csz, n);
         kb.emit<nisa::TensorCopyOp>(e, tile, box, st, box, DenseI64ArrayAttr(), UnitAttr());
       }
+  }
+
+  /// loadInput for packed kernel rows of a wider input: the block's rows
+  /// (all the copies read, with their padding) loaded once into the
+  /// staging tile, converted in one instruction from partition 0 into the
+  /// unpacked tile, and copy j made from it by SBUF-to-SBUF DMA, j·dh rows
+  /// lower -- in place of a conversion kernel's HBM round trip.
+  void loadPackedConverted(const OutTile &t, int64_t g, int slot) {
+    int64_t img = rowsIn * Wp;
+    FlatSymbolRefAttr st = stage[slot], un = unpacked[slot], tile = inT_[slot];
+    int64_t rowsU = (t.rows - 1) * sh + (KH - 1) * dh + 1;
+    int64_t first = t.oh0 * sh - pt; // input row of block row 0
+    int64_t lo = std::max<int64_t>(0, first), hi = std::min<int64_t>(H, first + rowsU);
+    int64_t colPad = padCols ? pl : 0;
+    int64_t usedRight =
+        padCols ? std::max<int64_t>(
+                      0, std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W))
+                : 0;
+    int64_t cols = colPad + W + usedRight; // the columns some window reads
+    auto zero = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+      int64_t n = 1;
+      for (int64_t v : sizes)
+        n *= v;
+      Engine e = kb.pick(Opcode::Memset, {Engine::gpsimd, Engine::vector}, Cg, n);
+      kb.emit<nisa::MemsetOp>(e, st, kb.tileAP(0, Cg, off, sizes, strides),
+                              kb.builder().getF32FloatAttr(0.0f), DenseI64ArrayAttr(), UnitAttr());
+    };
+    if (lo > first)
+      zero(0, {t.nbc, lo - first, cols}, {img, Wp, 1});
+    if (hi < first + rowsU)
+      zero((std::max(hi, first) - first) * Wp,
+           {t.nbc, first + rowsU - std::max(hi, first), cols}, {img, Wp, 1});
+    if (hi > lo && colPad)
+      zero((lo - first) * Wp, {t.nbc, hi - lo, colPad}, {img, Wp, 1});
+    if (hi > lo && usedRight)
+      zero((lo - first) * Wp + colPad + W, {t.nbc, hi - lo, usedRight}, {img, Wp, 1});
+    if (hi > lo)
+      load(st, 0, Cg, (lo - first) * Wp + colPad, {t.nbc, hi - lo, W}, {img, Wp, 1}, x,
+           (t.n0 * C + g * Cg) * H * W + lo * W, H * W, {C * H * W, W, 1});
+    auto box = kb.tileAP(0, Cg, 0, {t.nbc, rowsU, cols}, {img, Wp, 1});
+    Engine e = kb.pick(Opcode::TensorCopy, {Engine::vector, Engine::gpsimd, Engine::scalar}, Cg,
+                       t.nbc * rowsU * cols);
+    kb.emit<nisa::TensorCopyOp>(e, un, box, st, box, DenseI64ArrayAttr(), UnitAttr());
+    for (int64_t j = 0; j < khPack; ++j) {
+      int64_t lastRow = (KH - 1 - j) / khPack * khPack;
+      int64_t rows = (t.rows - 1) * sh + lastRow * dh + 1;
+      kb.dma(tile, kb.tileAP(j * Cg, Cg, 0, {t.nbc, rows, cols}, {img, Wp, 1}), un,
+             kb.tileAP(0, Cg, j * dh * Wp, {t.nbc, rows, cols}, {img, Wp, 1}), inT);
+    }
   }
 
   /// The output tiles, in order.

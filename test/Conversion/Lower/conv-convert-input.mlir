@@ -6,9 +6,13 @@
 // one cast kernel per such input).
 // - @pointwise: a 1x1 convolution (TensorE) and @depthwise (VectorE/GpSimdE)
 //   convert on chip: one kernel each, tensor_copy from the f32 staging tile.
-// - @stem: 3 input channels, 7x7: kernel rows packed onto the partitions
-//   need the input in bf16 in HBM; the cast is its own kernel, the packing
-//   stays.
+// - @stem: 3 input channels, 7x7: kernel rows packed onto the partitions,
+//   which start where the engines cannot: the block is converted once at
+//   partition 0 ("xu") and the 7 copies made from it by SBUF-to-SBUF DMA;
+//   @stem_batch the same with 4 images per block, @stem_3x3 3 copies.
+// - @stem_large: a 224² image would take 50176 conversions on each of its 3
+//   partitions, more than a conversion kernel over all 128 costs: the cast
+//   is its own kernel, the packing stays.
 // - @wide: a block of rows of 16003 samples fits SBUF in bf16 but not next
 //   to its f32 staging tile: the cast is its own kernel and the convolution
 //   is planned again on the bf16 copy.
@@ -24,9 +28,20 @@
 // RUN: neuronc --no-cache %s --entry=depthwise --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEPTH
 // DEPTH-NOT: cast kernel
 // DEPTH: remark: lowered as one depthwise convolution kernel: {{.*}}, its input converted to bf16 on chip
-// RUN: neuronc --no-cache %s --entry=stem --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=STEM
-// STEM: remark: lowered as one cast kernel
-// STEM: remark: lowered as one convolution kernel: {{.*}} 7 kernel rows packed onto the partitions
+// RUN: neuronc --no-cache %s --entry=stem --emit=nisa --lowering-remarks -o - 2>&1 | FileCheck %s --check-prefix=STEM
+// STEM-NOT: cast kernel
+// STEM: remark: lowered as one convolution kernel: {{.*}}its input converted to bf16 on chip, 7 kernel rows packed onto the partitions
+// STEM: nisa.kernel @k0 "conv"
+// STEM-DAG: nisa.alloc @[[XS:xs[0-9]+]] sbuf 3x{{[0-9]+}}xf32
+// STEM-DAG: nisa.alloc @[[XU:xu[0-9]+]] sbuf 3x{{[0-9]+}}xbf16
+// STEM-DAG: nisa.alloc @[[X:x[0-9]+]] sbuf 21x{{[0-9]+}}xbf16
+// STEM: nisa.tensor_copy {{.*}} @[[XU]][0:3, {{.*}}] = @[[XS]][0:3,
+// STEM: nisa.dma_copy q{{[0-9]+}} @[[X]][0:3, {{.*}}] = @[[XU]][0:3,
+// STEM: nisa.dma_copy q{{[0-9]+}} @[[X]][3:6, {{.*}}] = @[[XU]][0:3,
+// STEM: nisa.dma_copy q{{[0-9]+}} @[[X]][18:21, {{.*}}] = @[[XU]][0:3,
+// RUN: neuronc --no-cache %s --entry=stem_large --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=LARGE
+// LARGE: remark: lowered as one cast kernel
+// LARGE: remark: lowered as one convolution kernel: {{.*}} 7 kernel rows packed onto the partitions
 // RUN: neuronc --no-cache %s --entry=wide --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE
 // WIDE: remark: lowered as one cast kernel
 // WIDE: remark: lowered as one convolution kernel: {{.*}}weights read strided{{$}}
@@ -35,6 +50,11 @@
 // RUN: neuron-run %s --entry=depthwise --check --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=depthwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=stem --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem_batch --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem_3x3 --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem_large --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem_padded --check --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=wide --check --random-inputs | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
 // SIM: check: ok
@@ -53,6 +73,31 @@ func.func @stem(%x: tensor<1x3x40x40xf32>) -> tensor<1x16x20x20xf32> {
   %c = neuron.cast %x : tensor<1x3x40x40xf32> -> tensor<1x3x40x40xbf16>
   %y = neuron.conv %c, %w strides = [2, 2] padding = [3, 3, 3, 3] dilations = [1, 1] groups = 1 : (tensor<1x3x40x40xbf16>, tensor<16x3x7x7xbf16>) -> tensor<1x16x20x20xf32>
   return %y : tensor<1x16x20x20xf32>
+}
+func.func @stem_batch(%x: tensor<4x3x16x16xf32>) -> tensor<4x16x8x8xf32> {
+  %w = neuron.constant dense<0.0625> : tensor<16x3x7x7xbf16>
+  %c = neuron.cast %x : tensor<4x3x16x16xf32> -> tensor<4x3x16x16xbf16>
+  %y = neuron.conv %c, %w strides = [2, 2] padding = [3, 3, 3, 3] dilations = [1, 1] groups = 1 : (tensor<4x3x16x16xbf16>, tensor<16x3x7x7xbf16>) -> tensor<4x16x8x8xf32>
+  return %y : tensor<4x16x8x8xf32>
+}
+func.func @stem_3x3(%x: tensor<1x3x33x31xf32>) -> tensor<1x32x17x16xf32> {
+  %w = neuron.constant dense<0.125> : tensor<32x3x3x3xbf16>
+  %c = neuron.cast %x : tensor<1x3x33x31xf32> -> tensor<1x3x33x31xbf16>
+  %y = neuron.conv %c, %w strides = [2, 2] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 1 : (tensor<1x3x33x31xbf16>, tensor<32x3x3x3xbf16>) -> tensor<1x32x17x16xf32>
+  return %y : tensor<1x32x17x16xf32>
+}
+// Padding wider than the taps: rows kept with their padding columns.
+func.func @stem_padded(%x: tensor<2x3x10x10xf32>) -> tensor<2x8x12x12xf32> {
+  %w = neuron.constant dense<0.0625> : tensor<8x3x7x7xbf16>
+  %c = neuron.cast %x : tensor<2x3x10x10xf32> -> tensor<2x3x10x10xbf16>
+  %y = neuron.conv %c, %w strides = [1, 1] padding = [4, 4, 4, 4] dilations = [1, 1] groups = 1 : (tensor<2x3x10x10xbf16>, tensor<8x3x7x7xbf16>) -> tensor<2x8x12x12xf32>
+  return %y : tensor<2x8x12x12xf32>
+}
+func.func @stem_large(%x: tensor<1x3x224x224xf32>) -> tensor<1x16x112x112xf32> {
+  %w = neuron.constant dense<0.0625> : tensor<16x3x7x7xbf16>
+  %c = neuron.cast %x : tensor<1x3x224x224xf32> -> tensor<1x3x224x224xbf16>
+  %y = neuron.conv %c, %w strides = [2, 2] padding = [3, 3, 3, 3] dilations = [1, 1] groups = 1 : (tensor<1x3x224x224xbf16>, tensor<16x3x7x7xbf16>) -> tensor<1x16x112x112xf32>
+  return %y : tensor<1x16x112x112xf32>
 }
 func.func @wide(%x: tensor<2x1x16003xf32>, %w: tensor<16x1x10xbf16>) -> tensor<2x16x3200xf32> {
   %c = neuron.cast %x : tensor<2x1x16003xf32> -> tensor<2x1x16003xbf16>
