@@ -421,7 +421,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--targets", default="trn1,trn2")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
-    ap.add_argument("--workdir", default="shape-sweep-out")
+    ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "shape-sweep-out"),
+                    help="where the cases are written (default: build/shape-sweep-out)")
     ap.add_argument("--max-work", type=float, default=None)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--list", action="store_true", help="print the cases without running them")
