@@ -428,6 +428,12 @@ struct ConvLowering {
     }
   }
 
+  /// The trailing padding columns some window reads (a write nobody reads
+  /// would be lost at the next load); at most 0 when none is.
+  int64_t usedRightPadding() const {
+    return std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
+  }
+
   /// Loads the input block of output tile `t` for group `g` into ring slot
   /// `slot`: rows zero-filled where they fall outside the image, the padding
   /// columns zero.
@@ -477,9 +483,7 @@ struct ConvLowering {
         int64_t colPad = padCols ? pl : 0;
         if (hi > lo && colPad)
           zero((lo - first) * Wp, {t.nbc, hi - lo, pl}, {img, Wp, 1});
-        // Only the trailing padding some window reads (a write nobody reads
-        // would be lost at the next load).
-        int64_t usedRight = std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
+        int64_t usedRight = usedRightPadding();
         if (hi > lo && usedRight > 0 && padCols)
           zero((lo - first) * Wp + pl + W, {t.nbc, hi - lo, usedRight}, {img, Wp, 1});
         if (hi <= lo)
@@ -513,10 +517,7 @@ struct ConvLowering {
     int64_t first = t.oh0 * sh - pt; // input row of block row 0
     int64_t lo = std::max<int64_t>(0, first), hi = std::min<int64_t>(H, first + rowsU);
     int64_t colPad = padCols ? pl : 0;
-    int64_t usedRight =
-        padCols ? std::max<int64_t>(
-                      0, std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W))
-                : 0;
+    int64_t usedRight = padCols ? std::max<int64_t>(0, usedRightPadding()) : 0;
     int64_t cols = colPad + W + usedRight; // the columns some window reads
     auto zero = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
       int64_t n = 1;

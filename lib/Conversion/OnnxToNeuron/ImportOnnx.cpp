@@ -6,8 +6,8 @@
 // them) is evaluated and its results become known tensors
 // (FoldShapes.cpp, EvaluateConstants.cpp), materialized as neuron.constant
 // only where a node that is not folded reads them; every other node becomes
-// neuron ops (ConvertNodes.cpp, ConvertWindows.cpp, ConvertRecurrent.cpp,
-// ConvertEinsum.cpp) whose result types come from ONNX shape inference.
+// neuron ops (ConvertNodes.cpp, ConvertWindows.cpp, ConvertResize.cpp,
+// ConvertRecurrent.cpp, ConvertEinsum.cpp) whose result types come from ONNX shape inference.
 // This file: element types, tensors (initializers, external data), known
 // values and their constants, the graph walk and the entry points.
 //

@@ -5,7 +5,8 @@
 // FoldShapes.cpp (which nodes fold at import, and result shapes shape
 // inference did not give), EvaluateConstants.cpp (the evaluator of nodes on
 // known tensors), ConvertNodes.cpp (each node as neuron ops),
-// ConvertWindows.cpp (convolutional models' ops), ConvertRecurrent.cpp
+// ConvertWindows.cpp (convolutional models' ops), ConvertResize.cpp
+// (Resize), ConvertRecurrent.cpp
 // (LSTM, GRU, RNN) and ConvertEinsum.cpp (Einsum).
 //
 //===----------------------------------------------------------------------===//
@@ -198,7 +199,7 @@ private:
   std::optional<RankedTensorType> computedType();
   bool binary(llvm::StringRef op);
 
-  // Convolutional models (ConvertWindows.cpp).
+  // Convolutional models (ConvertWindows.cpp; resize in ConvertResize.cpp).
   /// A convolution's or pooling's window attributes, resolved.
   struct WindowAttrs {
     SmallVector<int64_t> kernel, strides, dilations, pads; ///< pads: leading, then trailing
@@ -231,7 +232,9 @@ private:
   bool batchNorm();
   /// Pad as concats of fill blocks, slices, or gathers of the positions read.
   bool pad();
-  /// Resize as a gather per axis, or weighted sums of gathers.
+  /// Resize: the last two axes of a float tensor as two products with
+  /// interpolation matrices; otherwise a gather per axis, or weighted sums
+  /// of gathers.
   bool resize();
 
   // Ops on run-time values whose constant forms the evaluator folds
