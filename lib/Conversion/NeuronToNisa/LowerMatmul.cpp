@@ -63,6 +63,11 @@ struct MatmulLowering {
 
   int64_t M, N, K, kt;
   bool transA, transB;
+  /// Batches folded into M: B batches of an lhs [B.., M, K] that every batch
+  /// multiplies by the same rhs are one [B·M, K] operand (the rows are
+  /// contiguous), so the shared rhs is loaded once, not once per batch (1
+  /// when nothing was folded).
+  int64_t foldedBatches = 1;
   Type aType, bType, f32;
   /// B's element type in HBM: bType, or a wider float when an --auto-cast
   /// cast was folded into this matmul (the transposed tiles are converted
@@ -88,6 +93,34 @@ struct MatmulLowering {
   MatmulLowering(FunctionLowering &fl, KernelBuilder &kb, MatmulOp mm, RowKernel &epilogue)
       : fl(fl), kb(kb), mm(mm), epilogue(epilogue), hw(fl.pb.hw()), P(hw.partitions) {}
 
+  /// Folds the batches into M when the rhs is shared by every batch and the
+  /// lhs is not transposed: [B, M, K] @ [K, N] is [B·M, K] @ [K, N] (the
+  /// in-projection of a sequence-first MultiheadAttention: 128 batches of 2
+  /// rows read a 3 MiB weight 128 times otherwise).
+  void foldSharedRhsBatches() {
+    ArrayRef<int64_t> batch = mm.getType().getShape().drop_back(2);
+    SmallVector<int64_t> aOffs = batchOffsets(mm.getLhs().getType().getShape(), batch);
+    SmallVector<int64_t> bOffs = batchOffsets(mm.getRhs().getType().getShape(), batch);
+    if (transA || aOffs.size() < 2)
+      return;
+    for (size_t i = 0; i < aOffs.size(); ++i)
+      if (bOffs[i] != bOffs[0] || aOffs[i] != static_cast<int64_t>(i) * M * K)
+        return;
+    // Folded, the batches share row blocks: the rhs is read once per block
+    // of P rows instead of once per batch. Worth it when the reads saved
+    // take longer than the two DMA latencies a kernel of fewer blocks can no
+    // longer overlap (BERT-tiny's 2 x 64 rows by a 32 KiB weight: slower
+    // folded, its small kernels chain on their latencies).
+    int64_t batches = static_cast<int64_t>(aOffs.size());
+    int64_t saved = batches - llvm::divideCeil(batches * M, P);
+    double savedNs = static_cast<double>(saved * K * N) *
+                     nisa::elementBytes(mm.getRhs().getType().getElementType()) / hw.hbmGBps;
+    if (savedNs <= 2 * hw.dmaLatencyNs)
+      return;
+    foldedBatches = batches;
+    M *= foldedBatches;
+  }
+
   /// Picks the block size; false when even one row tile does not fit.
   bool plan(std::string &why) {
     auto lt = mm.getLhs().getType(), rt = mm.getRhs().getType();
@@ -97,6 +130,7 @@ struct MatmulLowering {
     M = transA ? lt.getShape()[lr - 1] : lt.getShape()[lr - 2];
     K = transA ? lt.getShape()[lr - 2] : lt.getShape()[lr - 1];
     N = transB ? rt.getShape()[rr - 2] : rt.getShape()[rr - 1];
+    foldSharedRhsBatches();
     kt = llvm::divideCeil(K, P);
     aType = lt.getElementType();
     bType = rt.getElementType();
@@ -526,6 +560,10 @@ struct MatmulLowering {
     ArrayRef<int64_t> batch = rt.getShape().drop_back(2);
     SmallVector<int64_t> aOffs = batchOffsets(mm.getLhs().getType().getShape(), batch);
     SmallVector<int64_t> bOffs = batchOffsets(mm.getRhs().getType().getShape(), batch);
+    if (foldedBatches > 1) {
+      aOffs.assign(1, 0);
+      bOffs.resize(1);
+    }
     a = fl.bufferOf(mm.getLhs());
     b = fl.bufferOf(mm.getRhs());
     allocate();
@@ -828,6 +866,10 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
   if (fl.remarks)
     anchor->emitRemark("lowered as one ")
         << kind << " kernel: " << lowering.M << "x" << lowering.K << "x" << lowering.N
+        << (lowering.foldedBatches > 1
+                ? " (" + std::to_string(lowering.foldedBatches) +
+                      " batches as rows: the rhs is shared)"
+                : "")
         << " in blocks of " << std::min<int64_t>(lowering.G * lowering.P, lowering.M)
         << " rows, column tiles of " << lowering.nsz
         << (lowering.needAT ? ", lhs transposed on TensorE" : "")

@@ -180,6 +180,11 @@ LogicalResult lowerCustomKernel(FunctionLowering &fl, CustomKernelOp op);
 /// stores (converting to dst's element type on the way out of PSUM).
 void transposeThroughSbuf(FunctionLowering &fl, Operation *source, const HbmBuffer &dst,
                           const HbmBuffer &src, int64_t batches, int64_t rows, int64_t cols);
+/// The same for matrices anywhere in HBM: `in` is one [rows, cols] matrix
+/// (rows and cols with their own strides) and `out` its [cols, rows]
+/// result, each moved by the element offsets of one pair per batch.
+void transposeThroughSbuf(FunctionLowering &fl, Operation *source, const HbmView &in,
+                          const HbmView &out, ArrayRef<std::pair<int64_t, int64_t>> offsets);
 
 /// An HBM to HBM copy of a whole buffer.
 void copyBuffer(FunctionLowering &fl, Operation *source, const HbmBuffer &dst,

@@ -144,3 +144,48 @@ func.func @constant_lhs(%b: tensor<640x48xf32>) -> tensor<1x48xf32> {
   }
   return %0 : tensor<1x48xf32>
 }
+
+// -----
+
+// Batches that share the rhs are rows of one product when that saves reads
+// of the rhs worth more than two DMA latencies: a sequence-first
+// MultiheadAttention's in-projection (128 batches of 2 rows) reads its
+// 3 MiB weight once, not 128 times, and its bias runs on the 256-row tiles.
+// REMARK: remark: lowered as one matmul-epilogue kernel: 256x512x1536 (128 batches as rows: the rhs is shared) in blocks of 256 rows
+// CHECK-LABEL: nisa.program @seq_first_in_projection
+// The weight in 48 loads (3 column tiles x 4 K tiles x 4 pieces), then no more.
+// CHECK: nisa.dma_copy q{{[0-9]+}} @mov0[0:32, 0, [1,512]] = @in1[0, [1536,32], [1,512]]
+// CHECK-COUNT-47: = @in1[
+// CHECK-NOT: = @in1[
+func.func @seq_first_in_projection(%x: tensor<128x2x512xf32>, %w: tensor<512x1536xf32>, %bias: tensor<1536xf32>) -> tensor<128x2x1536xf32> {
+  %0 = neuron.kernel "matmul-epilogue"(%x, %w, %bias) : (tensor<128x2x512xf32>, tensor<512x1536xf32>, tensor<1536xf32>) -> tensor<128x2x1536xf32> {
+  ^bb0(%a: tensor<128x2x512xf32>, %b: tensor<512x1536xf32>, %c: tensor<1536xf32>):
+    %1 = neuron.matmul %a, %b : tensor<128x2x512xf32>, tensor<512x1536xf32> -> tensor<128x2x1536xf32>
+    %2 = neuron.add %1, %c : tensor<128x2x1536xf32>, tensor<1536xf32> -> tensor<128x2x1536xf32>
+    neuron.yield %2 : tensor<128x2x1536xf32>
+  }
+  return %0 : tensor<128x2x1536xf32>
+}
+
+// -----
+
+// Two batches of 64 rows by a 32 KiB weight: folded they would save one
+// read of 32 KiB (less than a DMA latency) and lose the overlap of the
+// second batch's loads with the first's multiplies; each batch is its own
+// block.
+// REMARK: remark: lowered as one matmul kernel: 64x128x128 in blocks of 64 rows
+// CHECK-LABEL: nisa.program @small_shared_rhs
+func.func @small_shared_rhs(%x: tensor<2x64x128xbf16>, %w: tensor<128x128xbf16>) -> tensor<2x64x128xf32> {
+  %0 = neuron.matmul %x, %w : tensor<2x64x128xbf16>, tensor<128x128xbf16> -> tensor<2x64x128xf32>
+  return %0 : tensor<2x64x128xf32>
+}
+
+// -----
+
+// A per-batch rhs keeps the batch loop.
+// REMARK: remark: lowered as one matmul kernel: 2x256x768 in blocks of 2 rows
+// CHECK-LABEL: nisa.program @per_batch_rhs
+func.func @per_batch_rhs(%x: tensor<128x2x256xf32>, %w: tensor<128x256x768xf32>) -> tensor<128x2x768xf32> {
+  %0 = neuron.matmul %x, %w : tensor<128x2x256xf32>, tensor<128x256x768xf32> -> tensor<128x2x768xf32>
+  return %0 : tensor<128x2x768xf32>
+}
