@@ -87,6 +87,15 @@ LogicalResult lowerTranspose(FunctionLowering &fl, TransposeOp op) {
     double queues = static_cast<double>(hw.dmaEngines);
     double strided = neuronc::dmaQueueNs(hw, bytes, elems, false) / queues + hw.dmaLatencyNs;
     double viaSbuf = 2 * neuronc::dmaQueueNs(hw, bytes, runs, false) / queues + 3 * hw.dmaLatencyNs;
+    // Per 128 x 128 block: a load and a store issued, a transpose and a copy
+    // out of PSUM at their fixed costs (many tiny matrices: [N, 8, 8]).
+    int64_t rowsIn = m.shape[m.perm[r - 1]], colsIn = m.shape[r - 1];
+    double blocks = static_cast<double>(elems / (rowsIn * colsIn)) *
+                    static_cast<double>(llvm::divideCeil(rowsIn, hw.partitions) *
+                                        llvm::divideCeil(colsIn, hw.partitions));
+    viaSbuf += blocks * (2 * hw.dmaIssueNs / queues +
+                         2 * static_cast<double>(hw.tinyTileOverheadCycles + hw.accessLatencyCycles) /
+                             hw.vectorClockGHz);
     movesInner = viaSbuf < strided;
   }
   if (movesInner) {
