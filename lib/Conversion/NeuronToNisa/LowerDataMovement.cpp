@@ -64,6 +64,39 @@ MergedPermutation mergePermutation(ArrayRef<int64_t> shape, ArrayRef<int64_t> pe
   return m;
 }
 
+/// Whether a permutation that moves the innermost dim costs less as 2-D
+/// transposes through SBUF (two passes of long runs, three dependent DMA
+/// latencies, per 128 x 128 block a load and a store issued and a TensorE
+/// transpose and a copy out of PSUM) than as one strided copy with a run
+/// per element. A few thousand elements decide it: BERT-tiny's bf16 keys,
+/// [2, 64, 2, 64] by [0, 2, 3, 1], take 13.4 us strided and 1.6 us through
+/// SBUF; 4096 matrices of 8 x 8 stay strided.
+bool sbufTransposeIsCheaper(const neuronc::HardwareModel &hw, const MergedPermutation &m,
+                            int64_t elems, int64_t bytes) {
+  int64_t r = static_cast<int64_t>(m.shape.size());
+  int64_t rows = m.shape[m.perm[r - 1]], cols = m.shape[r - 1];
+  double queues = static_cast<double>(hw.dmaEngines);
+  double strided = neuronc::dmaQueueNs(hw, bytes, elems, false) / queues + hw.dmaLatencyNs;
+  double viaSbuf = 2 * neuronc::dmaQueueNs(hw, bytes, elems / std::min(rows, cols), false) / queues +
+                   3 * hw.dmaLatencyNs;
+  int64_t blocks = elems / (rows * cols) * llvm::divideCeil(rows, hw.partitions) *
+                   llvm::divideCeil(cols, hw.partitions);
+  neuronc::CostQuery transpose, copy;
+  transpose.opcode = neuronc::isa::Opcode::Transpose;
+  transpose.engine = neuronc::isa::Engine::tensor;
+  copy.opcode = neuronc::isa::Opcode::TensorCopy;
+  copy.engine = neuronc::isa::Engine::vector;
+  copy.psumInput = true;
+  for (neuronc::CostQuery *q : {&transpose, &copy}) {
+    q->partitions = std::min(cols, hw.partitions);
+    q->elements = std::min(rows, hw.partitions);
+  }
+  viaSbuf += static_cast<double>(blocks) *
+             (2 * hw.dmaIssueNs / queues + neuronc::instructionNs(hw, transpose) +
+              neuronc::instructionNs(hw, copy));
+  return viaSbuf < strided;
+}
+
 LogicalResult lowerTranspose(FunctionLowering &fl, TransposeOp op) {
   HbmBuffer src = fl.bufferOf(op.getInput());
   HbmBuffer dst = fl.resultBuffer(op.getResult());
@@ -71,34 +104,14 @@ LogicalResult lowerTranspose(FunctionLowering &fl, TransposeOp op) {
   int64_t bytes = in.getNumElements() * nisa::elementBytes(in.getElementType());
   // A float permutation that moves the innermost dim is a batch of 2-D
   // transposes (after merging the dims that move together): through SBUF
-  // and TensorE with long DMA runs, where the element-strided copy below
-  // pays a run per element. The copy is for permutations that keep the
-  // innermost dim (whole rows move), for integers, and where its runs cost
-  // less than the SBUF path's two passes and three DMA latencies (a few
-  // thousand elements; BERT-tiny's bf16 keys, [2, 64, 2, 64] by [0, 2, 3, 1]:
-  // 13.4 us strided, 1.6 us through SBUF).
+  // and TensorE with long DMA runs where that is cheaper than the
+  // element-strided copy below, which pays a run per element. The copy is
+  // also for permutations that keep the innermost dim (whole rows move) and
+  // for integers.
   MergedPermutation m = mergePermutation(in.getShape(), op.getPerm());
   int64_t r = static_cast<int64_t>(m.shape.size());
-  bool movesInner = r >= 2 && m.perm[r - 1] != r - 1 && isa<FloatType>(in.getElementType());
-  if (movesInner) {
-    const neuronc::HardwareModel &hw = fl.pb.hw();
-    int64_t elems = in.getNumElements();
-    int64_t runs = elems / std::min(m.shape[r - 1], m.shape[m.perm[r - 1]]);
-    double queues = static_cast<double>(hw.dmaEngines);
-    double strided = neuronc::dmaQueueNs(hw, bytes, elems, false) / queues + hw.dmaLatencyNs;
-    double viaSbuf = 2 * neuronc::dmaQueueNs(hw, bytes, runs, false) / queues + 3 * hw.dmaLatencyNs;
-    // Per 128 x 128 block: a load and a store issued, a transpose and a copy
-    // out of PSUM at their fixed costs (many tiny matrices: [N, 8, 8]).
-    int64_t rowsIn = m.shape[m.perm[r - 1]], colsIn = m.shape[r - 1];
-    double blocks = static_cast<double>(elems / (rowsIn * colsIn)) *
-                    static_cast<double>(llvm::divideCeil(rowsIn, hw.partitions) *
-                                        llvm::divideCeil(colsIn, hw.partitions));
-    viaSbuf += blocks * (2 * hw.dmaIssueNs / queues +
-                         2 * static_cast<double>(hw.tinyTileOverheadCycles + hw.accessLatencyCycles) /
-                             hw.vectorClockGHz);
-    movesInner = viaSbuf < strided;
-  }
-  if (movesInner) {
+  if (r >= 2 && m.perm[r - 1] != r - 1 && isa<FloatType>(in.getElementType()) &&
+      sbufTransposeIsCheaper(fl.pb.hw(), m, in.getNumElements(), bytes)) {
     // rows: the input dim that becomes innermost; cols: the input's
     // innermost dim, at result position `j`.
     int64_t q = m.perm[r - 1];
