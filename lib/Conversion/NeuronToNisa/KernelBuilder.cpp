@@ -316,6 +316,13 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
   }
 }
 
+int64_t mlir::neuron::lowering::hbmCopyQueues(const neuronc::HardwareModel &hw, int64_t queueBytes,
+                                              int64_t elements) {
+  constexpr int64_t kBytesPerQueue = 256 << 10; // heuristic: a queue's share worth its latency
+  return std::clamp<int64_t>((queueBytes + kBytesPerQueue - 1) / kBytesPerQueue, 1,
+                             std::min<int64_t>(hw.dmaEngines, elements));
+}
+
 void KernelBuilder::copyHbm(FlatSymbolRefAttr dst, FlatSymbolRefAttr src, Type type,
                             const StridedSpace &space, int64_t dstOffset, int64_t srcOffset) {
   int64_t n = space.numElements();
@@ -329,8 +336,7 @@ void KernelBuilder::copyHbm(FlatSymbolRefAttr dst, FlatSymbolRefAttr src, Type t
     run *= space.sizes[d];
   }
   int64_t bytes = n * nisa::elementBytes(type) + n / run * hw().dmaRunOverheadBytes;
-  int64_t chunks = std::clamp<int64_t>((bytes + (256 << 10) - 1) / (256 << 10), 1,
-                                       std::min<int64_t>(hw().dmaEngines, n));
+  int64_t chunks = hbmCopyQueues(hw(), bytes, n);
   int64_t per = (n + chunks - 1) / chunks;
   for (int64_t s = 0; s < n; s += per)
     for (const Piece &p : decompose(space, s, std::min(per, n - s), 4)) {

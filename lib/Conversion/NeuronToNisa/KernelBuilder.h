@@ -57,6 +57,11 @@ struct Piece {
 SmallVector<Piece> decompose(const StridedSpace &space, int64_t start, int64_t count,
                              int maxDims);
 
+/// The DMA queues an HBM-to-HBM copy spreads over (KernelBuilder::copyHbm):
+/// one per 256 KiB of what the queues pay (`queueBytes`: the bytes plus
+/// the per-run overheads), at most every queue and one per element.
+int64_t hbmCopyQueues(const neuronc::HardwareModel &hw, int64_t queueBytes, int64_t elements);
+
 /// An HBM tensor seen as rows x cols: the row index walks `rows`, the
 /// column index `cols` (mixed radix, outermost first), with element strides
 /// into the tensor.

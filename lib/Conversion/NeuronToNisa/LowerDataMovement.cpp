@@ -76,7 +76,10 @@ bool sbufTransposeIsCheaper(const neuronc::HardwareModel &hw, const MergedPermut
   int64_t r = static_cast<int64_t>(m.shape.size());
   int64_t rows = m.shape[m.perm[r - 1]], cols = m.shape[r - 1];
   double queues = static_cast<double>(hw.dmaEngines);
-  double strided = neuronc::dmaQueueNs(hw, bytes, elems, false) / queues + hw.dmaLatencyNs;
+  // The strided copy spreads over the queues its cost asks for (copyHbm).
+  double stridedQueues = static_cast<double>(
+      hbmCopyQueues(hw, bytes + elems * hw.dmaRunOverheadBytes, elems));
+  double strided = neuronc::dmaQueueNs(hw, bytes, elems, false) / stridedQueues + hw.dmaLatencyNs;
   double viaSbuf = 2 * neuronc::dmaQueueNs(hw, bytes, elems / std::min(rows, cols), false) / queues +
                    3 * hw.dmaLatencyNs;
   int64_t blocks = elems / (rows * cols) * llvm::divideCeil(rows, hw.partitions) *

@@ -2,13 +2,15 @@
 // rows with an indirect DMA.
 // RUN: neuron-opt %s --neuron-lower -split-input-file | FileCheck %s
 
-// A transpose walks the source with the permuted strides.
+// An integer transpose walks the source with the permuted strides (a float
+// one that moves the innermost dim goes through SBUF when that is cheaper:
+// transpose-sbuf.test).
 // CHECK-LABEL: nisa.program @transpose
 // CHECK: nisa.kernel @k0 "transpose" from "neuron.transpose"
 // CHECK-NEXT: nisa.dma_copy q0 @out0[0, [24,8], [1,24]] = @in0[0, [1,8], [8,24]]
-func.func @transpose(%x: tensor<24x8xf32>) -> tensor<8x24xf32> {
-  %0 = neuron.transpose %x perm = [1, 0] : tensor<24x8xf32> -> tensor<8x24xf32>
-  return %0 : tensor<8x24xf32>
+func.func @transpose(%x: tensor<24x8xi32>) -> tensor<8x24xi32> {
+  %0 = neuron.transpose %x perm = [1, 0] : tensor<24x8xi32> -> tensor<8x24xi32>
+  return %0 : tensor<8x24xi32>
 }
 
 // -----
