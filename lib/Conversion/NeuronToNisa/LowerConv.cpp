@@ -733,6 +733,8 @@ struct ConvLowering {
     double loads = static_cast<double>(N) * C * H * W * ein *
                    llvm::divideCeil(Fg, fChunk); // the input once per weight chunk
     loads += static_cast<double>(F) * Cg * T * ein; // the weights
+    if (epilogue)
+      loads += static_cast<double>(epilogue->inputBytes()); // e.g. a residual
     double stores = pool ? static_cast<double>(pool->outputBytes())
                          : static_cast<double>(N) * F * OH * OW * eout;
     int64_t quarter = hw.dmaEngines / 4;
@@ -982,6 +984,7 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
         << (lowering.fChunk < lowering.Fg
                 ? ", weights in chunks of " + std::to_string(lowering.fChunk) + " channels"
                 : std::string())
-        << (pool ? ", pooled from planes kept in SBUF in " + pool->describe() : std::string());
+        << (pool ? ", pooled from planes kept in SBUF in " + pool->describe() : std::string())
+        << "; stores on " << kb->storeQueues << " of " << fl.pb.hw().dmaEngines << " DMA queues";
   return success();
 }

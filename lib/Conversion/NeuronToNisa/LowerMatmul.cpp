@@ -581,6 +581,7 @@ struct MatmulLowering {
       double loads = static_cast<double>(batches) *
                      (M * K * nisa::elementBytes(aSrcType) +
                       llvm::divideCeil(M, G * P) * K * N * nisa::elementBytes(bSrcType));
+      loads += static_cast<double>(epilogue.inputBytes()); // e.g. a residual
       double share = storeBytes / std::max(1.0, storeBytes + loads);
       int64_t quarter = hw.dmaEngines / 4;
       kb.storeQueues = std::clamp<int64_t>(std::lround(share * hw.dmaEngines), quarter,

@@ -92,6 +92,10 @@ public:
   /// Tiles per value the epilogue cycles through (two unless set before
   /// the first emitEpilogue): more keep more stores in flight.
   void setEpilogueBuffers(int buffers);
+  /// Bytes of the HBM tensors the kernel reads, each counted once (an
+  /// epilogue's residual or scale operands: its share of the kernel's loads
+  /// when the caller splits the DMA queues between loads and stores).
+  int64_t inputBytes() const;
 
   /// Rows and columns of the domain (epilogue mode: the matmul result
   /// flattened to [batch * M, N]).

@@ -290,6 +290,17 @@ int64_t RowKernel::epilogueBytesPerPartition(int64_t nc, int buffers) const {
 }
 
 void RowKernel::setEpilogueBuffers(int buffers) { impl->epilogueBuffers = buffers; }
+
+int64_t RowKernel::inputBytes() const {
+  int64_t bytes = 0;
+  for (const InputInfo &in : impl->inputs) {
+    int64_t elements = 1;
+    for (int64_t d : in.buf.shape)
+      elements *= d;
+    bytes += elements * nisa::elementBytes(in.buf.elementType);
+  }
+  return bytes;
+}
 int64_t RowKernel::numRows() const { return impl->rows; }
 int64_t RowKernel::numCols() const { return impl->cols; }
 std::string RowKernel::describe() const { return impl->describe(); }

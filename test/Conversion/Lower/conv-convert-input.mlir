@@ -44,7 +44,7 @@
 // LARGE: remark: lowered as one convolution kernel: {{.*}} 7 kernel rows packed onto the partitions
 // RUN: neuronc --no-cache %s --entry=wide --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE
 // WIDE: remark: lowered as one cast kernel
-// WIDE: remark: lowered as one convolution kernel: {{.*}}weights read strided{{$}}
+// WIDE: remark: lowered as one convolution kernel: {{.*}}weights read strided; stores on
 // RUN: neuron-run %s --entry=pointwise --check --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=pointwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=depthwise --check --random-inputs | FileCheck %s --check-prefix=SIM
