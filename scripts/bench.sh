@@ -14,7 +14,9 @@
 #    a transposed LM head at vocab 32768 (< 2 s) and 151936 (< 10 s);
 #  - the Llama-7B layer against its bound (scripts/llama-bench.sh), attention alone fused and
 #    unfused (scripts/attention-bench.sh), ResNet-50/MobileNetV2 convolution layers against their
-#    bounds (scripts/conv-bench.sh) and the calibration suite (scripts/calibrate.sh).
+#    bounds (scripts/conv-bench.sh) and the calibration suite (scripts/calibrate.sh);
+#  - the model zoo's geometric mean of device time / true bound per family, f32 and bf16
+#    (scripts/zoo.py; BENCH_ZOO_TAGS= for the whole zoo instead of the small models).
 # Usage: scripts/bench.sh [build-dir]
 set -euo pipefail
 BUILD=${1:-build}
@@ -167,3 +169,16 @@ bash "$SRC/scripts/models-bound.sh" "$BUILD"
 # The calibration suite keeps the simulated machine beside published figures.
 echo
 bash "$SRC/scripts/calibrate.sh" "$BUILD"
+# The model zoo as the performance suite: the geometric mean of device time /
+# true bound per family, f32 and bf16 (--auto-cast=matmult), trn1 -O2. By
+# default the models tagged `small` (every family has one; exports are cached
+# in BUILD/zoo); BENCH_ZOO_TAGS= (empty) runs the whole zoo (about 40 minutes
+# with its exports cached).
+echo
+echo "Model zoo (scripts/zoo.py --tags ${BENCH_ZOO_TAGS-small}), geometric mean per family"
+zoo_args=(--dtypes f32,bf16 --targets trn1 -O 2 --jobs 2 --bin "$BUILD/bin" --out "$BUILD/zoo")
+[ -n "${BENCH_ZOO_TAGS-small}" ] && zoo_args+=(--tags "${BENCH_ZOO_TAGS-small}")
+zoo_status=0
+/usr/bin/python3 "$SRC/scripts/zoo.py" "${zoo_args[@]}" > "$work/zoo.log" 2>&1 || zoo_status=$?
+sed -n '/^zoo: [0-9]* model/,$p' "$work/zoo.log"
+[ "$zoo_status" = 0 ] || echo "bench.sh: the zoo run had failures (exit $zoo_status); its log: scripts/zoo.py ${zoo_args[*]}"

@@ -82,6 +82,7 @@ import argparse
 import concurrent.futures
 import hashlib
 import json
+import math
 import os
 import re
 import shlex
@@ -1031,6 +1032,41 @@ def bf16_line(rows):
             (made, len(slower), ", ".join("%s %s-%s (%.1f vs %.1f us)" % s for s in slower)))
 
 
+def family_geomeans(rows):
+    """Per family and cell: (models, geometric mean of device / bound at the memory
+    roofline, the same at the HBM share) over the models whose cell ran and matched
+    (ok or ok†); families in registry order, cells in the order run."""
+    acc = {}
+    for r in rows:
+        for key, x in r["cells"].items():
+            if x.get("status") != "ok" or not x.get("ratio") or not x.get("ratio_hbm"):
+                continue
+            a = acc.setdefault((r["spec"].family, key), [0, 0.0, 0.0])
+            a[0] += 1
+            a[1] += math.log(x["ratio"])
+            a[2] += math.log(x["ratio_hbm"])
+    return [(fam, key, n, math.exp(l1 / n), math.exp(l2 / n))
+            for (fam, key), (n, l1, l2) in acc.items()]
+
+
+def geomean_lines(rows, hw):
+    """The per-family geometric means as text lines (scripts/bench.sh prints them)."""
+    out = []
+    for fam, key, n, g1, g2 in family_geomeans(rows):
+        t = hw[key.split("-")[0]]
+        out.append("%-18s %-14s %3d model(s)  geomean %6.2fx of the bound @%g GB/s, %6.2fx @%g GB/s"
+                   % (fam, key, n, g1, t["memoryGBps"], g2, t["hbmGBps"]))
+    return out
+
+
+def geomean_markdown(rows, hw):
+    lines = ["| family | cell | models | geomean ×bound @memoryGBps | geomean ×bound @hbmGBps |",
+             "|---|---|---|---|---|"]
+    for fam, key, n, g1, g2 in family_geomeans(rows):
+        lines.append("| %s | %s | %d | %.3g× | %.3g× |" % (fam, key, n, g1, g2))
+    return "\n".join(lines)
+
+
 def markdown(rows, cells, hw, hw_source):
     lines = []
     head = ["model", "family", "input", "GFLOP", "MB (f32)"]
@@ -1391,6 +1427,11 @@ def main():
         for x in r["cells"].values():
             if x["status"] != "ok":
                 print("  %s %s: %s: %s" % (r["spec"].name, x["cell"], x["status"], x.get("error", "")))
+    geo = geomean_lines(rows, hw)
+    if geo:
+        print("zoo: geometric mean of device time / bound per family (cells that matched):")
+        for line in geo:
+            print("  " + line)
     if a.markdown:
         print()
         print(table)
@@ -1411,6 +1452,9 @@ def main():
                     (git_rev(), " with uncommitted changes" if git_dirty() else "",
                      time.strftime("%Y-%m-%d"), compiler, cmd, summary))
             f.write(table + "\n\n" + legend(hw, hw_source, cells) + "\n")
+            if geo:
+                f.write("\nGeometric mean of device time / bound per family (cells that "
+                        "matched):\n\n" + geomean_markdown(rows, hw) + "\n")
             errs = [(r["spec"].name, x) for r in rows for x in r["cells"].values()
                     if x["status"] != "ok"]
             if errs:

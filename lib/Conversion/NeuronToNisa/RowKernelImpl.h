@@ -23,6 +23,8 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
+#include <optional>
+#include <vector>
 
 namespace mlir::neuron::lowering {
 
@@ -311,6 +313,17 @@ public:
   llvm::SetVector<int> neededNodes(ArrayRef<int> targets);
   SmallVector<int> neededFull(ArrayRef<int> targets);
   std::map<std::pair<double, const void *>, Val> constTiles;
+  /// Epilogue mode: per row input, a tile for each distinct set of rows it
+  /// was loaded for (keyed by the rows' HBM element offsets), kept for the
+  /// whole kernel: a convolution's per-channel operands repeat for every
+  /// image and spatial block, and reloading them put a DMA round trip before
+  /// each block's epilogue.
+  std::map<std::pair<int, std::vector<int64_t>>, Val> rowInputTiles;
+  int64_t rowInputTileBytes = 0;
+  Operation *rowInputKernel = nullptr; ///< the kernel the tiles belong to
+  /// The cached tile of row input `n` for the current rows, loading it on
+  /// first use; nullopt when the cache is full (the caller loads per block).
+  std::optional<Val> cachedRowInput(int n);
   void runStep(ArrayRef<int> targets, ArrayRef<int> fullNodes);
 };
 

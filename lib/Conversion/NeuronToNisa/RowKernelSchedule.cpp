@@ -179,6 +179,9 @@ Val RowKernelImpl::materialize(int n) {
     auto it = rowVals.find(n);
     if (it != rowVals.end())
       return it->second;
+    if (spec.psum && node.kind == NodeKind::Input)
+      if (std::optional<Val> cached = cachedRowInput(n))
+        return rowVals[n] = *cached;
   }
   Val v = computeNode(n);
   if (isFull(n))
@@ -187,6 +190,41 @@ Val RowKernelImpl::materialize(int n) {
     rowVals[n] = v;
   // Row outputs are stored as soon as they exist.
   storeRowOutput(n, v);
+  return v;
+}
+
+std::optional<Val> RowKernelImpl::cachedRowInput(int n) {
+  if (rowInputKernel != kb->kernel().getOperation()) {
+    rowInputTiles.clear();
+    rowInputTileBytes = 0;
+    rowInputKernel = kb->kernel().getOperation();
+  }
+  const InputInfo &in = inputs[nodes[n].input];
+  std::vector<int64_t> offsets;
+  offsets.reserve(np);
+  for (int64_t r = p0; r < p0 + np; ++r) {
+    int64_t rest = r, offset = 0;
+    for (int i = static_cast<int>(pdims.size()) - 1; i >= 0; --i) {
+      offset += rest % pdims[i].size * in.strides[i];
+      rest /= pdims[i].size;
+    }
+    offsets.push_back(offset);
+  }
+  auto key = std::make_pair(n, std::move(offsets));
+  if (auto it = rowInputTiles.find(key); it != rowInputTiles.end())
+    return it->second;
+  // A bound on what the kernel keeps: SBUF plans leave a quarter of each
+  // partition to small tiles like these.
+  int64_t bytes = nisa::elementBytes(nodes[n].type);
+  if (rowInputTileBytes + bytes > hw.sbufPartitionBytes / 64)
+    return std::nullopt;
+  rowInputTileBytes += bytes;
+  Val v;
+  v.sym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, P), 1, nodes[n].type, "r");
+  v.ap = kb->tileAP(0, np, 0, 1);
+  v.type = nodes[n].type;
+  loadInput(n, v);
+  rowInputTiles.emplace(std::move(key), v);
   return v;
 }
 
