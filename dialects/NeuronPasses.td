@@ -258,6 +258,26 @@ def NeuronFoldBatchNormPass : Pass<"neuron-fold-batchnorm", "::mlir::func::FuncO
   }];
 }
 
+def NeuronMergeConvGroupsPass : Pass<"neuron-merge-conv-groups", "::mlir::func::FuncOp"> {
+  let summary = "Runs k groups of a grouped convolution as one group with block-diagonal weights";
+  let description = [{
+    A grouped convolution with few channels per group (RegNet's group width
+    8, ResNeXt's 4) lowers to one TensorE pass per group, each a handful of
+    partitions, each with its own weight load and output stores. A
+    multiply costs TensorE the same for 8 contraction rows as for 128, so k
+    adjacent groups run as one: the constant weight becomes block-diagonal
+    (`[F, k*Cg, KH, KW]`, zero where an input channel belongs to another
+    group) and `groups` becomes G / k. k is the divisor of G that saves the
+    most, with k*Cg and k*F/G at most the partitions, when the per-group
+    overhead saved (a DMA latency per group) exceeds the time to load the
+    larger weight. The weight may be a constant or a cast of one
+    (--auto-cast). Depthwise convolutions (one channel per group) keep their
+    own lowering. The zeros add nothing to finite inputs; an infinite input
+    makes its merged neighbours NaN where the grouped convolution left them
+    finite.
+  }];
+}
+
 def NeuronFuseActivationsPass : Pass<"neuron-fuse-activations", "::mlir::func::FuncOp"> {
   let summary = "Recognizes SiLU (x * sigmoid(x), x / (1 + exp(-x))) and GELU forms";
   let description = [{

@@ -179,6 +179,7 @@ struct FusionRule {
 const FusionRule kFusionRules[] = {
     {"transposes", [] { return neuron::createNeuronFoldTransposesPass(); }},
     {"batchnorm", [] { return neuron::createNeuronFoldBatchNormPass(); }},
+    {"groups", [] { return neuron::createNeuronMergeConvGroupsPass(); }},
     {"activations", [] { return neuron::createNeuronFuseActivationsPass(); }},
     {"softmax", [] { return neuron::createNeuronFuseSoftmaxPass(); }},
     {"attention", [] { return neuron::createNeuronFuseAttentionPass(); }},
