@@ -65,16 +65,25 @@ public:
   static constexpr double kBinNs = 256;
   explicit BandwidthLedger(std::function<double(double)> bandwidthAt)
       : bandwidthAt(std::move(bandwidthAt)) {}
-  /// Bytes still free in bin `b`.
+  /// Bytes still free in bin `b` (bin b spans origin() + [b, b + 1) * kBinNs).
   double &bin(int64_t b) {
     while (static_cast<int64_t>(free.size()) <= b)
-      free.push_back(bandwidthAt(free.size() * kBinNs) * kBinNs);
+      free.push_back(bandwidthAt(origin_ + free.size() * kBinNs) * kBinNs);
     return free[b];
   }
+  /// Starts the bins at `t` (the first job's start on the core) unless some
+  /// are booked: a run's timing must not depend on where on the chip's
+  /// clock it starts (the runtime starts each run where the last ended).
+  void anchor(double t) {
+    if (free.empty())
+      origin_ = t;
+  }
+  double origin() const { return origin_; }
 
 private:
   std::function<double(double)> bandwidthAt;
   std::deque<double> free;
+  double origin_ = 0;
 };
 
 /// One core: its queue of jobs and the state of the running one.

@@ -234,9 +234,9 @@ double planTransfer(double t0, double queueBytes, double rate, double hbmPerByte
   if (hbmPerByte <= 0)
     return t0 + queueBytes / rate;
   double t = t0, left = queueBytes;
-  auto b = static_cast<int64_t>(t / BandwidthLedger::kBinNs);
+  auto b = static_cast<int64_t>((t - hbm.origin()) / BandwidthLedger::kBinNs);
   for (;; ++b) {
-    double binEnd = (b + 1) * BandwidthLedger::kBinNs;
+    double binEnd = hbm.origin() + (b + 1) * BandwidthLedger::kBinNs;
     double dt = binEnd - t;
     double &c = hbm.bin(b);
     double rateCap = rate * dt, bandwidthCap = c / hbmPerByte;
@@ -358,6 +358,8 @@ void ChipRun::startJob(Core &c, double at) {
   c.job = static_cast<int64_t>(j);
   c.timing = timings[&program];
   c.base = std::max(at, job.notBeforeNs);
+  for (auto &queue : c.hbm)
+    queue->anchor(c.base);
   c.remaining = program.instructionCount();
   c.cursor.fill(0);
   c.freeAt.fill(c.base);

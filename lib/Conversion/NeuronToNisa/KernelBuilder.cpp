@@ -2,6 +2,8 @@
 
 #include "KernelBuilder.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -280,12 +282,28 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
                              int64_t c0, int64_t nc) {
   int64_t esize = nisa::elementBytes(tileType);
   int64_t total = nr * nc * esize;
-  // Spread over the queues in pieces of at most twice the efficient DMA size
-  // (so each is at least that size where the total allows): up to one piece
-  // per queue, and no more pieces than rows.
-  int64_t target = !toTile && storePieceBytes > 0 ? storePieceBytes : 2 * hw().dmaEfficientBytes;
-  int64_t pieces = std::clamp<int64_t>((total + target - 1) / target, 1,
-                                       std::min<int64_t>(hw().dmaEngines, nr));
+  // Spread over the queues in pieces of twice the efficient DMA size; a
+  // transfer smaller than half the queues' efficient sizes together goes in
+  // pieces down to the size whose issue costs a tenth of its transfer (a
+  // small kernel waits on its few transfers: a 96 KiB transpose's loads
+  // arrive sooner on six queues than on two; streams of big ones pay the
+  // issue once per big piece). Up to one piece per queue, and no more pieces
+  // than rows.
+  int64_t target = 2 * hw().dmaEfficientBytes;
+  if (!toTile && storePieceBytes > 0)
+    target = storePieceBytes;
+  int64_t pieces = (total + target - 1) / target;
+  if (!coarsePieces && storePieceBytes == 0 &&
+      total < hw().dmaEngines * hw().dmaEfficientBytes / 2) {
+    // As many pieces as hold the minimum piece each (none smaller), a power
+    // of two so that the rows split evenly (a broadcast operand's row
+    // pattern stays one pattern per piece).
+    auto minPiece = static_cast<int64_t>(10 * hw().dmaIssueNs * hw().dmaBytesPerNsPerEngine);
+    pieces = std::max<int64_t>(
+        pieces, static_cast<int64_t>(llvm::bit_floor(
+                    static_cast<uint64_t>(std::max<int64_t>(1, total / std::max<int64_t>(1, minPiece))))));
+  }
+  pieces = std::clamp<int64_t>(pieces, 1, std::min<int64_t>(hw().dmaEngines, nr));
   int64_t rowsPer = (nr + pieces - 1) / pieces;
   StridedSpace rows{view.rowSizes, {}};
   for (int64_t s : view.rowStrides)

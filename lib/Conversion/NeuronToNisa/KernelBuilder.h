@@ -160,6 +160,11 @@ public:
   /// efficient DMA size, as loads). Smaller pieces finish sooner, so a
   /// kernel whose buffers wait on their stores reuses them sooner.
   int64_t storePieceBytes = 0;
+  /// Keeps every transfer in pieces of twice the efficient DMA size, small
+  /// ones too: a kernel that streams its operands behind TensorE (a matmul
+  /// with many row tiles) is throughput-bound, and finer pieces would only
+  /// add issue time to its queues.
+  bool coarsePieces = false;
   nisa::KernelOp kernel() { return kernel_; }
   OpBuilder &builder() { return b; }
   MLIRContext *context() { return b.getContext(); }

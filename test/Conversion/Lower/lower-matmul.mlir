@@ -12,8 +12,11 @@
 // the first multiplies).
 // REMARK: remark: lowered as one matmul-epilogue kernel: 130x300x96 in blocks of 130 rows, column tiles of 96, lhs transposed on TensorE
 // CHECK-LABEL: nisa.program @bias_relu
-// CHECK: nisa.dma_copy q{{[0-9]+}} @[[MOV:mov[0-9]+]][0:128, 0, [1,96]] = @in1[0, [96,128], [1,96]]
-// CHECK: nisa.dma_copy q{{[0-9]+}} @[[ST:stA[0-9]+]][0:43, 0, [1,300]] = @in0[0, [300,43], [1,300]]
+// Transfers under 256 KiB go in pieces of at least 17 KB, a power of two of
+// them: B's 48 KiB K tiles in two, A's 150 KiB row tile in eight.
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[MOV:mov[0-9]+]][0:64, 0, [1,96]] = @in1[0, [96,64], [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[MOV]][64:128, 0, [1,96]] = @in1[6144, [96,64], [1,96]]
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[ST:stA[0-9]+]][0:16, 0, [1,300]] = @in0[0, [300,16], [1,300]]
 // CHECK: nisa.transpose tensor @[[TP:tp[0-9]+]][0:128, 0, [1,128]] = @[[ST]][0:128, 0, [1,128]]
 // CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @[[AT:aT[0-9]+]][0:128, 0, [1,128]] = @[[TP]][0:128, 0, [1,128]]
 // CHECK: nisa.load_stationary @[[AT]][0:128, 0, [1,128]]
@@ -25,7 +28,8 @@
 // The bias add reads the accumulator straight from PSUM.
 // CHECK: nisa.tensor_tensor vector add @[[S:t[0-9]+]][0:128, 0, [1,96]] = @[[ACC]][0:128, 0, [1,96]], @{{t[0-9]+}}[0:128, 0, [1,96]]
 // CHECK-NEXT: nisa.activation relu @[[Y:t[0-9]+]][0:128, 0, [1,96]] = @[[S]][0:128, 0, [1,96]]
-// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [96,128], [1,96]] = @[[Y]][0:128, 0, [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [96,64], [1,96]] = @[[Y]][0:64, 0, [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[6144, [96,64], [1,96]] = @[[Y]][64:128, 0, [1,96]]
 // The last two rows of the 130: their Aᵀ, then their multiplies.
 // CHECK: nisa.dma_copy q{{[0-9]+}} @{{stA[0-9]+}}[0:2, 0, [1,300]] = @in0[38400, [300,2], [1,300]]
 // CHECK: nisa.load_stationary @[[AT]][0:128, 128, [1,2]]

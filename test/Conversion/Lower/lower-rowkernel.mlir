@@ -96,8 +96,8 @@ func.func @max_rows(%x: tensor<300x64xf32>) -> tensor<1x64xf32> {
 // REMARK: remark: lowered as one elementwise kernel: 128 rows x 500 columns, resident
 // CHECK-LABEL: nisa.program @fused
 // CHECK-COUNT-1: nisa.kernel
-// CHECK: nisa.dma_copy q{{[0-9]+}} @{{t[0-9]+}}[0:32, 0, [1,500]] = @in0[0, [500,32], [1,500]]
-// CHECK: nisa.dma_copy q{{[0-9]+}} @{{t[0-9]+}}[0:32, 0, [1,500]] = @in1[0, [0,16], [500,2], [1,500]]
+// CHECK: nisa.dma_copy q{{[0-9]+}} @{{t[0-9]+}}[0:16, 0, [1,500]] = @in0[0, [500,16], [1,500]]
+// CHECK: nisa.dma_copy q{{[0-9]+}} @{{t[0-9]+}}[0:16, 0, [1,500]] = @in1[0, [0,8], [500,2], [1,500]]
 // CHECK: nisa.tensor_tensor {{vector|gpsimd}} add
 // CHECK-NEXT: nisa.activation tanh
 // CHECK-NOT: nisa.kernel
