@@ -320,7 +320,6 @@ public:
   /// each block's epilogue.
   std::map<std::pair<int, std::vector<int64_t>>, Val> rowInputTiles;
   int64_t rowInputTileBytes = 0;
-  Operation *rowInputKernel = nullptr; ///< the kernel the tiles belong to
   /// The cached tile of row input `n` for the current rows, loading it on
   /// first use; nullopt when the cache is full (the caller loads per block).
   std::optional<Val> cachedRowInput(int n);

@@ -293,12 +293,8 @@ void RowKernel::setEpilogueBuffers(int buffers) { impl->epilogueBuffers = buffer
 
 int64_t RowKernel::inputBytes() const {
   int64_t bytes = 0;
-  for (const InputInfo &in : impl->inputs) {
-    int64_t elements = 1;
-    for (int64_t d : in.buf.shape)
-      elements *= d;
-    bytes += elements * nisa::elementBytes(in.buf.elementType);
-  }
+  for (const InputInfo &in : impl->inputs)
+    bytes += ShapedType::getNumElements(in.buf.shape) * nisa::elementBytes(in.buf.elementType);
   return bytes;
 }
 int64_t RowKernel::numRows() const { return impl->rows; }

@@ -194,11 +194,6 @@ Val RowKernelImpl::materialize(int n) {
 }
 
 std::optional<Val> RowKernelImpl::cachedRowInput(int n) {
-  if (rowInputKernel != kb->kernel().getOperation()) {
-    rowInputTiles.clear();
-    rowInputTileBytes = 0;
-    rowInputKernel = kb->kernel().getOperation();
-  }
   const InputInfo &in = inputs[nodes[n].input];
   std::vector<int64_t> offsets;
   offsets.reserve(np);

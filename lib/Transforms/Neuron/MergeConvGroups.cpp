@@ -83,13 +83,13 @@ struct MergeGroups : OpRewritePattern<ConvOp> {
     int64_t taps = st.getNumElements() / (F * cg);
     const llvm::fltSemantics &sem = cast<FloatType>(st.getElementType()).getFloatSemantics();
     SmallVector<APFloat> values(static_cast<size_t>(F * k * cg * taps), APFloat::getZero(sem));
-    SmallVector<APFloat> old = llvm::to_vector(dense.getValues<APFloat>());
+    SmallVector<APFloat> old = llvm::to_vector(dense.getValues<APFloat>()); // splats expand
     for (int64_t f = 0; f < F; ++f) {
       int64_t j = (f / fg) % k; // the group's place in its merged group
       for (int64_t c = 0; c < cg; ++c)
         for (int64_t t = 0; t < taps; ++t)
           values[(f * k * cg + j * cg + c) * taps + t] =
-              old[dense.isSplat() ? 0 : (f * cg + c) * taps + t];
+              old[(f * cg + c) * taps + t];
     }
     SmallVector<int64_t> shape(st.getShape());
     shape[1] = k * cg;
