@@ -282,6 +282,22 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
                              int64_t c0, int64_t nc) {
   int64_t esize = nisa::elementBytes(tileType);
   int64_t total = nr * nc * esize;
+  StridedSpace cols{view.colSizes, {}};
+  for (int64_t s : view.colStrides)
+    cols.strides.push_back({s});
+  SmallVector<Piece> colPieces = decompose(cols, c0, nc, 3);
+  // What the queues move: the bytes plus a run overhead per contiguous run
+  // (each row lands on its own partition, so a row has at least one run). A
+  // bf16 transfer of short rows costs more than half its f32 twin, and is
+  // split as its cost says, not as its bytes do.
+  int64_t runsPerRow = 0;
+  for (const Piece &cp : colPieces) {
+    SmallVector<int64_t> strides;
+    for (auto &st : cp.strides)
+      strides.push_back(st[0]);
+    runsPerRow += runsOf(hbmAP(0, cp.sizes, strides), esize).first;
+  }
+  int64_t moved = total + nr * runsPerRow * hw().dmaRunOverheadBytes;
   // Spread over the queues in pieces of twice the efficient DMA size; a
   // transfer smaller than half the queues' efficient sizes together goes in
   // pieces down to the size whose issue costs a tenth of its transfer (a
@@ -301,17 +317,13 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
     auto minPiece = static_cast<int64_t>(10 * hw().dmaIssueNs * hw().dmaBytesPerNsPerEngine);
     pieces = std::max<int64_t>(
         pieces, static_cast<int64_t>(llvm::bit_floor(
-                    static_cast<uint64_t>(std::max<int64_t>(1, total / std::max<int64_t>(1, minPiece))))));
+                    static_cast<uint64_t>(std::max<int64_t>(1, moved / std::max<int64_t>(1, minPiece))))));
   }
   pieces = std::clamp<int64_t>(pieces, 1, std::min<int64_t>(hw().dmaEngines, nr));
   int64_t rowsPer = (nr + pieces - 1) / pieces;
   StridedSpace rows{view.rowSizes, {}};
   for (int64_t s : view.rowStrides)
     rows.strides.push_back({s});
-  StridedSpace cols{view.colSizes, {}};
-  for (int64_t s : view.colStrides)
-    cols.strides.push_back({s});
-  SmallVector<Piece> colPieces = decompose(cols, c0, nc, 3);
   for (int64_t rs = r0; rs < r0 + nr; rs += rowsPer) {
     int64_t rc = std::min(rowsPer, r0 + nr - rs);
     for (const Piece &cp : colPieces) {

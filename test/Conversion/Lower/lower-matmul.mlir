@@ -12,10 +12,13 @@
 // the first multiplies).
 // REMARK: remark: lowered as one matmul-epilogue kernel: 130x300x96 in blocks of 130 rows, column tiles of 96, lhs transposed on TensorE
 // CHECK-LABEL: nisa.program @bias_relu
-// Transfers under 256 KiB go in pieces of at least 17 KB, a power of two of
-// them: B's 48 KiB K tiles in two, A's 150 KiB row tile in eight.
-// CHECK: nisa.dma_copy q{{[0-9]+}} @[[MOV:mov[0-9]+]][0:64, 0, [1,96]] = @in1[0, [96,64], [1,96]]
-// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[MOV]][64:128, 0, [1,96]] = @in1[6144, [96,64], [1,96]]
+// Transfers under 256 KiB go in pieces that each move at least 17 KB counting
+// 256 bytes of overhead per row run, a power of two of them: B's 48 KiB K
+// tiles (80 KB moved) in four, A's 150 KiB row tile (182 KB) in eight.
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[MOV:mov[0-9]+]][0:32, 0, [1,96]] = @in1[0, [96,32], [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[MOV]][32:64, 0, [1,96]] = @in1[3072, [96,32], [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[MOV]][64:96, 0, [1,96]] = @in1[6144, [96,32], [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[MOV]][96:128, 0, [1,96]] = @in1[9216, [96,32], [1,96]]
 // CHECK: nisa.dma_copy q{{[0-9]+}} @[[ST:stA[0-9]+]][0:16, 0, [1,300]] = @in0[0, [300,16], [1,300]]
 // CHECK: nisa.transpose tensor @[[TP:tp[0-9]+]][0:128, 0, [1,128]] = @[[ST]][0:128, 0, [1,128]]
 // CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @[[AT:aT[0-9]+]][0:128, 0, [1,128]] = @[[TP]][0:128, 0, [1,128]]
@@ -28,8 +31,10 @@
 // The bias add reads the accumulator straight from PSUM.
 // CHECK: nisa.tensor_tensor vector add @[[S:t[0-9]+]][0:128, 0, [1,96]] = @[[ACC]][0:128, 0, [1,96]], @{{t[0-9]+}}[0:128, 0, [1,96]]
 // CHECK-NEXT: nisa.activation relu @[[Y:t[0-9]+]][0:128, 0, [1,96]] = @[[S]][0:128, 0, [1,96]]
-// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [96,64], [1,96]] = @[[Y]][0:64, 0, [1,96]]
-// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[6144, [96,64], [1,96]] = @[[Y]][64:128, 0, [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [96,32], [1,96]] = @[[Y]][0:32, 0, [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[3072, [96,32], [1,96]] = @[[Y]][32:64, 0, [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[6144, [96,32], [1,96]] = @[[Y]][64:96, 0, [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[9216, [96,32], [1,96]] = @[[Y]][96:128, 0, [1,96]]
 // The last two rows of the 130: their Aᵀ, then their multiplies.
 // CHECK: nisa.dma_copy q{{[0-9]+}} @{{stA[0-9]+}}[0:2, 0, [1,300]] = @in0[38400, [300,2], [1,300]]
 // CHECK: nisa.load_stationary @[[AT]][0:128, 128, [1,2]]

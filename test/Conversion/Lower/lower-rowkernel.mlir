@@ -12,15 +12,19 @@
 // CHECK-LABEL: nisa.program @rmsnorm target "trn1"
 // CHECK: nisa.hbm @in0 input 0 : tensor<256x64xf32>
 // CHECK: nisa.kernel @k0 "rmsnorm" from "neuron.rmsnorm"
-// CHECK: nisa.dma_copy q{{[0-9]+}} @[[W:w[0-9]+]][0:128, 0, [1,64]] = @in1[0, [0,128], [1,64]]
-// CHECK: nisa.dma_copy q{{[0-9]+}} @[[X0:t[0-9]+]][0:128, 0, [1,64]] = @in0[0, [64,128], [1,64]]
-// CHECK: nisa.dma_copy q{{[0-9]+}} @[[X1:t[0-9]+]][0:128, 0, [1,64]] = @in0[8192, [64,128], [1,64]]
+// A 32 KiB tile moves 64 KB counting the overhead of its 128 row runs: two
+// pieces.
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[W:w[0-9]+]][0:64, 0, [1,64]] = @in1[0, [0,64], [1,64]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[W]][64:128, 0, [1,64]] = @in1[0, [0,64], [1,64]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[X0:t[0-9]+]][0:64, 0, [1,64]] = @in0[0, [64,64], [1,64]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[X0]][64:128, 0, [1,64]] = @in0[4096, [64,64], [1,64]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[X1:t[0-9]+]][0:64, 0, [1,64]] = @in0[8192, [64,64], [1,64]]
 // CHECK: nisa.activation square @{{.*}} = @[[X0]][0:128, 0, [1,64]] accumulate @[[SS:r[0-9]+]][0:128, 0, [1,1]]
 // CHECK-NEXT: nisa.activation rsqrt @[[R:r[0-9]+]][0:128, 0, [1,1]] = @[[SS]][0:128, 0, [1,1]] scale 1.562500e-02 bias 9.99999997E-7
 // CHECK-NEXT: nisa.scalar_tensor_tensor {{vector|gpsimd}} @[[Y:t[0-9]+]][0:128, 0, [1,64]] = (@[[X0]][0:128, 0, [1,64]] multiply @[[R]][0:128, 0, [1,1]]) multiply @[[W]][0:128, 0, [1,64]]
-// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [64,128], [1,64]] = @[[Y]][0:128, 0, [1,64]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [64,64], [1,64]] = @[[Y]][0:64, 0, [1,64]]
 // CHECK: nisa.activation square @{{.*}} = @[[X1]]
-// CHECK: nisa.dma_copy q{{[0-9]+}} @out0[8192, [64,128], [1,64]]
+// CHECK: nisa.dma_copy q{{[0-9]+}} @out0[8192, [64,64], [1,64]]
 func.func @rmsnorm(%x: tensor<256x64xf32>, %w: tensor<64xf32>) -> tensor<256x64xf32> {
   %0 = neuron.rmsnorm %x weight %w axes = [1] epsilon = 1.0e-06 : (tensor<256x64xf32>, tensor<64xf32>) -> tensor<256x64xf32>
   return %0 : tensor<256x64xf32>
@@ -96,8 +100,8 @@ func.func @max_rows(%x: tensor<300x64xf32>) -> tensor<1x64xf32> {
 // REMARK: remark: lowered as one elementwise kernel: 128 rows x 500 columns, resident
 // CHECK-LABEL: nisa.program @fused
 // CHECK-COUNT-1: nisa.kernel
-// CHECK: nisa.dma_copy q{{[0-9]+}} @{{t[0-9]+}}[0:16, 0, [1,500]] = @in0[0, [500,16], [1,500]]
-// CHECK: nisa.dma_copy q{{[0-9]+}} @{{t[0-9]+}}[0:16, 0, [1,500]] = @in1[0, [0,8], [500,2], [1,500]]
+// CHECK: nisa.dma_copy q{{[0-9]+}} @{{t[0-9]+}}[0:8, 0, [1,500]] = @in0[0, [500,8], [1,500]]
+// CHECK: nisa.dma_copy q{{[0-9]+}} @{{t[0-9]+}}[0:8, 0, [1,500]] = @in1[0, [0,4], [500,2], [1,500]]
 // CHECK: nisa.tensor_tensor {{vector|gpsimd}} add
 // CHECK-NEXT: nisa.activation tanh
 // CHECK-NOT: nisa.kernel
@@ -131,17 +135,20 @@ func.func @layernorm(%x: tensor<100x1000xf32>) -> tensor<100x1000xf32> {
 
 // A float computed only to be rounded (an epilogue's cast before the next
 // bf16 matmul): its instruction writes the bf16 tile itself, no tensor_copy.
+// The 16 KiB bf16 store is split like a DMA of what it moves (16 KiB + 128
+// row runs of overhead = 48 KB): two pieces, as the 32 KiB f32 loads (its
+// bytes alone, under the 17 KB minimum piece, would have made one).
 // CHECK-LABEL: nisa.program @cast_folds_into_producer
 // CHECK: nisa.kernel @k0 "elementwise"
 // CHECK: nisa.alloc @[[X:t[0-9]+]] sbuf 128x64xf32
 // CHECK-NEXT: nisa.alloc @[[Y:t[0-9]+]] sbuf 128x64xbf16
 // CHECK-NOT: nisa.tensor_copy
 // CHECK: nisa.activation exp @[[Y]][0:128, 0, [1,64]] = @[[X]][0:128, 0, [1,64]]
-// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [64,128], [1,64]] = @[[Y]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[0, [64,64], [1,64]] = @[[Y]]
 // CHECK: nisa.kernel @k1 "elementwise"
 // CHECK-NOT: nisa.tensor_copy
 // CHECK: nisa.tensor_tensor {{vector|gpsimd}} multiply @[[Z:t[0-9]+]][0:128, 0, [1,64]] =
-// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out1[0, [64,128], [1,64]] = @[[Z]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out1[0, [64,64], [1,64]] = @[[Z]]
 func.func @cast_folds_into_producer(%x: tensor<128x64xf32>, %s: tensor<128x64xf32>) -> (tensor<128x64xbf16>, tensor<128x64xbf16>) {
   %0 = neuron.kernel "elementwise"(%x) : (tensor<128x64xf32>) -> tensor<128x64xbf16> {
   ^bb0(%a: tensor<128x64xf32>):
