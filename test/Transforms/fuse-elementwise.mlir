@@ -89,6 +89,25 @@ func.func @reduction(%x: tensor<8x64xf32>) -> tensor<8x1xf32> {
 
 // -----
 
+// A reduction that keeps the innermost dim (the mean over heads of
+// nn.MultiheadAttention's weights) stays a kernel of its own: across
+// partitions it reads whole rows, in a row kernel one element per DMA run.
+// Its consumer and its producer each run as their own kernel.
+// CHECK-LABEL: func.func @reduce_over_rows
+// CHECK-NOT: neuron.kernel
+// CHECK: neuron.reduce_sum
+// CHECK-NOT: neuron.kernel
+func.func @reduce_over_rows(%x: tensor<2x8x64x64xf32>) -> tensor<2x64x64xf32> {
+  %e = neuron.exp %x : tensor<2x8x64x64xf32>
+  // expected-remark @+1 {{not fused kernel: the reduction (neuron.reduce_sum at}}
+  %s = neuron.reduce_sum %e axes = [1] : tensor<2x8x64x64xf32> -> tensor<2x64x64xf32>
+  %c = neuron.constant dense<8.0> : tensor<f32>
+  %d = neuron.div %s, %c : tensor<2x64x64xf32>, tensor<f32> -> tensor<2x64x64xf32>
+  return %d : tensor<2x64x64xf32>
+}
+
+// -----
+
 // Reshapes move nothing: a kernel of them would save nothing.
 // CHECK-LABEL: func.func @nothing_saved
 // CHECK-NOT: neuron.kernel

@@ -37,32 +37,15 @@ nisa::AluOp aluOf(Operation *op) {
 /// (emitting nothing) when the row kernel should take it.
 FailureOr<bool> mlir::neuron::lowering::lowerPartitionReduction(FunctionLowering &fl,
                                                                 Operation *op) {
-  if (!isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op))
+  if (!reducesAcrossRows(op))
     return false;
   Value x = op->getOperand(0);
   auto type = cast<RankedTensorType>(x.getType());
   ArrayRef<int64_t> shape = type.getShape();
   ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
   auto reduced = [&](int64_t d) { return llvm::is_contained(axes, d) && shape[d] > 1; };
-  // The innermost non-unit dim decides: kept means case (a), and a full
-  // reduction is case (b); otherwise the free axis is the right place.
-  int64_t inner = -1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d)
-    if (shape[d] > 1) {
-      inner = d;
-      break;
-    }
-  bool anyReduced = false, anyKept = false;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    if (shape[d] == 1)
-      continue;
-    (reduced(d) ? anyReduced : anyKept) = true;
-  }
-  if (inner < 0 || !anyReduced)
-    return false;
-  bool full = !anyKept;
-  if (!full && reduced(inner))
-    return false;
+  bool full = llvm::all_of(llvm::seq<int64_t>(0, shape.size()),
+                           [&](int64_t d) { return shape[d] == 1 || reduced(d); });
   Type et = type.getElementType();
   bool isFloat = isa<FloatType>(et);
   nisa::AluOp alu = aluOf(op);
@@ -118,25 +101,42 @@ FailureOr<bool> mlir::neuron::lowering::lowerPartitionReduction(FunctionLowering
   int64_t chunk = full ? cols
                        : std::min<int64_t>(cols, viaTensor ? hw.psumBankFp32() : 2048); // heuristic: VectorE pass
   chunk = std::min<int64_t>(chunk, hw.sbufPartitionBytes / 8 / nisa::elementBytes(et));
-  FlatSymbolRefAttr tiles[2] = {kb.alloc(nisa::MemorySpace::sbuf, parts, chunk, et, "x"),
-                                kb.alloc(nisa::MemorySpace::sbuf, parts, chunk, et, "x")};
+  // Up to four loads in flight (each goes in a few pieces, so that several
+  // keep all queues busy), and the per-pass accumulator and result double
+  // buffered: the next pass multiplies while this one is copied out and
+  // stored. A pass that waited for the previous one's store took a DMA
+  // round trip per 512 columns.
+  int64_t tileBytes = chunk * nisa::elementBytes(et);
+  // The results (a row per pass) go on a queue of their own: a DMA queue runs
+  // in order, and a later pass's load queued behind a store waits for the
+  // pass that store waits for.
+  if (!full && cols > chunk)
+    kb.storeQueues = 1;
+  int64_t nbuf = std::clamp<int64_t>(hw.sbufPartitionBytes / 2 / std::max<int64_t>(1, tileBytes),
+                                     2, 4);
+  SmallVector<FlatSymbolRefAttr, 4> tiles, partial;
+  for (int64_t i = 0; i < nbuf; ++i) {
+    tiles.push_back(kb.alloc(nisa::MemorySpace::sbuf, parts, chunk, et, "x"));
+    if (full)
+      partial.push_back(kb.alloc(nisa::MemorySpace::sbuf, parts, 1, accType, "part"));
+  }
   int64_t perTile = full ? 1 : chunk; // values each partition contributes
-  FlatSymbolRefAttr partial[2];
-  if (full)
-    for (auto &p : partial)
-      p = kb.alloc(nisa::MemorySpace::sbuf, parts, 1, accType, "part");
-  FlatSymbolRefAttr ones, acc, combined, across, result;
+  FlatSymbolRefAttr ones, accs[2], combineds[2], acrosses[2], resultTiles[2];
   if (viaTensor) {
     ones = kb.alloc(nisa::MemorySpace::sbuf, parts, 1, full ? f32 : et, "ones");
     kb.emit<nisa::MemsetOp>(kb.pick(Opcode::Memset, {Engine::vector, Engine::gpsimd}, parts, 1),
                             ones, kb.tileAP(0, parts, 0, 1), b.getF32FloatAttr(1.0f),
                             DenseI64ArrayAttr(), UnitAttr());
-    acc = kb.alloc(nisa::MemorySpace::psum, 1, perTile, f32, "acc");
+    for (auto &a : accs)
+      a = kb.alloc(nisa::MemorySpace::psum, 1, perTile, f32, "acc");
   } else {
-    combined = kb.alloc(nisa::MemorySpace::sbuf, 1, perTile, accType, "acc");
-    across = kb.alloc(nisa::MemorySpace::sbuf, 1, perTile, accType, "across");
+    for (int i = 0; i < 2; ++i) {
+      combineds[i] = kb.alloc(nisa::MemorySpace::sbuf, 1, perTile, accType, "acc");
+      acrosses[i] = kb.alloc(nisa::MemorySpace::sbuf, 1, perTile, accType, "across");
+    }
   }
-  result = kb.alloc(nisa::MemorySpace::sbuf, 1, perTile, out.elementType, "res");
+  for (auto &r : resultTiles)
+    r = kb.alloc(nisa::MemorySpace::sbuf, 1, perTile, out.elementType, "res");
   HbmView outView;
   outView.sym = out.sym;
   outView.elementType = out.elementType;
@@ -145,20 +145,22 @@ FailureOr<bool> mlir::neuron::lowering::lowerPartitionReduction(FunctionLowering
   outView.colSizes = {results};
   outView.colStrides = {1};
 
-  int slot = 0;
-  for (int64_t c0 = 0; c0 < (full ? 1 : cols); c0 += chunk) {
+  int64_t slot = 0, pass = 0;
+  for (int64_t c0 = 0; c0 < (full ? 1 : cols); c0 += chunk, ++pass) {
     int64_t nc = full ? cols : std::min(chunk, cols - c0);
     int64_t width = full ? 1 : nc;
+    FlatSymbolRefAttr acc = accs[pass % 2], combined = combineds[pass % 2],
+                      across = acrosses[pass % 2], result = resultTiles[pass % 2];
     for (int64_t r0 = 0; r0 < rows; r0 += P) {
       int64_t np = std::min<int64_t>(P, rows - r0);
       bool first = r0 == 0;
-      FlatSymbolRefAttr tile = tiles[slot % 2];
+      FlatSymbolRefAttr tile = tiles[slot % nbuf];
       kb.transfer(true, tile, et, 0, 0, view, r0, np, full ? 0 : c0, nc);
       FlatSymbolRefAttr src = tile;
       auto srcAp = kb.tileAP(0, np, 0, nc);
       if (full) {
         // Each partition's free axis first.
-        FlatSymbolRefAttr p = partial[slot % 2];
+        FlatSymbolRefAttr p = partial[slot % nbuf];
         Engine e = kb.pick(Opcode::TensorReduce, {Engine::vector, Engine::gpsimd}, np, nc);
         kb.emit<nisa::TensorReduceOp>(e, alu, p, kb.tileAP(0, np, 0, 1), tile, srcAp,
                                       DenseI64ArrayAttr(), UnitAttr());

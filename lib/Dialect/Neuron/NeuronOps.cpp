@@ -114,6 +114,25 @@ LogicalResult mlir::neuron::detail::verifyReduction(Operation *op, ArrayRef<int6
   return verifyResultShape(op, neuronc::reducedShape(input.getShape(), axes, keepdims));
 }
 
+bool mlir::neuron::reducesAcrossRows(Operation *op) {
+  if (!isa_and_nonnull<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op))
+    return false;
+  ArrayRef<int64_t> shape = tensorType(op->getOperand(0)).getShape();
+  ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
+  auto reduced = [&](int64_t d) { return llvm::is_contained(axes, d) && shape[d] > 1; };
+  int64_t inner = -1;
+  bool anyReduced = false, anyKept = false;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (shape[d] == 1)
+      continue;
+    inner = d;
+    (reduced(d) ? anyReduced : anyKept) = true;
+  }
+  if (inner < 0 || !anyReduced)
+    return false;
+  return !anyKept || !reduced(inner);
+}
+
 //===----------------------------------------------------------------------===//
 // Op verifiers
 //===----------------------------------------------------------------------===//

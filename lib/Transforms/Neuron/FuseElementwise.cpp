@@ -102,6 +102,13 @@ int64_t workingSet(const llvm::SetVector<Operation *> &group) {
   return total;
 }
 
+/// Why a reduction over rows (reducesAcrossRows) stays a kernel of its own.
+std::string acrossRowsReason(Operation *op) {
+  return describe(op, "the reduction") +
+         " keeps its innermost dim: it reduces across partitions alone, where a row kernel "
+         "would read its reduced elements one DMA run each";
+}
+
 /// "512 B", "96.0 KiB", "24.0 MiB".
 std::string formatBytes(int64_t bytes) {
   std::string s;
@@ -131,6 +138,10 @@ struct FuseElementwisePass
       if (taken.contains(root) || !(isElementwise(root) || isReduction(root)) ||
           isRegroupingReshape(root))
         continue;
+      if (reducesAcrossRows(root)) {
+        recordRejected(root, "kernel", acrossRowsReason(root));
+        continue;
+      }
       if (foldsWhereItIs(root)) {
         recordRejected(root, "kernel",
                        describe(root, "the cast") +
@@ -156,9 +167,10 @@ struct FuseElementwisePass
               continue;
             bool heroCandidate = isHero(p);
             if ((!isElementwise(p) && !isReduction(p) && !heroCandidate) ||
-                isRegroupingReshape(p))
+                isRegroupingReshape(p) || reducesAcrossRows(p))
               continue; // a boundary: data movement, gather, a reshape the
-                        // lowering runs as a view, ...
+                        // lowering runs as a view, a reduction across rows
+                        // (recorded when it is the root), ...
             std::string why;
             int64_t outside = llvm::count_if(p->getUsers(), [&](Operation *u) {
               return !group.contains(u);

@@ -80,6 +80,38 @@ func.func @sum_rows(%x: tensor<300x64xf32>) -> tensor<64xf32> {
 
 // -----
 
+// nn.MultiheadAttention's averaged weights: the sum over 8 heads of
+// [2, 8, 64, 64] keeps the innermost dim, so the 8 heads go on partitions and
+// each 512-column pass is one multiply. Passes pipeline: four load buffers,
+// the accumulator and result alternate between two, and the results are
+// stored on a queue of their own (q15), so no load waits behind a store.
+// REMARK: remark: lowered as one reduction kernel across partitions: 8 reduced rows x 8192 columns, summed on TensorE
+// CHECK-LABEL: nisa.program @sum_heads
+// CHECK-COUNT-4: nisa.alloc @x{{[0-9]+}} sbuf 8x512xf32
+// CHECK: nisa.alloc @[[A0:acc[0-9]+]] psum 1x512xf32
+// CHECK-NEXT: nisa.alloc @[[A1:acc[0-9]+]] psum 1x512xf32
+// CHECK-NEXT: nisa.alloc @[[R0:res[0-9]+]] sbuf 1x512xf32
+// CHECK-NEXT: nisa.alloc @[[R1:res[0-9]+]] sbuf 1x512xf32
+// CHECK-NOT: nisa.dma_copy q15 @x
+// CHECK: nisa.dma_copy q{{[0-9]+}} @[[X0:x[0-9]+]][0:8, 0, [1,512]] = @in0[0, [4096,8], [1,512]]
+// CHECK-NEXT: nisa.load_stationary @{{ones[0-9]+}}[0:8, 0, [1,1]]
+// CHECK-NEXT: nisa.multiply_moving @[[A0]][0:1, 0, [1,512]] = @[[X0]][0:8, 0, [1,512]] start
+// CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @[[R0]][0:1, 0, [1,512]] = @[[A0]]
+// CHECK-NEXT: nisa.dma_copy q15 @out0[0, [1,512]] = @[[R0]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @[[X1:x[0-9]+]][0:8, 0, [1,512]] = @in0[512, [4096,8], [1,512]]
+// CHECK-NEXT: nisa.load_stationary @{{ones[0-9]+}}[0:8, 0, [1,1]]
+// CHECK-NEXT: nisa.multiply_moving @[[A1]][0:1, 0, [1,512]] = @[[X1]][0:8, 0, [1,512]] start
+// CHECK-NEXT: nisa.tensor_copy {{vector|scalar}} @[[R1]][0:1, 0, [1,512]] = @[[A1]]
+// CHECK-NEXT: nisa.dma_copy q15 @out0[512, [1,512]] = @[[R1]]
+// CHECK-NOT: nisa.dma_copy q15 @x
+// CHECK: nisa.dma_copy q15 @out0[7680, [1,512]]
+func.func @sum_heads(%x: tensor<2x8x64x64xf32>) -> tensor<2x64x64xf32> {
+  %0 = neuron.reduce_sum %x axes = [1] : tensor<2x8x64x64xf32> -> tensor<2x64x64xf32>
+  return %0 : tensor<2x64x64xf32>
+}
+
+// -----
+
 // The max across partitions is GpSimdE's, combined over row tiles on VectorE.
 // REMARK: remark: lowered as one reduction kernel across partitions: 300 reduced rows x 64 columns, combined on GpSimdE
 // CHECK-LABEL: nisa.program @max_rows

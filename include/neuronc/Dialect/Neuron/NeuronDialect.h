@@ -57,6 +57,14 @@ int64_t elementBytes(Type t);
 /// Bytes of a statically shaped tensor, or nullopt when a dim is dynamic.
 std::optional<int64_t> tensorBytes(Type t);
 
+/// Whether `op` is a reduction whose reduced elements are not contiguous in
+/// memory while its innermost non-unit dim is kept (reduce_sum over axis 1
+/// of [B, H, Q, K]), or one that reduces every dim. With its reduced elements
+/// on one partition's free axis it would read them one element per DMA run;
+/// the lowering puts them on the partitions instead (LowerReduction.cpp), and
+/// fusion leaves such a reduction a kernel of its own.
+bool reducesAcrossRows(Operation *op);
+
 namespace detail {
 /// Shared verifier of the broadcasting binary ops (and compare).
 LogicalResult verifyBroadcastBinary(Operation *op, bool resultIsBool);
