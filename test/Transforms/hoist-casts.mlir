@@ -113,3 +113,33 @@ func.func @qkv_slices(%x: tensor<8x64xbf16>, %w: tensor<64x96xbf16>) -> (tensor<
   %vc = neuron.cast %v : tensor<8x32xf32> -> tensor<8x32xbf16>
   return %qc, %kc, %vc : tensor<8x2x16xbf16>, tensor<2x16x8xbf16>, tensor<8x32xbf16>
 }
+
+// -----
+
+// Swin's window attention: the projection is reshaped and transposed to
+// [3, windows, heads, tokens, dim] before Q, K and V are sliced out (ONNX
+// Gathers of a constant index, slices after canonicalization). The slices'
+// casts move above the transpose they share, and on to the projection.
+// CHECK-LABEL: func.func @qkv_after_transpose
+// CHECK: %[[M:.*]] = neuron.matmul %arg0, %arg1
+// CHECK-NEXT: %[[C:.*]] = neuron.cast %[[M]] : tensor<4x48xf32> -> tensor<4x48xbf16>
+// CHECK-NOT: neuron.cast
+// CHECK: neuron.transpose {{.*}} -> tensor<3x2x4x8xbf16>
+// CHECK-COUNT-3: neuron.slice {{.*}} -> tensor<1x2x4x8xbf16>
+// CHECK-NOT: neuron.cast
+// CHECK: return
+func.func @qkv_after_transpose(%x: tensor<4x16xbf16>, %w: tensor<16x48xbf16>) -> (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>) {
+  %m = neuron.matmul %x, %w : tensor<4x16xbf16>, tensor<16x48xbf16> -> tensor<4x48xf32>
+  %r = neuron.reshape %m : tensor<4x48xf32> -> tensor<4x3x2x8xf32>
+  %t = neuron.transpose %r perm = [1, 2, 0, 3] : tensor<4x3x2x8xf32> -> tensor<3x2x4x8xf32>
+  %q = neuron.slice %t offsets = [0, 0, 0, 0] sizes = [1, 2, 4, 8] strides = [1, 1, 1, 1] : tensor<3x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  %k = neuron.slice %t offsets = [1, 0, 0, 0] sizes = [1, 2, 4, 8] strides = [1, 1, 1, 1] : tensor<3x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  %v = neuron.slice %t offsets = [2, 0, 0, 0] sizes = [1, 2, 4, 8] strides = [1, 1, 1, 1] : tensor<3x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  // expected-remark @+1 {{fused hoist-cast}}
+  %qc = neuron.cast %q : tensor<1x2x4x8xf32> -> tensor<1x2x4x8xbf16>
+  // expected-remark @+1 {{fused hoist-cast}}
+  %kc = neuron.cast %k : tensor<1x2x4x8xf32> -> tensor<1x2x4x8xbf16>
+  // expected-remark @+1 {{fused hoist-cast}}
+  %vc = neuron.cast %v : tensor<1x2x4x8xf32> -> tensor<1x2x4x8xbf16>
+  return %qc, %kc, %vc : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>
+}

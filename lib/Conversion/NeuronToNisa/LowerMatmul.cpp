@@ -111,10 +111,15 @@ struct MatmulLowering {
     // take longer than the two DMA latencies a kernel of fewer blocks can no
     // longer overlap (BERT-tiny's 2 x 64 rows by a 32 KiB weight: slower
     // folded, its small kernels chain on their latencies).
+    // Counted at f32's width whatever the rhs type: the choice depends on
+    // the shape, so a bf16 compile runs its f32 twin's schedule with half
+    // the bytes (counted at bf16's, Swin-T's 8 windows of 8 rows by a 96 x
+    // 384 weight stayed 8 batches and ran slower than in f32 on trn2).
     int64_t batches = static_cast<int64_t>(aOffs.size());
     int64_t saved = batches - llvm::divideCeil(batches * M, P);
-    double savedNs = static_cast<double>(saved * K * N) *
-                     nisa::elementBytes(mm.getRhs().getType().getElementType()) / hw.hbmGBps;
+    int64_t rhsBytes = std::max<int64_t>(
+        4, nisa::elementBytes(mm.getRhs().getType().getElementType()));
+    double savedNs = static_cast<double>(saved * K * N) * rhsBytes / hw.hbmGBps;
     if (savedNs <= 2 * hw.dmaLatencyNs)
       return;
     foldedBatches = batches;

@@ -163,10 +163,47 @@ struct FoldRankExpandingReshape : RewritePattern {
     return rewriter.notifyMatchFailure(op, "no rank-expanding reshape operand to fold");
   }
 };
+/// A gather of one constant index is a slice: exporters write `x[i]`
+/// (torch's indexing, `unbind`, a fused QKV output split as `qkv[0]`,
+/// `qkv[1]`, `qkv[2]`) as ONNX Gather with a scalar index. As a slice it is a
+/// strided copy or a view the other rules see through (casts move above it,
+/// the transposes around it fold), instead of an indirect DMA:
+///   %q = neuron.gather %qkv[%c0] axis = 0 : tensor<3x16x4xf32>, tensor<i32> -> tensor<16x4xf32>
+/// becomes
+///   %s = neuron.slice %qkv offsets = [0, 0, 0] sizes = [1, 16, 4] strides = [1, 1, 1]
+///   %q = neuron.reshape %s : tensor<1x16x4xf32> -> tensor<16x4xf32>
+/// An index out of range stays a gather (its run-time error).
+struct GatherOfConstantIndex : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr indices;
+    if (!matchPattern(op.getIndices(), m_Constant(&indices)) || indices.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "the index is not one constant");
+    auto table = cast<RankedTensorType>(op.getTable().getType());
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t axis = op.getAxis();
+    if (!table.hasStaticShape() || !type.hasStaticShape() || axis < 0 || axis >= table.getRank())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes or an axis out of range");
+    int64_t index = (*indices.getValues<APInt>().begin()).getSExtValue();
+    if (index < 0 || index >= table.getDimSize(axis))
+      return rewriter.notifyMatchFailure(op, "the index is out of range");
+    SmallVector<int64_t> offsets(table.getRank(), 0), sizes(table.getShape()),
+        strides(table.getRank(), 1);
+    offsets[axis] = index;
+    sizes[axis] = 1;
+    Value slice = SliceOp::create(rewriter, op.getLoc(), table.clone(sizes), op.getTable(),
+                                  rewriter.getDenseI64ArrayAttr(offsets),
+                                  rewriter.getDenseI64ArrayAttr(sizes),
+                                  rewriter.getDenseI64ArrayAttr(strides));
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, slice);
+    return success();
+  }
+};
 } // namespace
 
 void NeuronDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
-  results.add<FoldRankExpandingReshape>(getContext());
+  results.add<FoldRankExpandingReshape, GatherOfConstantIndex>(getContext());
 }
 
 //===----------------------------------------------------------------------===//

@@ -75,13 +75,16 @@ bool slicesAllNarrowed(Value src, Type narrow) {
 }
 
 /// The values a cast of `v` reaches when moved as far up as it goes: through
-/// every single-use op the rounding commutes with. `shrinks` is set when one
-/// of those ops has fewer elements than it reads (a slice, a pool): a cast
-/// moved above it converts more elements than before.
-void landings(Value v, SmallVectorImpl<Value> &out, bool &shrinks) {
+/// every op the rounding commutes with whose value is read only through
+/// casts to `narrow` (its one user, or sibling slices that each reach such a
+/// cast: Q, K and V split from one projection). `shrinks` is set when one of
+/// those ops has fewer elements than it reads (a slice, a pool) and its
+/// siblings do not all narrow too: a cast moved above it converts more
+/// elements than before.
+void landings(Value v, Type narrow, SmallVectorImpl<Value> &out, bool &shrinks) {
   Operation *def = v.getDefiningOp();
   SmallVector<unsigned> operands;
-  if (def && def->getNumResults() == 1 && def->hasOneUse())
+  if (def && def->getNumResults() == 1 && (def->hasOneUse() || slicesAllNarrowed(v, narrow)))
     operands = commutingOperands(def);
   if (operands.empty()) {
     out.push_back(v);
@@ -90,9 +93,19 @@ void landings(Value v, SmallVectorImpl<Value> &out, bool &shrinks) {
   int64_t read = 0;
   for (unsigned i : operands) {
     read += cast<RankedTensorType>(def->getOperand(i).getType()).getNumElements();
-    landings(def->getOperand(i), out, shrinks);
+    landings(def->getOperand(i), narrow, out, shrinks);
   }
-  if (read > cast<RankedTensorType>(v.getType()).getNumElements())
+  // Sibling slices that all narrow and together read all of their source
+  // (Q, K and V of one projection) convert no more elements above it.
+  bool siblingsNarrow = false;
+  if (isa<SliceOp>(def) && slicesAllNarrowed(def->getOperand(0), narrow)) {
+    Value src = def->getOperand(0);
+    int64_t sliced = 0;
+    for (Operation *u : src.getUsers())
+      sliced += cast<RankedTensorType>(u->getResult(0).getType()).getNumElements();
+    siblingsNarrow = sliced >= cast<RankedTensorType>(src.getType()).getNumElements();
+  }
+  if (read > cast<RankedTensorType>(v.getType()).getNumElements() && !siblingsNarrow)
     shrinks = true;
 }
 
@@ -131,8 +144,11 @@ struct HoistNarrowingCast : OpRewritePattern<CastOp> {
     Type narrow = castOp.getType().getElementType();
     SmallVector<Value> land;
     bool shrinks = false;
-    landings(castOp.getInput(), land, shrinks);
+    landings(castOp.getInput(), narrow, land, shrinks);
     bool free = llvm::all_of(land, [&](Value v) { return absorbs(v, narrow); });
+    if (!def->hasOneUse() && slicesAllNarrowed(def->getResult(0), narrow))
+      return rewriter.notifyMatchFailure(
+          castOp, "sibling slices still read the producer wide; their casts move first");
     if (!def->hasOneUse())
       why = fusion::describe(def, "the producer") +
             " has other users that read it wide: the cast stays after it";

@@ -109,3 +109,24 @@ func.func @select_and_cast(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf3
   %1 = neuron.cast %a : tensor<4xf32> -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A gather of one constant index is a slice (torch's `qkv[0]`, `unbind`),
+// reshaped to the gather's result; an index out of range stays a gather.
+// CHECK-LABEL: func.func @gather_constant_index
+// CHECK: %[[S:.*]] = neuron.slice %arg0 offsets = [0, 2, 0] sizes = [3, 1, 4] strides = [1, 1, 1] : tensor<3x5x4xf32> -> tensor<3x1x4xf32>
+// CHECK-NEXT: %[[R:.*]] = neuron.reshape %[[S]] : tensor<3x1x4xf32> -> tensor<3x4xf32>
+// CHECK: %[[S1:.*]] = neuron.slice %arg0 offsets = [1, 0, 0] sizes = [1, 5, 4] strides = [1, 1, 1] : tensor<3x5x4xf32> -> tensor<1x5x4xf32>
+// CHECK-NOT: neuron.reshape
+// CHECK: neuron.gather %arg0[%{{.*}}] axis = 0 : tensor<3x5x4xf32>, tensor<i32> -> tensor<5x4xf32>
+// CHECK: return %[[R]], %[[S1]]
+func.func @gather_constant_index(%x: tensor<3x5x4xf32>) -> (tensor<3x4xf32>, tensor<1x5x4xf32>, tensor<5x4xf32>) {
+  %c2 = neuron.constant dense<2> : tensor<i32>
+  %a = neuron.gather %x[%c2] axis = 1 : tensor<3x5x4xf32>, tensor<i32> -> tensor<3x4xf32>
+  %c1 = neuron.constant dense<1> : tensor<1xi32>
+  %b = neuron.gather %x[%c1] axis = 0 : tensor<3x5x4xf32>, tensor<1xi32> -> tensor<1x5x4xf32>
+  %c7 = neuron.constant dense<7> : tensor<i32>
+  %c = neuron.gather %x[%c7] axis = 0 : tensor<3x5x4xf32>, tensor<i32> -> tensor<5x4xf32>
+  return %a, %b, %c : tensor<3x4xf32>, tensor<1x5x4xf32>, tensor<5x4xf32>
+}
