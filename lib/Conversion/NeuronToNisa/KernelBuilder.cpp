@@ -260,6 +260,17 @@ std::pair<int64_t, int64_t> runsOf(nisa::AccessPatternAttr ap, int64_t esize) {
   return {std::max<int64_t>(1, total / run), run * esize};
 }
 
+/// Pieces for a DMA that moves `moved` bytes (run overheads counted): the
+/// largest power of two whose pieces each move at least the size whose issue
+/// costs a tenth of its transfer (17 KB on trn1). Small transfers sit on the
+/// critical path of the kernels around them; on more queues they arrive
+/// sooner.
+int64_t finePieces(const neuronc::HardwareModel &hw, int64_t moved) {
+  auto minPiece = static_cast<int64_t>(10 * hw.dmaIssueNs * hw.dmaBytesPerNsPerEngine);
+  return static_cast<int64_t>(llvm::bit_floor(
+      static_cast<uint64_t>(std::max<int64_t>(1, moved / std::max<int64_t>(1, minPiece)))));
+}
+
 } // namespace
 
 void KernelBuilder::dma(FlatSymbolRefAttr dst, nisa::AccessPatternAttr dstAp,
@@ -311,13 +322,9 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
   int64_t pieces = (total + target - 1) / target;
   if (!coarsePieces && storePieceBytes == 0 &&
       total < hw().dmaEngines * hw().dmaEfficientBytes / 2) {
-    // As many pieces as hold the minimum piece each (none smaller), a power
-    // of two so that the rows split evenly (a broadcast operand's row
-    // pattern stays one pattern per piece).
-    auto minPiece = static_cast<int64_t>(10 * hw().dmaIssueNs * hw().dmaBytesPerNsPerEngine);
-    pieces = std::max<int64_t>(
-        pieces, static_cast<int64_t>(llvm::bit_floor(
-                    static_cast<uint64_t>(std::max<int64_t>(1, moved / std::max<int64_t>(1, minPiece))))));
+    // A power of two so that the rows split evenly (a broadcast operand's
+    // row pattern stays one pattern per piece).
+    pieces = std::max(pieces, finePieces(hw(), moved));
   }
   pieces = std::clamp<int64_t>(pieces, 1, std::min<int64_t>(hw().dmaEngines, nr));
   int64_t rowsPer = (nr + pieces - 1) / pieces;
@@ -349,17 +356,11 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
 int64_t mlir::neuron::lowering::hbmCopyQueues(const neuronc::HardwareModel &hw, int64_t queueBytes,
                                               int64_t elements) {
   constexpr int64_t kBytesPerQueue = 256 << 10; // heuristic: a queue's share worth its latency
-  int64_t queues = (queueBytes + kBytesPerQueue - 1) / kBytesPerQueue;
-  // A small copy sits on the critical path of the kernels around it (a
-  // slice of a projection, a head transpose): like a tile transfer
-  // (KernelBuilder::transfer), it goes in as many pieces as each move the
-  // size whose issue is a tenth of its transfer. On one queue a 128 KiB
-  // slice took 9.7 us on trn1, for 1.3 us of latency.
-  auto minPiece = static_cast<int64_t>(10 * hw.dmaIssueNs * hw.dmaBytesPerNsPerEngine);
-  if (queueBytes < hw.dmaEngines * kBytesPerQueue)
-    queues = std::max<int64_t>(
-        queues, static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(
-                    std::max<int64_t>(1, queueBytes / std::max<int64_t>(1, minPiece))))));
+  // A small copy (a slice of a projection, a head transpose) also goes in
+  // fine pieces, like a tile transfer: on one queue a 128 KiB slice took
+  // 9.7 us on trn1, for 1.3 us of latency.
+  int64_t queues = std::max((queueBytes + kBytesPerQueue - 1) / kBytesPerQueue,
+                            finePieces(hw, queueBytes));
   return std::clamp<int64_t>(queues, 1, std::min<int64_t>(hw.dmaEngines, elements));
 }
 

@@ -59,9 +59,9 @@ SmallVector<Piece> decompose(const StridedSpace &space, int64_t start, int64_t c
 
 /// The DMA queues an HBM-to-HBM copy spreads over (KernelBuilder::copyHbm):
 /// one per 256 KiB of what the queues pay (`queueBytes`: the bytes plus
-/// the per-run overheads), or for a copy under 4 MiB the largest power of
-/// two of pieces that each pay at least ten DMA issues' worth of transfer;
-/// at most every queue and one per element.
+/// the per-run overheads), or more: the largest power of two of pieces that
+/// each pay at least ten DMA issues' worth of transfer; at most every queue
+/// and one per element.
 int64_t hbmCopyQueues(const neuronc::HardwareModel &hw, int64_t queueBytes, int64_t elements);
 
 /// An HBM tensor seen as rows x cols: the row index walks `rows`, the

@@ -101,17 +101,17 @@ FailureOr<bool> mlir::neuron::lowering::lowerPartitionReduction(FunctionLowering
   int64_t chunk = full ? cols
                        : std::min<int64_t>(cols, viaTensor ? hw.psumBankFp32() : 2048); // heuristic: VectorE pass
   chunk = std::min<int64_t>(chunk, hw.sbufPartitionBytes / 8 / nisa::elementBytes(et));
+  // The results (a row per pass) go on a queue of their own: a DMA queue runs
+  // in order, and a later pass's load queued behind a store waits for the
+  // pass that store waits for.
+  if (!full && cols > chunk)
+    kb.storeQueues = 1;
   // Up to four loads in flight (each goes in a few pieces, so that several
   // keep all queues busy), and the per-pass accumulator and result double
   // buffered: the next pass multiplies while this one is copied out and
   // stored. A pass that waited for the previous one's store took a DMA
   // round trip per 512 columns.
   int64_t tileBytes = chunk * nisa::elementBytes(et);
-  // The results (a row per pass) go on a queue of their own: a DMA queue runs
-  // in order, and a later pass's load queued behind a store waits for the
-  // pass that store waits for.
-  if (!full && cols > chunk)
-    kb.storeQueues = 1;
   int64_t nbuf = std::clamp<int64_t>(hw.sbufPartitionBytes / 2 / std::max<int64_t>(1, tileBytes),
                                      2, 4);
   SmallVector<FlatSymbolRefAttr, 4> tiles, partial;

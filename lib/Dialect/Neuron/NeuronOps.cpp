@@ -120,17 +120,15 @@ bool mlir::neuron::reducesAcrossRows(Operation *op) {
   ArrayRef<int64_t> shape = tensorType(op->getOperand(0)).getShape();
   ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
   auto reduced = [&](int64_t d) { return llvm::is_contained(axes, d) && shape[d] > 1; };
-  int64_t inner = -1;
-  bool anyReduced = false, anyKept = false;
+  // The innermost non-unit dim decides: kept, or nothing kept at all.
+  bool anyReduced = false, anyKept = false, innerReduced = false;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
     if (shape[d] == 1)
       continue;
-    inner = d;
-    (reduced(d) ? anyReduced : anyKept) = true;
+    innerReduced = reduced(d);
+    (innerReduced ? anyReduced : anyKept) = true;
   }
-  if (inner < 0 || !anyReduced)
-    return false;
-  return !anyKept || !reduced(inner);
+  return anyReduced && (!anyKept || !innerReduced);
 }
 
 //===----------------------------------------------------------------------===//
