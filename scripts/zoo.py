@@ -1060,7 +1060,10 @@ def geomean_lines(rows, hw):
 
 
 def geomean_markdown(rows, hw):
-    lines = ["| family | cell | models | geomean ×bound @memoryGBps | geomean ×bound @hbmGBps |",
+    def rates(key):
+        return ", ".join("%s %g GB/s" % (t, hw[t][key]) for t in sorted(hw))
+    lines = ["| family | cell | models | geomean ×bound at the memory roofline (%s) | "
+             "geomean ×bound at the HBM share (%s) |" % (rates("memoryGBps"), rates("hbmGBps")),
              "|---|---|---|---|---|"]
     for fam, key, n, g1, g2 in family_geomeans(rows):
         lines.append("| %s | %s | %d | %.3g× | %.3g× |" % (fam, key, n, g1, g2))
