@@ -63,7 +63,20 @@ struct WindowLowering {
   bool splitStores = false; ///< stores split across the queues (fused)
   HbmBuffer x, y, divisors, weight, bias;
   SmallVector<FlatSymbolRefAttr> in, stage, acc, out, div, wts, bts;
+  /// With folded plane tiles: the products of a depthwise tap, two tiles so
+  /// that a tap's multiply does not wait for the previous tap's add.
+  SmallVector<FlatSymbolRefAttr> prod;
   int slot = 0;
+  /// Plane tiles side by side on the free axis, computed by each tap's one
+  /// instruction (1: one tile at a time). Small maps with many planes
+  /// (MobileNet's 960 channels of 2x2 or 7x7) pay an instruction's fixed
+  /// cost per tile and tap otherwise.
+  int64_t fold = 1;
+  bool shared = true; ///< one weight tile serves every plane tile
+  bool allowFold = false; ///< the window is its own kernel (not a fused pooling)
+  /// Tiles per value of a fused epilogue: a folded group's epilogues run
+  /// back to back, each with its store in flight.
+  int epilogueBuffers = 2;
 
   WindowLowering(FunctionLowering &fl, KernelBuilder &kb, Operation *op, WindowKind kind)
       : fl(fl), kb(kb), op(op), kind(kind), hw(fl.pb.hw()), P(hw.partitions),
@@ -123,10 +136,11 @@ struct WindowLowering {
       rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
       int64_t perBlock = rowsIn * Wp * ein + R * OW * (4 + eout + (divisorTable ? 4 : 0));
       int64_t total =
-          kSlots * perBlock +
+          kSlots * fold * perBlock +
+          (fold > 1 && kind == WindowKind::Depthwise ? 2 * fold * R * OW * 4 : 0) +
           (kind == WindowKind::Depthwise ? llvm::divideCeil(planes, P) * (KH * KW + 1) * 4 : 0);
       if (epilogue)
-        total += epilogue->epilogueBytesPerPartition(R * OW);
+        total += epilogue->epilogueBytesPerPartition(R * OW, epilogueBuffers);
       return total;
     };
     // At least kSlots + 1 row blocks when each still has a PSUM bank's worth
@@ -141,7 +155,43 @@ struct WindowLowering {
       why = "one row of " + std::to_string(Wp) + " elements per plane does not fit SBUF";
       return false;
     }
+    if (allowFold)
+      chooseFold(bytes, budget);
     return true;
+  }
+
+  /// Folds the full plane tiles onto the free axis when the taps' fixed
+  /// costs dominate: each tap is then one instruction over all of them (a
+  /// depthwise tap two: the product with each tile's weight, broadcast
+  /// along the pixels, and its sum), and the tiles of a group no longer
+  /// overlap their loads and stores with each other's taps.
+  template <typename Bytes> void chooseFold(Bytes &bytes, int64_t budget) {
+    int64_t full = planes / P;
+    if (full < 2)
+      return;
+    int64_t m = R * OW, taps = KH * KW;
+    bool dwise = kind == WindowKind::Depthwise;
+    auto cost = [&](int64_t tiles) {
+      if (tiles == 1)
+        return static_cast<double>(full * taps) *
+               kb.estimate(dwise ? Opcode::ScalarTensorTensor : Opcode::TensorTensor,
+                           Engine::vector, P, m);
+      double perTap = kb.estimate(Opcode::TensorTensor, Engine::vector, P, tiles * m);
+      return static_cast<double>(llvm::divideCeil(full, tiles) * taps) * (dwise ? 2 : 1) *
+             perTap;
+    };
+    // The largest group that fits SBUF; only when its taps take under 40 %
+    // of the time (a group's first tap waits for all of its loads, and its
+    // stores start after its last tap: measured on MobileNetV2 at 64x64,
+    // 576 channels of 4x4 in f32 lost more to that than they saved).
+    auto ring = [&] { return static_cast<int>(std::clamp<int64_t>(fold + 1, 2, 8)); };
+    for (fold = full, epilogueBuffers = ring(); fold >= 2 && bytes() > budget;
+         epilogueBuffers = ring())
+      fold = fold / 2;
+    if (fold < 2 || cost(fold) > 0.4 * cost(1)) {
+      fold = 1;
+      epilogueBuffers = 2;
+    }
   }
 
   /// The output columns [a, b) at which column tap `kw` reads inside the
@@ -198,21 +248,26 @@ struct WindowLowering {
     auto sb = nisa::MemorySpace::sbuf;
     int64_t np = std::min(P, planes), taps = KH * KW;
     for (int i = 0; i < kSlots; ++i) {
-      in.push_back(kb.alloc(sb, np, rowsIn * Wp, inT, "x"));
+      in.push_back(kb.alloc(sb, np, fold * rowsIn * Wp, inT, "x"));
       if (convertIn)
-        stage.push_back(kb.alloc(sb, np, rowsIn * Wp, xSrcType, "xs"));
-      acc.push_back(kb.alloc(sb, np, R * OW, f32, "acc"));
+        stage.push_back(kb.alloc(sb, np, fold * rowsIn * Wp, xSrcType, "xs"));
+      acc.push_back(kb.alloc(sb, np, fold * R * OW, f32, "acc"));
       if (!epilogue)
-        out.push_back(kb.alloc(sb, np, R * OW, outT, "y"));
+        out.push_back(kb.alloc(sb, np, fold * R * OW, outT, "y"));
       if (divisorTable)
-        div.push_back(kb.alloc(sb, np, R * OW, f32, "div"));
+        div.push_back(kb.alloc(sb, np, fold * R * OW, f32, "div"));
     }
+    if (epilogue && fold > 1)
+      epilogue->setEpilogueBuffers(epilogueBuffers);
+    if (fold > 1 && kind == WindowKind::Depthwise)
+      for (int i = 0; i < 2; ++i)
+        prod.push_back(kb.alloc(sb, np, fold * R * OW, f32, "prod"));
     // Depthwise weights (and bias): the taps of each plane tile's channels,
     // all plane tiles side by side, loaded once before the first block
     // (planes of one channel set repeat with the image, so one tile's worth
     // serves all when the channels tile the partitions).
     int64_t ptiles = llvm::divideCeil(planes, P);
-    bool shared = planes <= P || P % C == 0;
+    shared = planes <= P || P % C == 0;
     int64_t wtiles = shared ? 1 : ptiles;
     if (kind == WindowKind::Depthwise) {
       auto conv = cast<ConvOp>(op);
@@ -227,11 +282,17 @@ struct WindowLowering {
     }
     float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
     Builder b(op->getContext());
-    for (int64_t p0 = 0; p0 < planes; p0 += P) {
+    int64_t full = planes / P;
+    // Groups of `fold` plane tiles (the full tiles left over, then a
+    // partial one, in smaller groups).
+    for (int64_t t0 = 0; t0 < ptiles;) {
+      int64_t nt = t0 < full ? std::min(fold, full - t0) : 1;
+      int64_t p0 = t0 * P;
       int64_t nparts = std::min(P, planes - p0);
       FlatSymbolRefAttr w = wts.empty() ? FlatSymbolRefAttr() : wts[0];
       FlatSymbolRefAttr bt = bts.empty() ? FlatSymbolRefAttr() : bts[0];
-      int64_t wcol = shared ? 0 : p0 / P * taps, bcol = shared ? 0 : p0 / P;
+      int64_t wcol = shared ? 0 : t0 * taps, bcol = shared ? 0 : t0;
+      int64_t seg = rowsIn * Wp; // input elements per plane tile of the group
       for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
         kb.setSource(op); // (a fused epilogue attributes its instructions to its ops)
         int64_t rows = std::min(R, OH - oh0);
@@ -239,13 +300,22 @@ struct WindowLowering {
         int64_t first = oh0 * sh - pt;
         int64_t lo = std::max<int64_t>(0, first), hi = std::min(H, first + span);
         FlatSymbolRefAttr tile = in[slot];
+        // A box of every plane tile of the group.
+        auto groupBox = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+          SmallVector<int64_t> sz{nt}, st{seg};
+          sz.append(sizes.begin(), sizes.end());
+          st.append(strides.begin(), strides.end());
+          if (nt == 1)
+            return kb.tileAP(0, nparts, off, sizes, strides);
+          return kb.tileAP(0, nparts, off, sz, st);
+        };
         auto fillBox = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
-          int64_t n = 1;
+          int64_t n = nt;
           for (int64_t v : sizes)
             n *= v;
           kb.emit<nisa::MemsetOp>(vecEngine(Opcode::Memset, nparts, n), tile,
-                                  kb.tileAP(0, nparts, off, sizes, strides),
-                                  b.getF32FloatAttr(fill), DenseI64ArrayAttr(), UnitAttr());
+                                  groupBox(off, sizes, strides), b.getF32FloatAttr(fill),
+                                  DenseI64ArrayAttr(), UnitAttr());
         };
         if (lo > first)
           fillBox(0, {(lo - first) * Wp}, {1});
@@ -265,22 +335,90 @@ struct WindowLowering {
                                              std::min<int64_t>(hw.dmaEngines, nparts));
         int64_t step = llvm::divideCeil(nparts, pieces);
         FlatSymbolRefAttr dst = convertIn ? stage[slot] : tile;
-        for (int64_t q = 0; hi > lo && q < nparts; q += step) {
-          int64_t cnt = std::min(step, nparts - q);
-          kb.dma(dst, kb.tileAP(q, cnt, (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1}), x.sym,
-                 kb.hbmAP((p0 + q) * H * W + lo * W, {cnt, hi - lo, W}, {H * W, W, 1}),
-                 xSrcType);
-        }
+        for (int64_t t = 0; t < nt; ++t)
+          for (int64_t q = 0; hi > lo && q < nparts; q += step) {
+            int64_t cnt = std::min(step, nparts - q);
+            kb.dma(dst,
+                   kb.tileAP(q, cnt, t * seg + (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1}),
+                   x.sym,
+                   kb.hbmAP((p0 + t * P + q) * H * W + lo * W, {cnt, hi - lo, W},
+                            {H * W, W, 1}),
+                   xSrcType);
+          }
         if (convertIn && hi > lo) {
-          auto box = kb.tileAP(0, nparts, (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1});
-          kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, (hi - lo) * W), tile,
-                                      box, dst, box, DenseI64ArrayAttr(), UnitAttr());
+          auto box = groupBox((lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1});
+          kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, nt * (hi - lo) * W),
+                                      tile, box, dst, box, DenseI64ArrayAttr(), UnitAttr());
         }
-        emitTaps(tile, 0, nparts, rows, w, wcol, bt, bcol);
-        finishBlock(p0, nparts, oh0, rows);
+        if (nt > 1)
+          emitFoldedTaps(tile, nt, rows, w, wcol, bt, bcol);
+        else
+          emitTaps(tile, 0, nparts, rows, w, wcol, bt, bcol);
+        for (int64_t t = 0; t < nt; ++t)
+          finishBlock(p0 + t * P, nparts, oh0, rows, t * R * OW, /*advance=*/t + 1 == nt);
       }
+      t0 += nt;
     }
     kb.program().levelQueues();
+  }
+
+  /// emitTaps over the `nt` plane tiles of a folded group (input tiles
+  /// `rowsIn * Wp` apart, accumulators `R * OW` apart): one instruction per
+  /// tap over all of them; a depthwise tap multiplies by each tile's
+  /// weight column, broadcast along its pixels, into a product tile that
+  /// the next instruction adds.
+  void emitFoldedTaps(FlatSymbolRefAttr tile, int64_t nt, int64_t rows, FlatSymbolRefAttr w,
+                      int64_t wcol, FlatSymbolRefAttr bt, int64_t bcol) {
+    int64_t seg = rowsIn * Wp, aseg = R * OW, taps = KH * KW;
+    SmallVector<int64_t> order{padCols ? 0 : fullTap};
+    for (int64_t t = 0; t < taps; ++t)
+      if (t != order.front())
+        order.push_back(t);
+    int p = 0;
+    for (auto [i, t] : llvm::enumerate(order)) {
+      int64_t kh = t / KW, kw = t % KW;
+      int64_t c0 = 0, c1 = OW, off = kh * dh * Wp + kw * dw;
+      if (!padCols) {
+        std::tie(c0, c1) = validColumns(kw);
+        if (c1 <= c0)
+          continue;
+        off = kh * dh * Wp + c0 * sw + kw * dw - pl;
+      }
+      int64_t cols = c1 - c0, m = nt * rows * cols;
+      auto window = kb.tileAP(0, P, off, {nt, rows, cols}, {seg, sh * Wp, sw});
+      auto dst = kb.tileAP(0, P, c0, {nt, rows, cols}, {aseg, OW, 1});
+      bool first = i == 0;
+      if (kind != WindowKind::Depthwise) {
+        if (first)
+          kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, P, m), acc[slot], dst, tile,
+                                      window, DenseI64ArrayAttr(), UnitAttr());
+        else
+          kb.emit<nisa::TensorTensorOp>(
+              vecEngine(Opcode::TensorTensor, P, m),
+              kind == WindowKind::Max ? nisa::AluOp::max : nisa::AluOp::add, acc[slot], dst,
+              acc[slot], dst, tile, window, DenseI64ArrayAttr(), UnitAttr());
+        continue;
+      }
+      // Tile j's weight for this tap is column wcol + j * taps + t (one
+      // column for all when the channels repeat per tile).
+      auto wap = kb.tileAP(0, P, wcol + t, {nt, rows, cols}, {shared ? 0 : taps, 0, 0});
+      FlatSymbolRefAttr into = first ? acc[slot] : prod[p];
+      kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::multiply,
+                                    into, dst, tile, window, w, wap, DenseI64ArrayAttr(),
+                                    UnitAttr());
+      if (first && bias.sym) {
+        auto bap = kb.tileAP(0, P, bcol, {nt, rows, cols}, {shared ? 0 : 1, 0, 0});
+        kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::add,
+                                      acc[slot], dst, acc[slot], dst, bt, bap,
+                                      DenseI64ArrayAttr(), UnitAttr());
+      }
+      if (!first) {
+        kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::add,
+                                      acc[slot], dst, acc[slot], dst, prod[p], dst,
+                                      DenseI64ArrayAttr(), UnitAttr());
+        p ^= 1;
+      }
+    }
   }
 
   /// The window's taps over output rows [0, rows) of a block whose input
@@ -342,14 +480,16 @@ struct WindowLowering {
   /// Output rows [oh0, oh0 + rows) of planes [p0, p0 + nparts), accumulated
   /// in acc[slot]: the fused epilogue, or the average's scale, the
   /// conversion and the store; then the next slot.
-  void finishBlock(int64_t p0, int64_t nparts, int64_t oh0, int64_t rows) {
+  void finishBlock(int64_t p0, int64_t nparts, int64_t oh0, int64_t rows, int64_t at = 0,
+                   bool advance = true) {
     Builder b(op->getContext());
     int64_t n = rows * OW;
-    auto box = kb.tileAP(0, nparts, 0, n);
+    auto box = kb.tileAP(0, nparts, at, n);
     if (epilogue) {
       // Rows are the planes (image x channel), columns the pixels.
-      epilogue->emitEpilogue(kb, p0, nparts, oh0 * OW, n, acc[slot], 0);
-      slot = (slot + 1) % kSlots;
+      epilogue->emitEpilogue(kb, p0, nparts, oh0 * OW, n, acc[slot], at);
+      if (advance)
+        slot = (slot + 1) % kSlots;
       return;
     }
     if (divisorTable) {
@@ -377,9 +517,10 @@ struct WindowLowering {
     for (int64_t q = 0; q < nparts; q += step) {
       int64_t cnt = std::min(step, nparts - q);
       kb.dma(y.sym, kb.hbmAP((p0 + q) * OH * OW + oh0 * OW, {cnt, n}, {OH * OW, 1}), out[slot],
-             kb.tileAP(q, cnt, 0, n), outT);
+             kb.tileAP(q, cnt, at, n), outT);
     }
-    slot = (slot + 1) % kSlots;
+    if (advance)
+      slot = (slot + 1) % kSlots;
   }
 
   /// The least loaded vector engine for `o` over parts x n.
@@ -389,8 +530,10 @@ struct WindowLowering {
 
   /// "... plane tile(s) x ... row block(s)" for remarks.
   std::string describe() const {
-    return std::to_string(llvm::divideCeil(planes, P)) + " plane tile(s) x " +
-           std::to_string(llvm::divideCeil(OH, R)) + " row block(s) of " + std::to_string(R) +
+    return std::to_string(llvm::divideCeil(planes, P)) + " plane tile(s)" +
+           (fold > 1 ? " (" + std::to_string(fold) + " at a time on the free axis)" : "") +
+           " x " + std::to_string(llvm::divideCeil(OH, R)) + " row block(s) of " +
+           std::to_string(R) +
            ", " + std::to_string(KH * KW) + " taps each on VectorE/GpSimdE";
   }
 };
@@ -402,6 +545,7 @@ LogicalResult mlir::neuron::lowering::lowerPool(FunctionLowering &fl, PoolOp op,
   WindowLowering lowering(fl, kb, op,
                           op.getKind() == PoolKind::max ? WindowKind::Max : WindowKind::Avg);
   lowering.countIncludePad = op.getCountIncludePad();
+  lowering.allowFold = true;
   if (result)
     lowering.result = result;
   std::string why;
@@ -537,6 +681,7 @@ LogicalResult mlir::neuron::lowering::lowerDepthwiseConv(FunctionLowering &fl, K
                                                          bool *wantsNarrowInput) {
   WindowLowering lowering(fl, kb, conv, WindowKind::Depthwise);
   lowering.epilogue = epilogue;
+  lowering.allowFold = true;
   std::string why;
   ArrayRef<int64_t> kernel = conv.getWeight().getType().getShape().drop_front(2);
   if (!lowering.plan(conv.getInput(), conv.getResult(), kernel, conv.getStrides(),

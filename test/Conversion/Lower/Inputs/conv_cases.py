@@ -173,6 +173,17 @@ CASES = {
     "depthwise_fused": conv((2, 96, 15, 15), (96, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 96, False,
                             epilogue=True),
     "mobilenetv2_dw_144_56": conv((1, 144, 56, 56), (144, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 144, True),
+    # Small maps with many planes: the plane tiles fold onto the free axis
+    # (one instruction per tap over all of them), per-tile weights (960
+    # channels: 7 full tiles and a partial one alone) or one shared set
+    # (16 images x 64 channels), middle tap reading no padding (stride 1) or
+    # padded rows (stride 2), fused epilogue, bf16 input converted on chip.
+    "depthwise_fold_960ch_2x2": conv((1, 960, 2, 2), (960, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 960, True),
+    "depthwise_fold_shared_b16": conv((16, 64, 3, 3), (64, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 64, False),
+    "depthwise_fold_5x5_fused": conv((1, 768, 2, 2), (768, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 768, True,
+                                     epilogue=True),
+    "depthwise_fold_bf16_f32": conv((2, 320, 2, 2), (320, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 320, True,
+                                    ty="bf16", oty="f32"),
     # A reduction in the epilogue (global average pooling): the epilogue runs
     # as its own kernel after the convolution.
     "conv_relu_global_avgpool": func(
@@ -189,6 +200,8 @@ CASES = {
     "maxpool1d": pool((2, 3, 10), "max", (3,), (1,), (1, 1)),
     "maxpool_resnet_stem_batch2": pool((2, 64, 112, 112), "max", (3, 3), (2, 2), (1, 1, 1, 1)),
     "maxpool_129_planes_bf16": pool((1, 129, 11, 11), "max", (3, 3), (2, 2), (1, 1, 1, 1), ty="bf16"),
+    "maxpool_fold_512_planes": pool((1, 512, 7, 7), "max", (3, 3), (2, 2), (1, 1, 1, 1)),
+    "avgpool_fold_pad_excluded": pool((2, 200, 5, 5), "avg", (3, 3), (2, 2), (1, 1, 1, 1)),
     # Three and four spatial dims: neuron-decompose-windows splits them into
     # the 2-D windows above (depth taps as 2-D convolutions over planes moved
     # into the batch; pooling separably).
