@@ -5,7 +5,9 @@
 // block in SBUF (bf16 ShuffleNet and MobileNetV2 were slower than f32 with
 // one cast kernel per such input).
 // - @pointwise: a 1x1 convolution (TensorE) and @depthwise (VectorE/GpSimdE)
-//   convert on chip: one kernel each, tensor_copy from the f32 staging tile.
+//   convert on chip: one kernel each, tensor_copy from the f32 staging tile;
+//   @depthwise_fold the same with 7 plane tiles folded onto the free axis
+//   (one conversion over the group).
 // - @stem: 3 input channels, 7x7: kernel rows packed onto the partitions,
 //   which start where the engines cannot: the block is converted once at
 //   partition 0 ("xu") and the 7 copies made from it by SBUF-to-SBUF DMA;
@@ -28,6 +30,9 @@
 // RUN: neuronc --no-cache %s --entry=depthwise --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEPTH
 // DEPTH-NOT: cast kernel
 // DEPTH: remark: lowered as one depthwise convolution kernel: {{.*}}, its input converted to bf16 on chip
+// RUN: neuronc --no-cache %s --entry=depthwise_fold --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=FOLD
+// FOLD-NOT: cast kernel
+// FOLD: remark: lowered as one depthwise convolution kernel: 8 plane tile(s) (7 at a time on the free axis) x {{.*}}, its input converted to bf16 on chip
 // RUN: neuronc --no-cache %s --entry=stem --emit=nisa --lowering-remarks -o - 2>&1 | FileCheck %s --check-prefix=STEM
 // STEM-NOT: cast kernel
 // STEM: remark: lowered as one convolution kernel: {{.*}}its input converted to bf16 on chip, 7 kernel rows packed onto the partitions
@@ -49,6 +54,8 @@
 // RUN: neuron-run %s --entry=pointwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=depthwise --check --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=depthwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise_fold --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise_fold --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=stem --check --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=stem --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=stem_batch --check --random-inputs | FileCheck %s --check-prefix=SIM
@@ -67,6 +74,11 @@ func.func @depthwise(%x: tensor<1x48x9x9xf32>, %w: tensor<48x1x3x3xbf16>) -> ten
   %c = neuron.cast %x : tensor<1x48x9x9xf32> -> tensor<1x48x9x9xbf16>
   %y = neuron.conv %c, %w strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 48 : (tensor<1x48x9x9xbf16>, tensor<48x1x3x3xbf16>) -> tensor<1x48x9x9xf32>
   return %y : tensor<1x48x9x9xf32>
+}
+func.func @depthwise_fold(%x: tensor<1x960x2x2xf32>, %w: tensor<960x1x3x3xbf16>) -> tensor<1x960x2x2xf32> {
+  %c = neuron.cast %x : tensor<1x960x2x2xf32> -> tensor<1x960x2x2xbf16>
+  %y = neuron.conv %c, %w strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 960 : (tensor<1x960x2x2xbf16>, tensor<960x1x3x3xbf16>) -> tensor<1x960x2x2xf32>
+  return %y : tensor<1x960x2x2xf32>
 }
 func.func @stem(%x: tensor<1x3x40x40xf32>) -> tensor<1x16x20x20xf32> {
   %w = neuron.constant dense<0.0625> : tensor<16x3x7x7xbf16>
