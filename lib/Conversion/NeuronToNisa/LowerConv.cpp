@@ -266,8 +266,11 @@ struct ConvLowering {
       return pool ? static_cast<int64_t>(llvm::divideCeil(fc, P)) * nb * pool->planeElements() * eout
                   : 0;
     };
+    // Chunks after the first start on a tile boundary (whole tiles); all of
+    // the group's channels in one chunk need no rounding (160 channels are
+    // one chunk, not 128 + 32 with the input loaded twice).
     fChunk = std::min(Fg, (budget - used) / perChannel);
-    if (fChunk >= P)
+    if (fChunk >= P && fChunk < Fg)
       fChunk = fChunk / P * P;
     while (fChunk >= 1 && fChunk * perChannel + planeBytes(fChunk) > budget - used)
       fChunk = fChunk > P ? fChunk - P : fChunk / 2;

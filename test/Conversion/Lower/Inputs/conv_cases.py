@@ -160,6 +160,11 @@ CASES = {
                           const_w=True),
     "const_stem_bf16_f32": conv((1, 3, 40, 40), (32, 3, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, True,
                                 ty="bf16", oty="f32", const_w=True),
+    # 160 output channels whose weights fit: one chunk (two output tiles),
+    # not 128 + 32 with the input loaded once per chunk (MobileNetV2's
+    # projections).
+    "const_1x1_960_to_160": conv((1, 960, 2, 2), (160, 960, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, False,
+                                 const_w=True),
     "const_fused_bn": conv((2, 16, 9, 9), (32, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True,
                            epilogue=True, const_w=True),
     # VectorE/GpSimdE windows
