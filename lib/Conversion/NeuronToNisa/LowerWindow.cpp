@@ -181,14 +181,16 @@ struct WindowLowering {
              perTap;
     };
     // The largest group that fits SBUF; only when its taps take under 40 %
-    // of the time (a group's first tap waits for all of its loads, and its
-    // stores start after its last tap: measured on MobileNetV2 at 64x64,
-    // 576 channels of 4x4 in f32 lost more to that than they saved).
+    // of the time and save more than a DMA latency (a group's first tap
+    // waits for all of its loads, and its stores start after its last tap:
+    // measured on MobileNetV2 at 64x64, 576 channels of 4x4 in f32, and on
+    // VGG-11's one-tap 7x7 average pooling on trn2, which lost more to that
+    // than they saved).
     auto ring = [&] { return static_cast<int>(std::clamp<int64_t>(fold + 1, 2, 8)); };
     for (fold = full, epilogueBuffers = ring(); fold >= 2 && bytes() > budget;
          epilogueBuffers = ring())
       fold = fold / 2;
-    if (fold < 2 || cost(fold) > 0.4 * cost(1)) {
+    if (fold < 2 || cost(fold) > 0.4 * cost(1) || cost(1) - cost(fold) < hw.dmaLatencyNs) {
       fold = 1;
       epilogueBuffers = 2;
     }
