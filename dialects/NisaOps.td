@@ -245,7 +245,7 @@ def Nisa_KernelOp : Nisa_Op<"kernel", [Symbol, SymbolTable, NoTerminator, Single
   }];
 }
 
-def Nisa_AllocOp : Nisa_Op<"alloc", [Symbol, HasParent<"KernelOp">]> {
+def Nisa_AllocOp : Nisa_Op<"alloc", [Symbol, ParentOneOf<["KernelOp", "ProgramOp"]>]> {
   let summary = "an SBUF or PSUM tile: partitions × elements per partition";
   let description = [{
     ```mlir
@@ -257,6 +257,10 @@ def Nisa_AllocOp : Nisa_Op<"alloc", [Symbol, HasParent<"KernelOp">]> {
     `discard` marks a tile that only receives results nobody reads (an
     engine must write its elementwise result somewhere when only its row
     sum is wanted); the race checker does not require its writes to be read.
+    A tile in the program's body (not a kernel's) is *carried*: every kernel
+    may name it, so that a value one kernel computed stays in SBUF for the
+    kernels that read it (`--nisa-forward-stores`). A kernel's own tile of
+    the same name hides it.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Nisa_MemorySpace:$space,
                        I64Attr:$partitions, I64Attr:$elements, TypeAttr:$element_type,

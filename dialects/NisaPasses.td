@@ -33,6 +33,32 @@ def NisaAllocateMemoryPass : Pass<"nisa-allocate-memory", "::mlir::nisa::Program
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
 }
 
+def NisaForwardStoresPass : Pass<"nisa-forward-stores", "::mlir::nisa::ProgramOp"> {
+  let summary = "Keeps activations in SBUF between kernels: loads become copies from the storing tile";
+  let description = [{
+    Runs before allocation. A load of an internal HBM tensor whose every
+    element an earlier instruction stored from one SBUF tile, on the
+    partition the load writes it to, with nothing writing those tile bytes
+    since, becomes a `tensor_copy` from that tile on the least busy of
+    ScalarE, VectorE and GpSimdE: no DMA latency and no HBM traffic on the
+    chain between the two kernels. A tile read by a later kernel moves to
+    the program's body (a carried tile) and lives until its last copy; a
+    tile is carried only while the SBUF tiles of every kernel it crosses,
+    with it, stay within three quarters of a partition. Tensors that nothing
+    loads any more are no longer stored, unless `keep-stores` (checked runs
+    read every internal tensor). Internal tensors over 2^20 elements and
+    loads over 2^18 are left alone, as are integer tiles (engines copy
+    through f32) and patterns no access pattern can name.
+  }];
+  let options = [
+    Option<"keepStores", "keep-stores", "bool", /*default=*/"false",
+           "Keep the stores of tensors whose every load was forwarded">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "A remark on each kernel that reads an earlier kernel's tiles">,
+  ];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
 def NisaInsertSemaphoresPass : Pass<"nisa-insert-semaphores", "::mlir::nisa::ProgramOp"> {
   let summary = "Synchronizes the engine streams: a wait for every cross-engine dependency";
   let description = [{

@@ -157,6 +157,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
   BackendOptions backend = options.backend;
   backend.remarks = true;
   backend.distinctScratch = true;
+  backend.forwardStores = options.fuse;
   LogicalResult lowered = success();
   {
     ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {

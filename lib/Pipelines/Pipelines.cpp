@@ -227,10 +227,16 @@ void neuronc::buildLowerPipeline(OpPassManager &pm, const BackendOptions &option
   pm.addPass(neuron::createNeuronLowerPass(lower));
 }
 
-void neuronc::buildProgramPipeline(OpPassManager &pm, bool reuseScratch) {
+void neuronc::buildProgramPipeline(OpPassManager &pm, const BackendOptions &options) {
   OpPassManager &ppm = pm.nest<nisa::ProgramOp>();
+  if (options.forwardStores) {
+    nisa::NisaForwardStoresPassOptions forward;
+    forward.keepStores = options.distinctScratch;
+    forward.remarks = options.remarks;
+    ppm.addPass(nisa::createNisaForwardStoresPass(forward));
+  }
   nisa::NisaAllocateMemoryPassOptions allocate;
-  allocate.reuseScratch = reuseScratch;
+  allocate.reuseScratch = !options.distinctScratch;
   ppm.addPass(nisa::createNisaAllocateMemoryPass(allocate));
   ppm.addPass(nisa::createNisaInsertSemaphoresPass());
   ppm.addPass(nisa::createNisaCheckRacesPass());
@@ -238,7 +244,7 @@ void neuronc::buildProgramPipeline(OpPassManager &pm, bool reuseScratch) {
 
 void neuronc::buildBackendPipeline(OpPassManager &pm, const BackendOptions &options) {
   buildLowerPipeline(pm, options);
-  buildProgramPipeline(pm, !options.distinctScratch);
+  buildProgramPipeline(pm, options);
 }
 
 llvm::StringRef neuronc::stageName(EmitStage stage) {
@@ -258,12 +264,13 @@ std::string neuronc::CompileOptions::fingerprint() const {
   return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
                        "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10} "
                        "disable-fusion={11} prepack-weights={12} random-elided-weights={13} tp={14} "
-                       "sp={15}",
+                       "sp={15} forward-stores={16}",
                        stageName(stage), optLevel, entry, import.dropHostCalls,
                        import.returnPrinted, import.autoCast, import.autoCastType,
                        bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks,
                        llvm::join(disabledFusions, ","), prepackWeights,
-                       import.randomElidedWeights, tp, sequenceParallel)
+                       import.randomElidedWeights, tp, sequenceParallel,
+                       backend.forwardStores)
       .str();
 }
 
@@ -300,9 +307,12 @@ void neuronc::buildStagePipeline(OpPassManager &pm, EmitStage stage,
   case EmitStage::Lowered:
     buildLowerPipeline(pm, options.backend);
     return;
-  case EmitStage::Nisa:
-    buildProgramPipeline(pm);
+  case EmitStage::Nisa: {
+    BackendOptions backend = options.backend;
+    backend.forwardStores = backend.forwardStores && options.optLevel > 0;
+    buildProgramPipeline(pm, backend);
     return;
+  }
   case EmitStage::Neff:
     return;
   }
@@ -487,6 +497,9 @@ struct BackendPipelineOptions : public PassPipelineOptions<BackendPipelineOption
                              llvm::cl::init("trn1")};
   Option<bool> remarks{*this, "remarks", llvm::cl::desc("A remark per kernel"),
                        llvm::cl::init(false)};
+  Option<bool> forwardStores{*this, "forward-stores",
+                             llvm::cl::desc("Keep activations in SBUF between kernels"),
+                             llvm::cl::init(true)};
 };
 struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions> {
   Option<bool> dropHostCalls{*this, "drop-host-calls",
@@ -566,6 +579,7 @@ void neuronc::registerPipelines() {
         BackendOptions options;
         options.target = o.target;
         options.remarks = o.remarks;
+        options.forwardStores = o.forwardStores;
         buildBackendPipeline(pm, options);
       });
   PassPipelineRegistration<>("neuron-fuse",

@@ -374,6 +374,7 @@ int RunSession::run() {
     if (simulate) {
       neuronc::BackendOptions backend;
       backend.target = hw ? hw->name.str() : "trn1";
+      backend.forwardStores = fuse; // unfused, every kernel round-trips HBM as at -O0
       if (failed(neuronc::lowerModule(module, backend)))
         return 1;
       FailureOr<neuronc::neff::Executable> built =

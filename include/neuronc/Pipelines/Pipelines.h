@@ -43,6 +43,10 @@ struct BackendOptions {
   /// Internal HBM tensors keep bytes of their own (checked runs read them
   /// after the program ends).
   bool distinctScratch = false;
+  /// Loads of what an earlier kernel stored from a tile that still holds it
+  /// read the tile instead (`--nisa-forward-stores`); off at -O0, where every
+  /// kernel round-trips HBM.
+  bool forwardStores = true;
 };
 
 /// How input programs are brought into the neuron dialect.
@@ -176,14 +180,15 @@ mlir::LogicalResult prepackWeights(mlir::ModuleOp module);
 mlir::LogicalResult shardModule(mlir::ModuleOp module, int64_t tp,
                                 bool sequenceParallel = false);
 
-/// The backend: lower to nisa, allocate memory, insert semaphores, check
-/// for races.
+/// The backend: lower to nisa, forward stores to later loads through SBUF,
+/// allocate memory, insert semaphores, check for races.
 void buildBackendPipeline(mlir::OpPassManager &pm, const BackendOptions &options);
 /// The lowering alone (--neuron-lower).
 void buildLowerPipeline(mlir::OpPassManager &pm, const BackendOptions &options);
-/// Allocation, semaphores and the race check, per program; internal HBM
-/// tensors share dead bytes unless `reuseScratch` is false.
-void buildProgramPipeline(mlir::OpPassManager &pm, bool reuseScratch = true);
+/// Store forwarding, allocation, semaphores and the race check, per
+/// program; with `distinctScratch` internal HBM tensors keep their stores
+/// and bytes of their own.
+void buildProgramPipeline(mlir::OpPassManager &pm, const BackendOptions &options = {});
 
 /// The backend pipeline, run on `module` with the pass manager command-line
 /// options applied.

@@ -313,6 +313,8 @@ MemoryResolver::MemoryResolver(ProgramOp program) {
   for (Operation &op : program.getBodyBlock()) {
     if (auto t = dyn_cast<HbmOp>(op))
       hbm[t.getSymNameAttr()] = t;
+    else if (auto a = dyn_cast<AllocOp>(op))
+      hbm[a.getSymNameAttr()] = a;
     else if (auto k = dyn_cast<KernelOp>(op)) {
       auto &map = tiles[k];
       for (AllocOp a : k.getBodyBlock().getOps<AllocOp>())

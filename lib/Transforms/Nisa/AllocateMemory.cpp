@@ -127,6 +127,10 @@ struct AllocateMemoryPass
     for (HbmOp t : program.getBodyBlock().getOps<HbmOp>())
       if (t.getKind() == HbmKind::internal)
         items[t] = {t, t.getSizeInBytes(), 64};
+    // Carried tiles (in the program's body) live across the kernels that
+    // name them.
+    for (AllocOp a : program.getBodyBlock().getOps<AllocOp>())
+      items[a] = {a, a.getBytesPerPartition(), a.getAlignment()};
     int64_t index = 0;
     SmallVector<KernelOp> kernels(program.getBodyBlock().getOps<KernelOp>());
     for (KernelOp kernel : kernels) {

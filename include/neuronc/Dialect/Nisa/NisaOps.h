@@ -26,11 +26,13 @@ Operation *lookupMemory(Operation *instruction, FlatSymbolRefAttr name);
 class MemoryResolver {
 public:
   explicit MemoryResolver(ProgramOp program);
-  /// The alloc of `kernel` or the hbm tensor of the program named `name`.
+  /// The alloc of `kernel`, else the carried tile or hbm tensor of the
+  /// program named `name`.
   Operation *lookup(KernelOp kernel, FlatSymbolRefAttr name);
 
 private:
-  llvm::DenseMap<StringAttr, HbmOp> hbm;
+  /// The program's own symbols: hbm tensors and carried tiles.
+  llvm::DenseMap<StringAttr, Operation *> hbm;
   llvm::DenseMap<Operation *, llvm::DenseMap<StringAttr, AllocOp>> tiles;
 };
 

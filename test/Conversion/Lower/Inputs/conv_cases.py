@@ -105,6 +105,24 @@ def conv_pool(x, w, st, pad, bias, epi, kind, k, pst, ppad, incl=False, ty="f32"
     return func(args, body, "p", T(z, ty))
 
 
+def inverted_residual(n, c, e, hw, ty="f32"):
+    """MobileNetV2's block: 1x1 expansion + ReLU, 3x3 depthwise + ReLU, 1x1
+    projection, residual add: four kernels whose activations stay in SBUF."""
+    x, we, wd, wp = (n, c, hw, hw), (e, c, 1, 1), (e, 1, 3, 3), (c, e, 1, 1)
+    y = (n, e, hw, hw)
+    return func(
+        [("x", T(x, ty)), ("we", T(we, ty)), ("wd", T(wd, ty)), ("wp", T(wp, ty))],
+        ["%%a = neuron.conv %%x, %%we strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1]"
+         " groups = 1 : (%s, %s) -> %s" % (T(x, ty), T(we, ty), T(y, ty)),
+         "%%b = neuron.relu %%a : %s" % T(y, ty),
+         "%%c = neuron.conv %%b, %%wd strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1]"
+         " groups = %d : (%s, %s) -> %s" % (e, T(y, ty), T(wd, ty), T(y, ty)),
+         "%%d = neuron.relu %%c : %s" % T(y, ty),
+         "%%f = neuron.conv %%d, %%wp strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1]"
+         " groups = 1 : (%s, %s) -> %s" % (T(y, ty), T(wp, ty), T(x, ty)),
+         "%%g = neuron.add %%f, %%x : %s, %s -> %s" % (T(x, ty), T(x, ty), T(x, ty))], "g", T(x, ty))
+
+
 def func(args, body, res, rty):
     sig = ", ".join("%%%s: %s" % a for a in args)
     lines = ["func.func @main(%s) -> %s {" % (sig, rty)]
@@ -198,6 +216,16 @@ CASES = {
          "%z = neuron.relu %y : tensor<2x32x9x9xf32>",
          "%m = neuron.reduce_mean %z axes = [2, 3] keepdims : tensor<2x32x9x9xf32> -> "
          "tensor<2x32x1x1xf32>"], "m", T((2, 32, 1, 1), "f32")),
+    # Kernel chains compiled with fusion, where later kernels read earlier
+    # kernels' results from SBUF (nisa-forward-stores): a MobileNetV2 block
+    # on a 4x4 map (every activation stays on chip), in bf16, with 160
+    # expanded channels (two partition tiles), and at 28x28 where the
+    # depthwise kernel streams row blocks and only the last ones are still
+    # in SBUF when the projection runs.
+    "chain_inverted_residual_4x4": inverted_residual(1, 32, 96, 4),
+    "chain_inverted_residual_bf16": inverted_residual(1, 24, 144, 3, ty="bf16"),
+    "chain_inverted_residual_160ch": inverted_residual(1, 40, 160, 2),
+    "chain_inverted_residual_28x28": inverted_residual(1, 32, 192, 28),
     "maxpool_3x3s2_pad1": pool((2, 3, 9, 8), "max", (3, 3), (2, 2), (1, 1, 1, 1)),
     "avgpool_pad_excluded": pool((1, 3, 7, 7), "avg", (3, 3), (2, 2), (1, 1, 1, 1)),
     "avgpool_pad_included": pool((1, 3, 7, 7), "avg", (3, 3), (2, 2), (1, 1, 1, 1), True),
@@ -282,7 +310,7 @@ def main():
             f.write(CASES[name])
         for target in args.targets.split(","):
             count += 1
-            fuse = ["--fuse"] if name.startswith("conv_pool_") else []
+            fuse = ["--fuse"] if name.startswith(("conv_pool_", "chain_")) else []
             r = subprocess.run([args.neuron_run, path, "--check", "--random-inputs",
                                 "--target=" + target] + fuse, capture_output=True, text=True)
             if r.returncode == 0:

@@ -1,0 +1,452 @@
+//===- ForwardStores.cpp - nisa-forward-stores --------------------------===//
+//
+// Keeps activations in SBUF between kernels. A kernel stores its result to
+// an internal HBM tensor and the next kernel loads it back: two DMA
+// latencies and two transfers on the dependent chain of every kernel
+// boundary, which on small layers costs more than their work. When the
+// bytes a load reads were stored from an SBUF tile that still holds them,
+// partition for partition, the load becomes an engine copy from that tile
+// (the tile is then carried: it moves to the program's body and lives until
+// the copy), and a tensor nothing loads any more is not stored at all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "neuronc/ISA/HardwareModel.h"
+#include "neuronc/Transforms/NisaPasses.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <map>
+
+namespace mlir::nisa {
+#define GEN_PASS_DEF_NISAFORWARDSTORESPASS
+#include "neuronc/Dialect/Nisa/NisaPasses.h.inc"
+} // namespace mlir::nisa
+
+using namespace mlir;
+using namespace mlir::nisa;
+
+namespace {
+
+/// Internal tensors larger than this many elements are not tracked (their
+/// producers stream them through SBUF; the tile holding any part of them is
+/// long overwritten when the consumer runs).
+constexpr int64_t kMaxTensorElements = int64_t(1) << 20;
+/// Loads larger than this many elements are left alone.
+constexpr int64_t kMaxLoadElements = int64_t(1) << 18;
+
+/// Calls `f(p, e)` for every element of `ap` in its order: the partition
+/// (0 for HBM) and the element offset within it (the flat index for HBM).
+template <typename F>
+void forEachElement(AccessPatternAttr ap, F f) {
+  ArrayRef<int64_t> sizes = ap.getSizes(), strides = ap.getStrides();
+  int64_t p0 = ap.isTile() ? ap.getPartStart() : 0;
+  int64_t pn = ap.isTile() ? ap.getPartCount() : 1;
+  SmallVector<int64_t, 4> idx(sizes.size(), 0);
+  for (int64_t p = p0; p < p0 + pn; ++p) {
+    std::fill(idx.begin(), idx.end(), 0);
+    int64_t e = ap.getOffset();
+    while (true) {
+      f(p, e);
+      int d = static_cast<int>(sizes.size()) - 1;
+      for (; d >= 0; --d) {
+        e += strides[d];
+        if (++idx[d] < sizes[d])
+          break;
+        e -= strides[d] * sizes[d];
+        idx[d] = 0;
+      }
+      if (d < 0)
+        break;
+    }
+  }
+}
+
+/// Where one element of an internal tensor was last stored from.
+struct Origin {
+  int32_t tile = -1; ///< index into the pass's tiles; -1: not from a tile
+  int32_t part = 0;
+  int32_t elem = 0;
+  int32_t step = 0; ///< program-order index of the store
+};
+
+/// A write to a tile: its step and bounding box.
+struct TileWrite {
+  int64_t step, p0, p1, e0, e1;
+};
+
+/// A load that becomes a copy from a tile.
+struct Forward {
+  DmaCopyOp load;
+  KernelOp kernel;
+  int32_t tile;
+  AccessPatternAttr srcAp;
+  Engine engine;
+};
+
+struct ForwardStoresPass : mlir::nisa::impl::NisaForwardStoresPassBase<ForwardStoresPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ProgramOp program = getOperation();
+    hw = neuronc::lookupHardwareModel(program.getTarget());
+    if (!hw)
+      return signalPassFailure(); // the program verifier reports it
+    MemoryResolver resolver(program);
+    // The pass object runs on every program in turn.
+    kernelIndex.clear();
+    kernelBytes.clear();
+    tiles.clear();
+    tileIds.clear();
+    tileWrites.clear();
+    origins.clear();
+    lastRead.clear();
+    carriedUntil.clear();
+    kernels.assign(program.getBodyBlock().getOps<KernelOp>().begin(),
+                   program.getBodyBlock().getOps<KernelOp>().end());
+    for (auto [i, k] : llvm::enumerate(kernels)) {
+      kernelIndex[k] = i;
+      int64_t bytes = 0;
+      for (AllocOp a : k.getBodyBlock().getOps<AllocOp>())
+        if (a.getSpace() == MemorySpace::sbuf)
+          bytes += a.getAlignedBytesPerPartition();
+      kernelBytes.push_back(bytes);
+    }
+    carried.assign(kernels.size(), 0);
+
+    // Readers of every internal tensor, to drop the stores nothing loads,
+    // and the elements each copying engine processes in each kernel.
+    llvm::DenseMap<Operation *, int64_t> readers;
+    int64_t step = 0;
+    work.assign(kernels.size(), {0, 0, 0});
+    for (KernelOp k : kernels)
+      for (Operation &op : k.getBodyBlock())
+        if (auto inst = dyn_cast<InstructionOpInterface>(op)) {
+          SmallVector<MemoryAccess> accesses;
+          inst.getAccesses(accesses);
+          int e = engineSlot(inst.getInstructionEngine());
+          if (!isa<DmaCopyOp>(op) && e >= 0 && !accesses.empty())
+            work[kernelIndex[k]][e] += accesses.front().ap.getNumElements();
+          for (const MemoryAccess &a : accesses)
+            if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(k, a.memory)))
+              if (!a.write && t.getKind() == HbmKind::internal) {
+                ++readers[t];
+                lastRead[t] = step;
+              }
+          ++step;
+        }
+
+    // Steps after which a tensor's origins are no longer needed.
+    std::multimap<int64_t, Operation *> expiry;
+    for (auto &[t, last] : lastRead)
+      expiry.insert({last, t});
+    SmallVector<Forward> forwards;
+    step = 0;
+    for (KernelOp k : kernels) {
+      for (Operation &op : k.getBodyBlock()) {
+        auto inst = dyn_cast<InstructionOpInterface>(op);
+        if (!inst)
+          continue;
+        SmallVector<MemoryAccess> accesses;
+        inst.getAccesses(accesses);
+        if (auto dma = dyn_cast<DmaCopyOp>(op))
+          if (std::optional<Forward> f = tryForward(dma, k, resolver, step)) {
+            forwards.push_back(*f);
+            work[kernelIndex[k]][engineSlot(f->engine)] += f->srcAp.getNumElements();
+          }
+        record(inst, k, resolver, accesses, step);
+        for (auto [it, end] = expiry.equal_range(step); it != end; ++it)
+          origins.erase(it->second);
+        ++step;
+      }
+    }
+    if (forwards.empty())
+      return;
+    apply(program, forwards, resolver, readers);
+  }
+
+private:
+  /// 0 ScalarE, 1 VectorE, 2 GpSimdE; -1 for the others.
+  static int engineSlot(Engine e) {
+    switch (e) {
+    case Engine::scalar: return 0;
+    case Engine::vector: return 1;
+    case Engine::gpsimd: return 2;
+    default: return -1;
+    }
+  }
+
+  int32_t tileIndex(AllocOp a) {
+    auto [it, inserted] = tileIds.try_emplace(a, static_cast<int32_t>(tiles.size()));
+    if (inserted) {
+      tiles.push_back(a);
+      tileWrites.emplace_back();
+    }
+    return it->second;
+  }
+
+  /// Notes what `inst` writes: tile writes, and for internal tensors where
+  /// each element now comes from.
+  void record(InstructionOpInterface inst, KernelOp k, MemoryResolver &resolver,
+              ArrayRef<MemoryAccess> accesses, int64_t step) {
+    for (const MemoryAccess &a : accesses) {
+      if (!a.write)
+        continue;
+      Operation *decl = resolver.lookup(k, a.memory);
+      if (auto tile = dyn_cast_or_null<AllocOp>(decl)) {
+        auto [e0, e1] = a.ap.getExtent();
+        tileWrites[tileIndex(tile)].push_back(
+            {step, a.ap.getPartStart(), a.ap.getPartStart() + a.ap.getPartCount(), e0, e1});
+        continue;
+      }
+      auto t = dyn_cast_or_null<HbmOp>(decl);
+      if (!t || t.getKind() != HbmKind::internal || t.getNumElements() > kMaxTensorElements ||
+          lastRead.lookup(t) <= step)
+        continue;
+      std::vector<Origin> &origin = origins[t];
+      if (origin.empty())
+        origin.resize(t.getNumElements());
+      auto dma = dyn_cast<DmaCopyOp>(inst.getOperation());
+      AllocOp src = dma && !dma.getIndirect()
+                        ? dyn_cast_or_null<AllocOp>(resolver.lookup(k, dma.getSrcAttr()))
+                        : AllocOp();
+      if (dma && dma.getIndirect()) {
+        std::fill(origin.begin(), origin.end(), Origin());
+        continue;
+      }
+      if (!src || src.getSpace() != MemorySpace::sbuf) {
+        forEachElement(a.ap, [&](int64_t, int64_t h) {
+          if (h >= 0 && h < static_cast<int64_t>(origin.size()))
+            origin[h] = Origin();
+        });
+        continue;
+      }
+      SmallVector<std::pair<int32_t, int64_t>> from;
+      from.reserve(dma.getSrcAp().getTotalElements());
+      forEachElement(dma.getSrcAp(), [&](int64_t p, int64_t e) {
+        from.push_back({static_cast<int32_t>(p), e});
+      });
+      int32_t id = tileIndex(src);
+      size_t i = 0;
+      forEachElement(a.ap, [&](int64_t, int64_t h) {
+        if (h >= 0 && h < static_cast<int64_t>(origin.size()) && i < from.size())
+          origin[h] = {id, from[i].first, static_cast<int32_t>(from[i].second),
+                       static_cast<int32_t>(step)};
+        ++i;
+      });
+    }
+  }
+
+  /// The copy that can replace `load`, if every element it reads still sits
+  /// in one SBUF tile on the partition it is loaded to, at offsets an
+  /// access pattern can name.
+  std::optional<Forward> tryForward(DmaCopyOp load, KernelOp k, MemoryResolver &resolver,
+                                    int64_t step) {
+    if (load.getIndirect())
+      return std::nullopt;
+    auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(k, load.getSrcAttr()));
+    auto dst = dyn_cast_or_null<AllocOp>(resolver.lookup(k, load.getDstAttr()));
+    if (!t || !dst || dst.getSpace() != MemorySpace::sbuf || !origins.count(t))
+      return std::nullopt;
+    Type et = dst.getElementType();
+    if (!et.isF32() && !et.isBF16() && !et.isF16())
+      return std::nullopt; // engines copy through f32
+    AccessPatternAttr dap = load.getDstAp();
+    int64_t n = dap.getTotalElements();
+    if (n > kMaxLoadElements || !dap.isTile())
+      return std::nullopt;
+    int64_t ps = dap.getPartStart(), pc = dap.getPartCount();
+    if (hw->maxPartitionSpan(ps) < pc)
+      return std::nullopt;
+    const std::vector<Origin> &origin = origins[t];
+    SmallVector<int64_t> hidx;
+    hidx.reserve(n);
+    forEachElement(load.getSrcAp(), [&](int64_t, int64_t h) { hidx.push_back(h); });
+    SmallVector<int64_t> srcElem(n);
+    int32_t tile = -1;
+    // (store step) -> bounding box of the elements that store left in the tile.
+    std::map<int64_t, TileWrite> boxes;
+    bool ok = true;
+    int64_t i = 0;
+    forEachElement(dap, [&](int64_t p, int64_t) {
+      if (!ok)
+        return;
+      int64_t h = hidx[i];
+      if (h < 0 || h >= static_cast<int64_t>(origin.size())) {
+        ok = false;
+        return;
+      }
+      const Origin &o = origin[h];
+      if (o.tile < 0 || (tile >= 0 && o.tile != tile) || o.part != p) {
+        ok = false;
+        return;
+      }
+      tile = o.tile;
+      int64_t e = o.elem;
+      srcElem[i] = e;
+      auto [it, fresh] = boxes.try_emplace(o.step, TileWrite{o.step, p, p + 1, e, e + 1});
+      if (!fresh) {
+        it->second.p0 = std::min(it->second.p0, p);
+        it->second.p1 = std::max(it->second.p1, p + 1);
+        it->second.e0 = std::min(it->second.e0, e);
+        it->second.e1 = std::max(it->second.e1, e + 1);
+      }
+      ++i;
+    });
+    if (!ok || tile < 0)
+      return std::nullopt;
+    if (tiles[tile].getElementType() != et)
+      return std::nullopt;
+    // Nothing may have overwritten those bytes since they were stored.
+    for (auto &[storeStep, box] : boxes)
+      for (const TileWrite &w : tileWrites[tile])
+        if (w.step > storeStep && w.p0 < box.p1 && box.p0 < w.p1 && w.e0 < box.e1 &&
+            box.e0 < w.e1)
+          return std::nullopt;
+    // The source elements as a pattern over the destination's dims.
+    ArrayRef<int64_t> sizes = dap.getSizes();
+    int64_t perPart = dap.getNumElements();
+    int64_t base = srcElem[0];
+    SmallVector<int64_t> strides(sizes.size(), 0);
+    int64_t inner = 1;
+    for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+      if (sizes[d] > 1)
+        strides[d] = srcElem[inner] - base;
+      if (strides[d] < 0)
+        return std::nullopt;
+      inner *= sizes[d];
+    }
+    SmallVector<int64_t, 4> idx(sizes.size(), 0);
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t rem = j % perPart, e = base;
+      for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+        e += (rem % sizes[d]) * strides[d];
+        rem /= sizes[d];
+      }
+      if (srcElem[j] != e)
+        return std::nullopt;
+    }
+    // The tile must fit beside every kernel it is carried across.
+    KernelOp owner = tiles[tile]->getParentOfType<KernelOp>();
+    int64_t from = owner ? kernelIndex.lookup(owner) : -1;
+    int64_t to = kernelIndex.lookup(k);
+    int64_t bytes = tiles[tile].getAlignedBytesPerPartition();
+    int64_t budget = hw->sbufPartitionBytes * 3 / 4;
+    int64_t &carriedTo = carriedUntil.try_emplace(tile, from).first->second;
+    for (int64_t j = carriedTo + 1; j <= to; ++j)
+      if (kernelBytes[j] + carried[j] + bytes > budget)
+        return std::nullopt;
+    for (int64_t j = carriedTo + 1; j <= to; ++j)
+      carried[j] += bytes;
+    carriedTo = std::max(carriedTo, to);
+
+    Forward f{load, k, tile,
+              AccessPatternAttr::get(load.getContext(), ps, pc, base, sizes, strides),
+              Engine::scalar};
+    // The least busy of the engines that copy.
+    const std::array<int64_t, 3> &busy = work[to];
+    int best = 0;
+    for (int e = 1; e < 3; ++e)
+      if (busy[e] < busy[best])
+        best = e;
+    f.engine = best == 0 ? Engine::scalar : best == 1 ? Engine::vector : Engine::gpsimd;
+    return f;
+  }
+
+  /// Rewrites the program: carried tiles move to its body, loads become
+  /// copies, and stores of tensors nothing loads any more go.
+  void apply(ProgramOp program, ArrayRef<Forward> forwards, MemoryResolver &resolver,
+             llvm::DenseMap<Operation *, int64_t> &readers) {
+    MLIRContext *ctx = program.getContext();
+    SymbolTable symbols(program);
+    Operation *firstKernel = kernels.front();
+    llvm::DenseMap<int32_t, StringAttr> names;
+    for (const Forward &f : forwards) {
+      AllocOp tile = tiles[f.tile];
+      KernelOp owner = tile->getParentOfType<KernelOp>();
+      if (!owner || owner == f.kernel || names.count(f.tile))
+        continue;
+      std::string base = (owner.getSymName() + "." + tile.getSymName()).str();
+      std::string name = base;
+      for (int n = 1; symbols.lookup(name); ++n)
+        name = base + "." + std::to_string(n);
+      StringAttr newName = StringAttr::get(ctx, name);
+      if (failed(SymbolTable::replaceAllSymbolUses(tile.getSymNameAttr(), newName, owner))) {
+        tile.emitOpError("could not be renamed to carry it across kernels");
+        return signalPassFailure();
+      }
+      tile.setSymName(newName);
+      tile->moveBefore(firstKernel);
+      names[f.tile] = newName;
+    }
+    llvm::MapVector<KernelOp, std::pair<int64_t, int64_t>> perKernel; // loads, bytes
+    for (Forward f : forwards) {
+      AllocOp tile = tiles[f.tile];
+      StringAttr src = names.count(f.tile) ? names[f.tile] : tile.getSymNameAttr();
+      OpBuilder b(f.load);
+      auto copy = TensorCopyOp::create(b, f.load.getLoc(), EngineAttr::get(ctx, f.engine),
+                                       f.load.getDstAttr(),
+                                       f.load.getDstAp(), FlatSymbolRefAttr::get(src), f.srcAp,
+                                       DenseI64ArrayAttr(), UnitAttr());
+      for (NamedAttribute attr : f.load->getDiscardableAttrs())
+        copy->setAttr(attr.getName(), attr.getValue());
+      {
+        ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+        if (failed(mlir::verify(copy))) {
+          copy->erase();
+          continue;
+        }
+      }
+      auto &[count, bytes] = perKernel[f.kernel];
+      ++count;
+      bytes += f.srcAp.getTotalElements() * elementBytes(tile.getElementType());
+      if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(f.kernel, f.load.getSrcAttr())))
+        --readers[t];
+      f.load->erase();
+    }
+    int64_t dropped = 0;
+    if (!keepStores) {
+      // Stores into a tensor nothing reads any more.
+      SmallVector<Operation *> dead;
+      for (KernelOp k : kernels)
+        for (Operation &op : k.getBodyBlock())
+          if (auto dma = dyn_cast<DmaCopyOp>(op))
+            if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(k, dma.getDstAttr())))
+              if (t.getKind() == HbmKind::internal && readers.count(t) && readers[t] == 0)
+                dead.push_back(dma);
+      dropped = dead.size();
+      for (Operation *op : dead)
+        op->erase();
+    }
+    if (remarks)
+      for (auto &[k, v] : perKernel)
+        k.emitRemark() << "reads " << v.first << " load(s), " << v.second
+                       << " bytes, from SBUF tiles of earlier kernels instead of HBM";
+    if (remarks && dropped)
+      program.emitRemark() << dropped << " store(s) to HBM dropped: nothing loads them any more";
+  }
+
+  const neuronc::HardwareModel *hw = nullptr;
+  SmallVector<KernelOp> kernels;
+  llvm::DenseMap<KernelOp, int64_t> kernelIndex;
+  SmallVector<int64_t> kernelBytes; ///< SBUF bytes per partition of each kernel's tiles
+  SmallVector<int64_t> carried;     ///< bytes of carried tiles live across each kernel
+  SmallVector<AllocOp> tiles;
+  llvm::DenseMap<Operation *, int32_t> tileIds;
+  std::vector<std::vector<TileWrite>> tileWrites;
+  llvm::DenseMap<Operation *, std::vector<Origin>> origins;
+  llvm::DenseMap<Operation *, int64_t> lastRead; ///< internal tensor -> its last reading step
+  llvm::DenseMap<int32_t, int64_t> carriedUntil; ///< tile -> last kernel it is carried to
+  /// Elements each copying engine processes in each kernel (ScalarE,
+  /// VectorE, GpSimdE).
+  SmallVector<std::array<int64_t, 3>> work;
+};
+
+} // namespace

@@ -1,0 +1,161 @@
+// Loads of what an earlier kernel stored from a tile that still holds it
+// become engine copies from that tile; stores nothing loads any more go.
+// RUN: neuron-opt %s --nisa-forward-stores=remarks -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: neuron-opt %s --nisa-forward-stores="keep-stores" -split-input-file | FileCheck %s --check-prefix=KEEP
+// The rewritten programs allocate, synchronize and pass the race check.
+// RUN: neuron-opt %s --nisa-forward-stores --nisa-allocate-memory --nisa-insert-semaphores --nisa-check-races -split-input-file | FileCheck %s --check-prefix=RACES
+
+// CHECK-LABEL: nisa.program @chain
+// The storing tile moves to the program's body under its kernel's name.
+// CHECK:      nisa.alloc @k0.b sbuf 64x32xf32
+// CHECK-NEXT: nisa.kernel @k0
+// CHECK-NOT:  nisa.alloc @b
+// CHECK:      nisa.activation exp @k0.b[0:64, 0, [1,32]] = @a[0:64, 0, [1,32]]
+// CHECK-NOT:  @tmp[
+// CHECK:      nisa.kernel @k1
+// ScalarE has the kernel's work, so VectorE copies.
+// CHECK:      nisa.tensor_copy vector @a[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]]
+// CHECK-NEXT: nisa.activation exp @b[0:64, 0, [1,32]] = @a[0:64, 0, [1,32]]
+// KEEP-LABEL: nisa.program @chain
+// KEEP:       nisa.dma_copy q1 @tmp[0, [32,64], [1,32]] = @k0.b[0:64, 0, [1,32]]
+// KEEP:       nisa.tensor_copy vector @a[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]]
+// RACES-LABEL: nisa.program @chain
+// RACES:      nisa.alloc @k0.b sbuf 64x32xf32 offset =
+// RACES:      nisa.tensor_copy vector @a[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]] wait(scalar >= 1)
+// expected-remark @below {{1 store(s) to HBM dropped: nothing loads them any more}}
+nisa.program @chain target "trn1" {
+  nisa.hbm @x input 0 : tensor<64x32xf32>
+  nisa.hbm @y output 0 : tensor<64x32xf32>
+  nisa.hbm @tmp internal : tensor<64x32xf32>
+  nisa.kernel @k0 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 64x32xf32
+    nisa.alloc @b sbuf 64x32xf32
+    nisa.dma_copy q0 @a[0:64, 0, [1,32]] = @x[0, [32,64], [1,32]]
+    nisa.activation exp @b[0:64, 0, [1,32]] = @a[0:64, 0, [1,32]]
+    nisa.dma_copy q1 @tmp[0, [32,64], [1,32]] = @b[0:64, 0, [1,32]]
+  }
+  // expected-remark @below {{reads 1 load(s), 8192 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @k1 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 64x32xf32
+    nisa.alloc @b sbuf 64x32xf32
+    nisa.dma_copy q2 @a[0:64, 0, [1,32]] = @tmp[0, [32,64], [1,32]]
+    nisa.activation exp @b[0:64, 0, [1,32]] = @a[0:64, 0, [1,32]]
+    nisa.dma_copy q3 @y[0, [32,64], [1,32]] = @b[0:64, 0, [1,32]]
+  }
+}
+
+// -----
+
+// A load into a padded tile and a load of some columns become copies with
+// the matching offsets; a transposing load (element k of partition p was
+// stored from another partition) stays a DMA, so the store stays too.
+// CHECK-LABEL: nisa.program @patterns
+// CHECK:      nisa.alloc @k0.b sbuf 64x32xf32
+// CHECK:      nisa.dma_copy q1 @tmp[0, [32,64], [1,32]] = @k0.b[0:64, 0, [1,32]]
+// CHECK:      nisa.kernel @k1
+// CHECK:      nisa.tensor_copy {{[a-z]+}} @p[0:64, 1, [1,32]] = @k0.b[0:64, 0, [1,32]]
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @c[0:64, 0, [1,16]] = @k0.b[0:64, 16, [1,16]]
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @e[0:32, 0, [2,16]] = @k0.b[0:32, 0, [2,16]]
+// CHECK-NEXT: nisa.dma_copy q2 @t[0:32, 0, [1,64]] = @tmp[0, [1,32], [32,64]]
+nisa.program @patterns target "trn1" {
+  nisa.hbm @x input 0 : tensor<64x32xf32>
+  nisa.hbm @y output 0 : tensor<32x64xf32>
+  nisa.hbm @yp output 1 : tensor<64x32xf32>
+  nisa.hbm @yc output 2 : tensor<64x16xf32>
+  nisa.hbm @ye output 3 : tensor<32x16xf32>
+  nisa.hbm @tmp internal : tensor<64x32xf32>
+  nisa.kernel @k0 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 64x32xf32
+    nisa.alloc @b sbuf 64x32xf32
+    nisa.dma_copy q0 @a[0:64, 0, [1,32]] = @x[0, [32,64], [1,32]]
+    nisa.activation exp @b[0:64, 0, [1,32]] = @a[0:64, 0, [1,32]]
+    nisa.dma_copy q1 @tmp[0, [32,64], [1,32]] = @b[0:64, 0, [1,32]]
+  }
+  // expected-remark @below {{reads 3 load(s), 14336 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @k1 "demo" from "test" {
+    nisa.alloc @p sbuf 64x34xf32
+    nisa.alloc @c sbuf 64x16xf32
+    nisa.alloc @e sbuf 32x32xf32
+    nisa.alloc @t sbuf 32x64xf32
+    nisa.dma_copy q0 @p[0:64, 1, [1,32]] = @tmp[0, [32,64], [1,32]]
+    nisa.dma_copy q1 @c[0:64, 0, [1,16]] = @tmp[16, [32,64], [1,16]]
+    nisa.dma_copy q3 @e[0:32, 0, [2,16]] = @tmp[0, [32,32], [2,16]]
+    nisa.dma_copy q2 @t[0:32, 0, [1,64]] = @tmp[0, [1,32], [32,64]]
+    nisa.dma_copy q3 @y[0, [64,32], [1,64]] = @t[0:32, 0, [1,64]]
+    nisa.dma_copy q4 @yp[0, [32,64], [1,32]] = @p[0:64, 1, [1,32]]
+    nisa.dma_copy q5 @yc[0, [16,64], [1,16]] = @c[0:64, 0, [1,16]]
+    nisa.dma_copy q6 @ye[0, [16,32], [1,16]] = @e[0:32, 0, [2,16]]
+  }
+}
+
+// -----
+
+// The tile was overwritten after the store (the next row tile reused it):
+// only the rows it still holds are copied; the others are loaded.
+// CHECK-LABEL: nisa.program @overwritten
+// CHECK:      nisa.kernel @k1
+// CHECK:      nisa.dma_copy q2 @a[0:128, 0, [1,16]] = @tmp[0, [16,128], [1,16]]
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @c[0:128, 0, [1,16]] = @k0.b[0:128, 0, [1,16]]
+nisa.program @overwritten target "trn1" {
+  nisa.hbm @x input 0 : tensor<256x16xf32>
+  nisa.hbm @y output 0 : tensor<128x16xf32>
+  nisa.hbm @tmp internal : tensor<256x16xf32>
+  nisa.kernel @k0 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 128x16xf32
+    nisa.alloc @b sbuf 128x16xf32
+    nisa.dma_copy q0 @a[0:128, 0, [1,16]] = @x[0, [16,128], [1,16]]
+    nisa.activation exp @b[0:128, 0, [1,16]] = @a[0:128, 0, [1,16]]
+    nisa.dma_copy q1 @tmp[0, [16,128], [1,16]] = @b[0:128, 0, [1,16]]
+    nisa.dma_copy q0 @a[0:128, 0, [1,16]] = @x[2048, [16,128], [1,16]]
+    nisa.activation exp @b[0:128, 0, [1,16]] = @a[0:128, 0, [1,16]]
+    nisa.dma_copy q1 @tmp[2048, [16,128], [1,16]] = @b[0:128, 0, [1,16]]
+  }
+  // expected-remark @below {{reads 1 load(s), 8192 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @k1 "add" from "neuron.add" {
+    nisa.alloc @a sbuf 128x16xf32
+    nisa.alloc @c sbuf 128x16xf32
+    nisa.dma_copy q2 @a[0:128, 0, [1,16]] = @tmp[0, [16,128], [1,16]]
+    nisa.dma_copy q3 @c[0:128, 0, [1,16]] = @tmp[2048, [16,128], [1,16]]
+    nisa.tensor_tensor vector add @a[0:128, 0, [1,16]] = @a[0:128, 0, [1,16]], @c[0:128, 0, [1,16]]
+    nisa.dma_copy q3 @y[0, [16,128], [1,16]] = @a[0:128, 0, [1,16]]
+  }
+}
+
+// -----
+
+// Left alone: integer tiles (engines copy through f32), and a tile that
+// would not fit beside a kernel that fills SBUF.
+// CHECK-LABEL: nisa.program @refused
+// CHECK-NOT:  tensor_copy
+// CHECK:      nisa.dma_copy q2 @i[0:128, 0, [1,4]] = @ti[0, [4,128], [1,4]]
+// CHECK-NOT:  tensor_copy
+// CHECK:      nisa.dma_copy q2 @f[0:128, 0, [1,4]] = @tf[0, [4,128], [1,4]]
+nisa.program @refused target "trn1" {
+  nisa.hbm @xi input 0 : tensor<128x4xi32>
+  nisa.hbm @xf input 1 : tensor<128x4xf32>
+  nisa.hbm @yi output 0 : tensor<128x4xi32>
+  nisa.hbm @yf output 1 : tensor<128x38400xf32>
+  nisa.hbm @ti internal : tensor<128x4xi32>
+  nisa.hbm @tf internal : tensor<128x4xf32>
+  nisa.kernel @k0 "copy" from "test" {
+    nisa.alloc @i sbuf 128x4xi32
+    nisa.alloc @f sbuf 128x4xf32
+    nisa.dma_copy q0 @i[0:128, 0, [1,4]] = @xi[0, [4,128], [1,4]]
+    nisa.dma_copy q0 @f[0:128, 0, [1,4]] = @xf[0, [4,128], [1,4]]
+    nisa.dma_copy q1 @ti[0, [4,128], [1,4]] = @i[0:128, 0, [1,4]]
+    nisa.dma_copy q1 @tf[0, [4,128], [1,4]] = @f[0:128, 0, [1,4]]
+  }
+  nisa.kernel @k1 "copy" from "test" {
+    nisa.alloc @i sbuf 128x4xi32
+    nisa.dma_copy q2 @i[0:128, 0, [1,4]] = @ti[0, [4,128], [1,4]]
+    nisa.dma_copy q3 @yi[0, [4,128], [1,4]] = @i[0:128, 0, [1,4]]
+  }
+  nisa.kernel @k2 "big" from "test" {
+    nisa.alloc @f sbuf 128x4xf32
+    nisa.alloc @big sbuf 128x38400xf32
+    nisa.dma_copy q2 @f[0:128, 0, [1,4]] = @tf[0, [4,128], [1,4]]
+    nisa.tensor_copy vector @big[0:128, 0, [1,4]] = @f[0:128, 0, [1,4]]
+    nisa.memset gpsimd @big[0:128, 4, [1,38396]] = 0.0
+    nisa.dma_copy q3 @yf[0, [38400,128], [1,38400]] = @big[0:128, 0, [1,38400]]
+  }
+}
