@@ -72,6 +72,12 @@ static cl::opt<bool> prepackWeights(
              "them, and the program streams them without transposes. For weights loaded once "
              "and called many times"),
     cl::cat(category));
+static cl::opt<bool> forwardStores(
+    "forward-stores",
+    cl::desc("Above -O0, a kernel reads an earlier kernel's result from the SBUF tile that "
+             "computed it instead of a store and a load through HBM (--nisa-forward-stores); "
+             "=false to measure what that saves"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> tensorParallel(
     "tp",
     cl::desc("Tensor parallelism: compile the program one of N cores runs, Megatron-style "
@@ -177,6 +183,7 @@ int main(int argc, char **argv) {
   options.bucket = neuronc::bucketOptionsFromCL();
   options.backend.target = target;
   options.backend.remarks = lowerRemarks;
+  options.backend.forwardStores = forwardStores;
   if (tensorParallel == 0) {
     llvm::errs() << "neuronc: error: --tp=0: the number of cores must be at least 1\n";
     return 1;
