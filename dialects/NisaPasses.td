@@ -44,7 +44,9 @@ def NisaForwardStoresPass : Pass<"nisa-forward-stores", "::mlir::nisa::ProgramOp
     chain between the two kernels. A tile read by a later kernel moves to
     the program's body (a carried tile) and lives until its last copy; a
     tile is carried only while the SBUF tiles of every kernel it crosses,
-    with it, stay within three quarters of a partition. Tensors that nothing
+    with it, stay within three quarters of a partition, and only into a
+    kernel whose busiest copying engine works less than ten DMA latencies
+    (a bigger kernel's loads overlap its compute). Tensors that nothing
     loads any more are no longer stored, unless `keep-stores` (checked runs
     read every internal tensor). Internal tensors over 2^20 elements and
     loads over 2^18 are left alone, as are integer tiles (engines copy

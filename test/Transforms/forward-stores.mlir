@@ -159,3 +159,39 @@ nisa.program @refused target "trn1" {
     nisa.dma_copy q3 @yf[0, [38400,128], [1,38400]] = @big[0:128, 0, [1,38400]]
   }
 }
+
+// -----
+
+// A kernel whose engines are busy for more than ten DMA latencies keeps its
+// load: on a DMA queue it overlaps the kernel's work, as a copy it would add
+// to the engine that bounds it. The small kernel after it copies.
+// CHECK-LABEL: nisa.program @busy
+// CHECK:      nisa.kernel @k1
+// CHECK:      nisa.dma_copy q2 @f[0:128, 0, [1,4]] = @t[0, [4,128], [1,4]]
+// CHECK:      nisa.kernel @k2
+// CHECK:      nisa.tensor_copy {{[a-z]+}} @f[0:128, 0, [1,4]] = @k0.f[0:128, 0, [1,4]]
+nisa.program @busy target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x4xf32>
+  nisa.hbm @y output 0 : tensor<128x20000xf32>
+  nisa.hbm @z output 1 : tensor<128x4xf32>
+  nisa.hbm @t internal : tensor<128x4xf32>
+  nisa.kernel @k0 "copy" from "test" {
+    nisa.alloc @f sbuf 128x4xf32
+    nisa.dma_copy q0 @f[0:128, 0, [1,4]] = @x[0, [4,128], [1,4]]
+    nisa.dma_copy q1 @t[0, [4,128], [1,4]] = @f[0:128, 0, [1,4]]
+  }
+  nisa.kernel @k1 "busy" from "test" {
+    nisa.alloc @f sbuf 128x4xf32
+    nisa.alloc @big sbuf 128x20000xf32
+    nisa.dma_copy q2 @f[0:128, 0, [1,4]] = @t[0, [4,128], [1,4]]
+    nisa.memset vector @big[0:128, 0, [1,19996]] = 0.0
+    nisa.tensor_copy vector @big[0:128, 19996, [1,4]] = @f[0:128, 0, [1,4]]
+    nisa.dma_copy q3 @y[0, [20000,128], [1,20000]] = @big[0:128, 0, [1,20000]]
+  }
+  // expected-remark @below {{reads 1 load(s), 2048 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @k2 "copy" from "test" {
+    nisa.alloc @f sbuf 128x4xf32
+    nisa.dma_copy q2 @f[0:128, 0, [1,4]] = @t[0, [4,128], [1,4]]
+    nisa.dma_copy q3 @z[0, [4,128], [1,4]] = @f[0:128, 0, [1,4]]
+  }
+}
