@@ -97,6 +97,8 @@ struct Forward {
   Engine engine;
 };
 
+/// Walks a program in order, tracking where each element of each small
+/// internal tensor was stored from, and rewrites the loads it can forward.
 struct ForwardStoresPass : mlir::nisa::impl::NisaForwardStoresPassBase<ForwardStoresPass> {
   using Base::Base;
 
@@ -220,13 +222,12 @@ private:
       if (origin.empty())
         origin.resize(t.getNumElements());
       auto dma = dyn_cast<DmaCopyOp>(inst.getOperation());
-      AllocOp src = dma && !dma.getIndirect()
-                        ? dyn_cast_or_null<AllocOp>(resolver.lookup(k, dma.getSrcAttr()))
-                        : AllocOp();
-      if (dma && dma.getIndirect()) {
+      if (dma && dma.getIndirect()) { // a gather's rows land anywhere
         std::fill(origin.begin(), origin.end(), Origin());
         continue;
       }
+      AllocOp src =
+          dma ? dyn_cast_or_null<AllocOp>(resolver.lookup(k, dma.getSrcAttr())) : AllocOp();
       if (!src || src.getSpace() != MemorySpace::sbuf) {
         forEachElement(a.ap, [&](int64_t, int64_t h) {
           if (h >= 0 && h < static_cast<int64_t>(origin.size()))

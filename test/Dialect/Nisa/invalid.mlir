@@ -888,3 +888,17 @@ nisa.program @p target "trn1" {
     nisa.send_recv q0 @b[0, [1,48]] = @a[0, [1,48]] group 4 shift 1 cyclic 2
   }
 }
+
+// -----
+
+// A carried tile (in the program's body) obeys the same capacity rule.
+nisa.program @p target "trn1" {
+  // expected-error@+1 {{needs bytes 0..262144 of each partition but sbuf on trn1 has 196608}}
+  nisa.alloc @carried sbuf 128x65536xf32
+}
+
+// -----
+
+// A tile belongs to a kernel or, carried, to a program.
+// expected-error@+1 {{expects parent op to be one of 'nisa.kernel, nisa.program'}}
+nisa.alloc @loose sbuf 128x4xf32
