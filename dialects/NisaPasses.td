@@ -61,6 +61,28 @@ def NisaForwardStoresPass : Pass<"nisa-forward-stores", "::mlir::nisa::ProgramOp
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
 }
 
+def NisaPrefetchLoadsPass : Pass<"nisa-prefetch-loads", "::mlir::nisa::ProgramOp"> {
+  let summary = "Starts a kernel's loads of constants and inputs during the kernel before it";
+  let description = [{
+    Runs before allocation, after `nisa-forward-stores`. DMA queues run in
+    program order, so a kernel's weight load queued behind the previous
+    kernel's stores starts only when that kernel has finished. A load from
+    an HBM tensor that no instruction writes (a constant or an input) into
+    an SBUF tile its kernel has not touched before moves into the previous
+    kernel, ahead of that kernel's first transfer on the same queue that
+    depends on its work (a store, or a load into a tile it used), and is
+    marked `nisa.prefetch_for = @kernel` (the debug map attributes it to its
+    own kernel). Its tile becomes a carried tile `@<kernel>.<tile>`, taken
+    only while the previous kernel's tiles, the carried ones crossing it and
+    the prefetched ones stay within three quarters of a partition.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "A remark on each kernel whose loads start early">,
+  ];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
 def NisaInsertSemaphoresPass : Pass<"nisa-insert-semaphores", "::mlir::nisa::ProgramOp"> {
   let summary = "Synchronizes the engine streams: a wait for every cross-engine dependency";
   let description = [{

@@ -158,6 +158,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
   backend.remarks = true;
   backend.distinctScratch = true;
   backend.forwardStores = options.fuse;
+  backend.prefetchLoads = options.fuse;
   LogicalResult lowered = success();
   {
     ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {

@@ -235,6 +235,11 @@ void neuronc::buildProgramPipeline(OpPassManager &pm, const BackendOptions &opti
     forward.remarks = options.remarks;
     ppm.addPass(nisa::createNisaForwardStoresPass(forward));
   }
+  if (options.prefetchLoads) {
+    nisa::NisaPrefetchLoadsPassOptions prefetch;
+    prefetch.remarks = options.remarks;
+    ppm.addPass(nisa::createNisaPrefetchLoadsPass(prefetch));
+  }
   nisa::NisaAllocateMemoryPassOptions allocate;
   allocate.reuseScratch = !options.distinctScratch;
   ppm.addPass(nisa::createNisaAllocateMemoryPass(allocate));
@@ -264,13 +269,13 @@ std::string neuronc::CompileOptions::fingerprint() const {
   return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
                        "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10} "
                        "disable-fusion={11} prepack-weights={12} random-elided-weights={13} tp={14} "
-                       "sp={15} forward-stores={16}",
+                       "sp={15} forward-stores={16} prefetch-loads={17}",
                        stageName(stage), optLevel, entry, import.dropHostCalls,
                        import.returnPrinted, import.autoCast, import.autoCastType,
                        bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks,
                        llvm::join(disabledFusions, ","), prepackWeights,
                        import.randomElidedWeights, tp, sequenceParallel,
-                       backend.forwardStores)
+                       backend.forwardStores, backend.prefetchLoads)
       .str();
 }
 
@@ -310,6 +315,7 @@ void neuronc::buildStagePipeline(OpPassManager &pm, EmitStage stage,
   case EmitStage::Nisa: {
     BackendOptions backend = options.backend;
     backend.forwardStores = backend.forwardStores && options.optLevel > 0;
+    backend.prefetchLoads = backend.prefetchLoads && options.optLevel > 0;
     buildProgramPipeline(pm, backend);
     return;
   }
@@ -500,6 +506,9 @@ struct BackendPipelineOptions : public PassPipelineOptions<BackendPipelineOption
   Option<bool> forwardStores{*this, "forward-stores",
                              llvm::cl::desc("Keep activations in SBUF between kernels"),
                              llvm::cl::init(true)};
+  Option<bool> prefetchLoads{*this, "prefetch-loads",
+                             llvm::cl::desc("Start loads of constants and inputs a kernel early"),
+                             llvm::cl::init(true)};
 };
 struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions> {
   Option<bool> dropHostCalls{*this, "drop-host-calls",
@@ -580,6 +589,7 @@ void neuronc::registerPipelines() {
         options.target = o.target;
         options.remarks = o.remarks;
         options.forwardStores = o.forwardStores;
+        options.prefetchLoads = o.prefetchLoads;
         buildBackendPipeline(pm, options);
       });
   PassPipelineRegistration<>("neuron-fuse",

@@ -375,6 +375,7 @@ int RunSession::run() {
       neuronc::BackendOptions backend;
       backend.target = hw ? hw->name.str() : "trn1";
       backend.forwardStores = fuse; // unfused, every kernel round-trips HBM as at -O0
+      backend.prefetchLoads = fuse;
       if (failed(neuronc::lowerModule(module, backend)))
         return 1;
       FailureOr<neuronc::neff::Executable> built =

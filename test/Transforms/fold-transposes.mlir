@@ -81,3 +81,63 @@ func.func @cast_between(%x: tensor<1x128x256xbf16>, %w: tensor<512x256xf32>) -> 
   %y = neuron.matmul %x, %wc : tensor<1x128x256xbf16>, tensor<1x256x512xbf16> -> tensor<1x128x512xf32>
   return %y : tensor<1x128x512xf32>
 }
+
+// -----
+
+// A classifier's weight, exported as Gemm with transB: the constant is
+// stored transposed and the matmul reads it as the multiply wants it. A
+// transpose of a constant folds into the flag first, then into the data.
+// CHECK-LABEL: func.func @constant_weight
+// CHECK-DAG:  %[[W:.*]] = neuron.constant dense<{{\[}}[1.000000e+00, 4.000000e+00, 7.000000e+00, 1.000000e+01], [2.000000e+00, 5.000000e+00, 8.000000e+00, 1.100000e+01], [3.000000e+00, 6.000000e+00, 9.000000e+00, 1.200000e+01]]> : tensor<3x4xf32>
+// CHECK-DAG:  %[[V:.*]] = neuron.constant dense<{{\[}}[1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK:      %[[Y:.*]] = neuron.matmul %arg0, %[[W]] : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[Z:.*]] = neuron.matmul %arg1, %[[V]] : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+// CHECK-NEXT: return %[[Y]], %[[Z]]
+func.func @constant_weight(%x: tensor<2x3xf32>, %u: tensor<2x2xf32>) -> (tensor<2x4xf32>, tensor<2x2xf32>) {
+  %w = neuron.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [10.0, 11.0, 12.0]]> : tensor<4x3xf32>
+  // expected-remark @+1 {{fused transpose-constant}}
+  %y = neuron.matmul %x, %w transpose_rhs : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
+  %v = neuron.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %vt = neuron.transpose %v perm = [1, 0] : tensor<2x2xf32> -> tensor<2x2xf32>
+  // expected-remark @+2 {{fused transpose-into-matmul}}
+  // expected-remark @+1 {{fused transpose-constant}}
+  %z = neuron.matmul %u, %vt : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+  return %y, %z : tensor<2x4xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// Batched: each matrix is transposed; bf16 data moves as whole elements. A
+// constant read both ways (a tied embedding) gets a transposed copy, and
+// the reader that wants it as it is keeps the original.
+// CHECK-LABEL: func.func @batched_and_shared
+// CHECK-DAG:  %[[B:.*]] = neuron.constant dense<{{\[}}{{\[}}[1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]], {{\[}}[5.000000e+00, 7.000000e+00], [6.000000e+00, 8.000000e+00]]]> : tensor<2x2x2xbf16>
+// CHECK-DAG:  %[[E:.*]] = neuron.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK-DAG:  %[[ET:.*]] = neuron.constant dense<{{\[}}[1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK:      neuron.matmul %arg0, %[[B]] : tensor<2x2x2xbf16>, tensor<2x2x2xbf16>
+// CHECK:      neuron.matmul %arg1, %[[ET]] : tensor<4x3xf32>, tensor<3x2xf32>
+// CHECK:      neuron.matmul %arg2, %[[E]] : tensor<4x2xf32>, tensor<2x3xf32>
+func.func @batched_and_shared(%x: tensor<2x2x2xbf16>, %h: tensor<4x3xf32>, %t: tensor<4x2xf32>) -> (tensor<2x2x2xf32>, tensor<4x2xf32>, tensor<4x3xf32>) {
+  %b = neuron.constant dense<[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]> : tensor<2x2x2xbf16>
+  // expected-remark @+1 {{fused transpose-constant}}
+  %y = neuron.matmul %x, %b transpose_rhs : tensor<2x2x2xbf16>, tensor<2x2x2xbf16> -> tensor<2x2x2xf32>
+  %e = neuron.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  // expected-remark @+1 {{fused transpose-constant}}
+  %logits = neuron.matmul %h, %e transpose_rhs : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+  %emb = neuron.matmul %t, %e : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+  return %y, %logits, %emb : tensor<2x2x2xf32>, tensor<4x2xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// A constant other ops read as it is and too big to store twice (16 MiB
+// and more) stays, and the report says why.
+// CHECK-LABEL: func.func @shared_too_big
+// CHECK: neuron.matmul %arg0, %{{.*}} transpose_rhs
+func.func @shared_too_big(%h: tensor<1x2049xf32>, %t: tensor<1x2048xf32>) -> (tensor<1x2048xf32>, tensor<1x2049xf32>) {
+  %e = neuron.constant dense<0.5> : tensor<2048x2049xf32>
+  // expected-remark @+1 {{not fused transpose-constant: other ops read the constant as it is and a transposed copy of 16785408 bytes would be stored beside it}}
+  %logits = neuron.matmul %h, %e transpose_rhs : tensor<1x2049xf32>, tensor<2048x2049xf32> -> tensor<1x2048xf32>
+  %emb = neuron.matmul %t, %e : tensor<1x2048xf32>, tensor<2048x2049xf32> -> tensor<1x2049xf32>
+  return %logits, %emb : tensor<1x2048xf32>, tensor<1x2049xf32>
+}

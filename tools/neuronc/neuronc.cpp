@@ -78,6 +78,12 @@ static cl::opt<bool> forwardStores(
              "computed it instead of a store and a load through HBM (--nisa-forward-stores); "
              "=false to measure what that saves"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> prefetchLoads(
+    "prefetch-loads",
+    cl::desc("Above -O0, a kernel's loads of constants and inputs start during the kernel before "
+             "it instead of queueing behind its stores (--nisa-prefetch-loads); =false to "
+             "measure what that saves"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> tensorParallel(
     "tp",
     cl::desc("Tensor parallelism: compile the program one of N cores runs, Megatron-style "
@@ -184,6 +190,7 @@ int main(int argc, char **argv) {
   options.backend.target = target;
   options.backend.remarks = lowerRemarks;
   options.backend.forwardStores = forwardStores;
+  options.backend.prefetchLoads = prefetchLoads;
   if (tensorParallel == 0) {
     llvm::errs() << "neuronc: error: --tp=0: the number of cores must be at least 1\n";
     return 1;

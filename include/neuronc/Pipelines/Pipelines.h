@@ -47,6 +47,9 @@ struct BackendOptions {
   /// read the tile instead (`--nisa-forward-stores`); off at -O0, where every
   /// kernel round-trips HBM.
   bool forwardStores = true;
+  /// A kernel's loads of constants and inputs start during the kernel
+  /// before it (`--nisa-prefetch-loads`); off at -O0.
+  bool prefetchLoads = true;
 };
 
 /// How input programs are brought into the neuron dialect.

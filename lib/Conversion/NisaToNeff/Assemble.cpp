@@ -234,8 +234,12 @@ struct ProgramAssembler {
       out.variables.push_back(std::move(v));
     }
     SmallVector<int64_t> stationary(1, hw.partitions);
+    // Every kernel's record first: a prefetched load, in an earlier
+    // kernel's stream, belongs to the kernel it names.
+    uint32_t firstKernel = out.kernels.size();
+    llvm::StringMap<uint32_t> kernelIndex;
     for (nisa::KernelOp kernel : program.getBodyBlock().getOps<nisa::KernelOp>()) {
-      uint32_t ki = out.kernels.size();
+      kernelIndex[kernel.getSymName()] = out.kernels.size();
       neff::Kernel k;
       k.name = kernel.getSymName().str();
       k.kind = kernel.getKind().str();
@@ -243,6 +247,9 @@ struct ProgramAssembler {
       k.location = formatSourceLocation(kernel.getLoc());
       k.absorbed = absorbedSourceOps(kernel.getLoc());
       out.kernels.push_back(std::move(k));
+    }
+    uint32_t ki = firstKernel;
+    for (nisa::KernelOp kernel : program.getBodyBlock().getOps<nisa::KernelOp>()) {
       for (Operation &op : kernel.getBodyBlock()) {
         if (!llvm::isa<nisa::InstructionOpInterface>(op))
           continue;
@@ -250,16 +257,25 @@ struct ProgramAssembler {
         if (failed(inst))
           return failure();
         std::string name = locationOpName(op.getLoc());
-        auto key = std::make_tuple(ki, name, formatSourceLocation(op.getLoc()));
+        uint32_t owner = ki;
+        if (auto of = op.getAttrOfType<FlatSymbolRefAttr>(nisa::kPrefetchForAttrName)) {
+          auto found = kernelIndex.find(of.getValue());
+          if (found == kernelIndex.end())
+            return op.emitOpError("is prefetched for kernel ")
+                   << of << ", which the program does not have";
+          owner = found->second;
+        }
+        auto key = std::make_tuple(owner, name, formatSourceLocation(op.getLoc()));
         auto [it, inserted] = debugIndex.try_emplace(key, out.debug.size());
         if (inserted)
-          out.debug.push_back({ki, name, std::get<2>(key)});
+          out.debug.push_back({owner, name, std::get<2>(key)});
         inst->debug = it->second;
         if (inst->opcode == isa::Opcode::LoadStationary)
           stationary[0] = inst->operands[0].numElements();
-        accumulateCost(hw, *inst, stationary[0], out.kernels[ki].cost);
+        accumulateCost(hw, *inst, stationary[0], out.kernels[owner].cost);
         out.streams[inst->stream()].push_back(std::move(*inst));
       }
+      ++ki;
     }
     return success();
   }

@@ -3,7 +3,10 @@
 // A transpose of a matmul operand's matrix dims becomes the matmul's
 // transpose_lhs / transpose_rhs flag, so no transposed copy is written to
 // HBM: exporters write nn.Linear as transpose(W) then matmul, and attention
-// as matmul(Q, transpose(K)).
+// as matmul(Q, transpose(K)). A constant operand read transposed (a
+// classifier's nn.Linear weight, exported as Gemm with transB) is stored
+// transposed instead: the compiler swaps its dims once, and the kernel
+// reads it as the multiply wants it, with no TensorE transposes at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,7 @@
 #include "neuronc/Transforms/FusionReport.h"
 #include "neuronc/Transforms/Passes.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -122,15 +126,148 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
   func::FuncOp fn;
 };
 
+/// Whether `value`'s elements are whole bytes the compiler can move.
+bool wholeBytes(ElementsAttr value) {
+  Type elem = getElementTypeOrSelf(value.getType());
+  return elem.isIntOrFloat() && elem.getIntOrFloatBitWidth() % 8 == 0;
+}
+
+/// The bytes of a non-splat `value` (a dense array or a resource blob), or
+/// std::nullopt when the compiler does not hold them.
+std::optional<ArrayRef<char>> rawData(ElementsAttr value) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(value))
+    return dense.getRawData();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+/// Whether swapConstantDims can transpose `value`.
+bool swappable(ElementsAttr value) {
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!wholeBytes(value))
+    return false;
+  if (dense && dense.isSplat())
+    return true;
+  std::optional<ArrayRef<char>> raw = rawData(value);
+  auto type = cast<ShapedType>(value.getType());
+  return raw && raw->size() == static_cast<size_t>(type.getNumElements()) *
+                                   (type.getElementTypeBitWidth() / 8);
+}
+
+/// The data of `value` with its last two dims swapped (each batch matrix
+/// transposed); `value` must be swappable.
+DenseElementsAttr swapConstantDims(ElementsAttr value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  RankedTensorType out = swapMatrixDims(type);
+  if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
+    return dense.reshape(out);
+  ArrayRef<char> raw = *rawData(value);
+  size_t eb = type.getElementTypeBitWidth() / 8;
+  int64_t rows = type.getDimSize(type.getRank() - 2), cols = type.getDimSize(type.getRank() - 1);
+  int64_t matrices = type.getNumElements() / std::max<int64_t>(rows * cols, 1);
+  std::vector<char> swapped(raw.size());
+  for (int64_t m = 0; m < matrices; ++m)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        std::memcpy(&swapped[((m * cols + j) * rows + i) * eb],
+                    &raw[((m * rows + i) * cols + j) * eb], eb);
+  return DenseElementsAttr::getFromRawBuffer(out, swapped);
+}
+
+/// matmul(constant, ...) with the operand's transpose flag set →
+/// matmul(transposed constant, ...) without it: the layout the multiply
+/// wants is chosen at compile time. A constant other ops read as it is
+/// gets a transposed copy up to kMaxCopyBytes.
+struct TransposeConstantOperand : OpRewritePattern<MatmulOp> {
+  TransposeConstantOperand(MLIRContext *ctx, func::FuncOp fn) : OpRewritePattern(ctx), fn(fn) {}
+  /// heuristic: a weight stored twice (tied embeddings) costs HBM capacity.
+  static constexpr int64_t kMaxCopyBytes = 16 << 20;
+
+  LogicalResult matchAndRewrite(MatmulOp mm, PatternRewriter &rewriter) const override {
+    bool changed = false;
+    for (unsigned i = 0; i < 2; ++i) {
+      bool transposed = i == 0 ? mm.getTransposeLhs() : mm.getTransposeRhs();
+      auto c = mm->getOperand(i).getDefiningOp<ConstantOp>();
+      if (!transposed || !c || mm.getLhs() == mm.getRhs())
+        continue;
+      auto type = cast<RankedTensorType>(c.getType());
+      // Every other reader must want it transposed too, or it is copied.
+      bool shared = llvm::any_of(c->getUses(), [&](OpOperand &use) {
+        auto other = dyn_cast<MatmulOp>(use.getOwner());
+        return !other || other.getLhs() == other.getRhs() ||
+               !(use.getOperandNumber() == 0 ? other.getTransposeLhs()
+                                             : other.getTransposeRhs());
+      });
+      int64_t bytes = type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+      if (shared && bytes > kMaxCopyBytes)
+        continue; // the pass says why once the patterns are done
+      if (!swappable(c.getValue()))
+        continue;
+      DenseElementsAttr value = swapConstantDims(c.getValue());
+      rewriter.setInsertionPoint(c);
+      auto swapped = ConstantOp::create(rewriter, c.getLoc(), value);
+      // Replace every transposed reader of the constant at once, so that
+      // a weight several matmuls share is transposed (and stored) once.
+      SmallVector<OpOperand *> uses = llvm::map_to_vector(c->getUses(), [](OpOperand &u) {
+        return &u;
+      });
+      for (OpOperand *use : uses) {
+        auto other = dyn_cast<MatmulOp>(use->getOwner());
+        if (!other || other.getLhs() == other.getRhs())
+          continue;
+        unsigned n = use->getOperandNumber();
+        if (!(n == 0 ? other.getTransposeLhs() : other.getTransposeRhs()))
+          continue;
+        rewriter.modifyOpInPlace(other, [&] {
+          use->set(swapped);
+          if (n == 0)
+            other.setTransposeLhs(false);
+          else
+            other.setTransposeRhs(false);
+        });
+        neuronc::recordFusionDecision(
+            fn, {"transpose-constant", true, "", other.getLoc(), {c.getLoc()}, 0});
+      }
+      if (c->use_empty())
+        rewriter.eraseOp(c);
+      changed = true;
+      break; // the operands may have moved: look again
+    }
+    return success(changed);
+  }
+  func::FuncOp fn;
+};
+
 struct FoldTransposesPass : mlir::neuron::impl::NeuronFoldTransposesPassBase<FoldTransposesPass> {
   using Base::Base;
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     RewritePatternSet patterns(&getContext());
     patterns.add<SinkTransposeBelowReshape, SinkTransposeBelowCast>(&getContext());
-    patterns.add<FoldTransposeIntoMatmul>(&getContext(), fn);
+    patterns.add<FoldTransposeIntoMatmul, TransposeConstantOperand>(&getContext(), fn);
     if (failed(applyPatternsGreedily(fn, std::move(patterns))))
       return signalPassFailure();
+    // A constant still read transposed is one TransposeConstantOperand
+    // left: say why.
+    fn.walk([&](MatmulOp mm) {
+      for (unsigned i = 0; i < 2; ++i) {
+        auto c = mm->getOperand(i).getDefiningOp<ConstantOp>();
+        if (!c || !(i == 0 ? mm.getTransposeLhs() : mm.getTransposeRhs()))
+          continue;
+        auto type = cast<RankedTensorType>(c.getType());
+        int64_t bytes = type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+        std::string why =
+            mm.getLhs() == mm.getRhs() ? "the matmul reads the constant both ways"
+            : !swappable(c.getValue())
+                ? "its value is not stored as a dense array of whole bytes"
+                : ("other ops read the constant as it is and a transposed copy of " +
+                   Twine(bytes) + " bytes would be stored beside it")
+                      .str();
+        neuronc::recordFusionDecision(fn, {"transpose-constant", false, why, mm.getLoc(), {}, 0});
+      }
+    });
     // A matrix-dim transpose left before a matmul is one the rules above
     // could not move: say why.
     fn.walk([&](TransposeOp t) {

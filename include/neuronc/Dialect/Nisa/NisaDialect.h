@@ -75,6 +75,12 @@ struct RecordEncoding {
 /// checked run can compare every intermediate tensor with the interpreter's.
 constexpr llvm::StringLiteral kValueIdAttrName = "neuron.value_id";
 
+/// A discardable attribute on an instruction that runs in an earlier
+/// kernel's stream on behalf of the kernel it names (`--nisa-prefetch-loads`
+/// moves independent loads there): the executable's debug map attributes it
+/// to that kernel.
+constexpr llvm::StringLiteral kPrefetchForAttrName = "nisa.prefetch_for";
+
 /// Bytes of one element of `t` in device memory (i1 takes one byte).
 int64_t elementBytes(Type t);
 
