@@ -9,6 +9,9 @@
 #include "neuronc/Transforms/NisaPasses.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
@@ -122,8 +125,31 @@ struct AllocateMemoryPass
     const neuronc::HardwareModel *hw = neuronc::lookupHardwareModel(program.getTarget());
     if (!hw)
       return signalPassFailure(); // the program verifier reports it
-    MemoryResolver resolver(program);
     llvm::MapVector<Operation *, Item> items;
+    SmallVector<Item *> order = collect(program, items);
+    // Placing where the previous placement ended can leave holes too small
+    // for a tile although the live ones would fit packed; then the tiles
+    // are placed again, each at the lowest address that fits.
+    if (place(order, *hw, /*fresh=*/true, /*report=*/false) ||
+        place(order, *hw, /*fresh=*/false, /*report=*/false))
+      return;
+    // Loads started early hold their tiles across the kernel before theirs;
+    // where that leaves no room, they go back to their kernels.
+    if (returnPrefetches(program)) {
+      order = collect(program, items);
+      if (place(order, *hw, /*fresh=*/true, /*report=*/false))
+        return;
+    }
+    if (!place(order, *hw, /*fresh=*/false, /*report=*/true))
+      return signalPassFailure();
+  }
+
+  /// Fills `items` with every tile and internal tensor of `program` and its
+  /// live range in instruction order, drops tiles nobody touches, and
+  /// returns the items by first use.
+  static SmallVector<Item *> collect(ProgramOp program, llvm::MapVector<Operation *, Item> &items) {
+    items.clear();
+    MemoryResolver resolver(program);
     for (HbmOp t : program.getBodyBlock().getOps<HbmOp>())
       if (t.getKind() == HbmKind::internal)
         items[t] = {t, t.getSizeInBytes(), 64};
@@ -168,12 +194,55 @@ struct AllocateMemoryPass
     for (auto &kv : items)
       order.push_back(&kv.second);
     llvm::stable_sort(order, [](Item *a, Item *b) { return a->first < b->first; });
-    // Placing where the previous placement ended can leave holes too small
-    // for a tile although the live ones would fit packed; then the tiles
-    // are placed again, each at the lowest address that fits.
-    if (!place(order, *hw, /*fresh=*/true, /*report=*/false))
-      if (!place(order, *hw, /*fresh=*/false, /*report=*/true))
-        return signalPassFailure();
+    return order;
+  }
+
+  /// Moves every instruction `--nisa-prefetch-loads` started in an earlier
+  /// kernel back to the start of its own kernel, and the carried tiles only
+  /// that kernel names back into it. False when there was none.
+  static bool returnPrefetches(ProgramOp program) {
+    SymbolTable symbols(program);
+    SmallVector<Operation *> moved;
+    program.walk([&](Operation *op) {
+      if (op->hasAttr(kPrefetchForAttrName))
+        moved.push_back(op);
+    });
+    if (moved.empty())
+      return false;
+    llvm::DenseMap<Operation *, Operation *> firstInstruction; // kernel -> insertion point
+    for (Operation *op : moved) {
+      auto owner = symbols.lookup<KernelOp>(
+          op->getAttrOfType<FlatSymbolRefAttr>(kPrefetchForAttrName).getValue());
+      op->removeAttr(kPrefetchForAttrName);
+      if (!owner)
+        continue; // the assembler reports it
+      Operation *&at = firstInstruction[owner];
+      if (!at)
+        at = &*llvm::find_if(owner.getBodyBlock(), [](Operation &o) {
+          return isa<InstructionOpInterface>(o);
+        });
+      op->moveBefore(at);
+    }
+    // A carried tile whose every user is now in one kernel goes back to it.
+    llvm::DenseMap<StringAttr, llvm::SmallPtrSet<Operation *, 2>> users; // name -> kernels
+    for (KernelOp k : program.getBodyBlock().getOps<KernelOp>())
+      k.walk([&](InstructionOpInterface inst) {
+        SmallVector<MemoryAccess> accesses;
+        inst.getAccesses(accesses);
+        for (const MemoryAccess &a : accesses)
+          users[a.memory.getAttr()].insert(k);
+      });
+    for (AllocOp a : llvm::make_early_inc_range(program.getBodyBlock().getOps<AllocOp>())) {
+      auto it = users.find(a.getSymNameAttr());
+      if (it != users.end() && it->second.size() == 1) {
+        auto k = cast<KernelOp>(*it->second.begin());
+        if (llvm::any_of(k.getBodyBlock().getOps<AllocOp>(),
+                         [&](AllocOp own) { return own.getSymName() == a.getSymName(); }))
+          continue; // a tile of its own by that name would shadow it
+        a->moveBefore(&k.getBodyBlock().front());
+      }
+    }
+    return true;
   }
 
   /// Places every item in `order`; false (with an error when `report`)
