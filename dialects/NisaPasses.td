@@ -69,12 +69,16 @@ def NisaPrefetchLoadsPass : Pass<"nisa-prefetch-loads", "::mlir::nisa::ProgramOp
     kernel's stores starts only when that kernel has finished. A load from
     an HBM tensor that no instruction writes (a constant or an input) into
     an SBUF tile its kernel has not touched before moves into the previous
-    kernel, ahead of that kernel's first transfer on the same queue that
-    depends on its work (a store, or a load into a tile it used), and is
-    marked `nisa.prefetch_for = @kernel` (the debug map attributes it to its
-    own kernel). Its tile becomes a carried tile `@<kernel>.<tile>`, taken
-    only while the previous kernel's tiles, the carried ones crossing it and
-    the prefetched ones stay within three quarters of a partition.
+    kernel, right before that kernel's first store that follows its last
+    load on the same queue (a queue without such a store keeps the load
+    where it is), and is marked `nisa.prefetch_for = @kernel` (the debug
+    map attributes it to its own kernel). Its tile becomes a carried tile
+    `@<kernel>.<tile>`, taken only while the previous kernel's tiles, the
+    carried ones crossing it and the prefetched ones stay within three
+    quarters of a partition, and while the previous kernel's DMA bytes with
+    the moved ones take at most twice the longer of its busiest engine's
+    estimated work and two DMA latencies. `nisa-allocate-memory` moves the
+    loads back when the program does not fit with them.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",

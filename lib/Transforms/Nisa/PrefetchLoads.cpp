@@ -7,9 +7,10 @@
 // and the kernel waits a DMA latency and their transfer for them. A load
 // whose source nothing in the program writes (a constant or an input) into
 // a tile the kernel has not touched yet depends on nothing but that tile;
-// it moves into the previous kernel, ahead of that kernel's first transfer
-// on the same queue that waits for its work, and its tile becomes a
-// carried tile that lives from there.
+// it moves into the previous kernel, right before that kernel's first store
+// after its last load on the same queue, and its tile becomes a carried
+// tile that lives from there. Only where the previous kernel's SBUF and
+// queues have room for it.
 //
 //===----------------------------------------------------------------------===//
 
