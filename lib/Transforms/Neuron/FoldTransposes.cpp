@@ -235,7 +235,10 @@ struct TransposeConstantOperand : OpRewritePattern<MatmulOp> {
       changed = true;
       break; // the operands may have moved: look again
     }
-    return success(changed);
+    if (!changed)
+      return rewriter.notifyMatchFailure(
+          mm, "no operand is a constant read transposed that can be stored transposed");
+    return success();
   }
   func::FuncOp fn;
 };
