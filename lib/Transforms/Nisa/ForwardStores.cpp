@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CarriedTiles.h"
+
 #include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/Transforms/NisaPasses.h"
 
@@ -377,25 +379,16 @@ private:
              llvm::DenseMap<Operation *, int64_t> &readers) {
     MLIRContext *ctx = program.getContext();
     SymbolTable symbols(program);
-    Operation *firstKernel = kernels.front();
     llvm::DenseMap<int32_t, StringAttr> names;
     for (const Forward &f : forwards) {
       AllocOp tile = tiles[f.tile];
       KernelOp owner = tile->getParentOfType<KernelOp>();
       if (!owner || owner == f.kernel || names.count(f.tile))
         continue;
-      std::string base = (owner.getSymName() + "." + tile.getSymName()).str();
-      std::string name = base;
-      for (int n = 1; symbols.lookup(name); ++n)
-        name = base + "." + std::to_string(n);
-      StringAttr newName = StringAttr::get(ctx, name);
-      if (failed(SymbolTable::replaceAllSymbolUses(tile.getSymNameAttr(), newName, owner))) {
-        tile.emitOpError("could not be renamed to carry it across kernels");
+      FailureOr<StringAttr> newName = carryTile(tile, owner, symbols);
+      if (failed(newName))
         return signalPassFailure();
-      }
-      tile.setSymName(newName);
-      tile->moveBefore(firstKernel);
-      names[f.tile] = newName;
+      names[f.tile] = *newName;
     }
     llvm::MapVector<KernelOp, std::pair<int64_t, int64_t>> perKernel; // loads, bytes
     for (Forward f : forwards) {

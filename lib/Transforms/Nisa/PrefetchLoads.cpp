@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CarriedTiles.h"
+
 #include "neuronc/ISA/HardwareModel.h"
 #include "neuronc/ISA/InstructionCost.h"
 #include "neuronc/Transforms/NisaPasses.h"
@@ -111,9 +113,6 @@ struct PrefetchLoadsPass : mlir::nisa::impl::NisaPrefetchLoadsPassBase<PrefetchL
     if (kernels.size() < 2)
       return;
     MemoryResolver resolver(program);
-    llvm::DenseMap<Operation *, int64_t> kernelIndex;
-    for (auto [i, k] : llvm::enumerate(kernels))
-      kernelIndex[k] = i;
 
     // HBM tensors some instruction writes, and the kernels each carried
     // tile spans.
@@ -149,8 +148,9 @@ struct PrefetchLoadsPass : mlir::nisa::impl::NisaPrefetchLoadsPassBase<PrefetchL
     int64_t budget = hw->sbufPartitionBytes * 3 / 4; // as nisa-forward-stores carries
 
     // Which loads move where, decided for every kernel before any moves.
-    SmallVector<std::pair<KernelOp, SmallVector<Prefetch>>> plan;
-    llvm::DenseMap<Operation *, llvm::DenseMap<int64_t, Operation *>> anchorsOf;
+    // (kernel index, its moves, the anchors in the kernel before it)
+    SmallVector<std::tuple<size_t, SmallVector<Prefetch>, llvm::DenseMap<int64_t, Operation *>>>
+        plan;
     for (size_t i = 1; i < kernels.size(); ++i) {
       llvm::DenseMap<int64_t, Operation *> at = anchors(kernels[i - 1], resolver);
       Work work = estimateWork(kernels[i - 1], resolver, *hw);
@@ -183,33 +183,19 @@ struct PrefetchLoadsPass : mlir::nisa::impl::NisaPrefetchLoadsPassBase<PrefetchL
       }
       if (taken.empty())
         continue;
-      anchorsOf[kernels[i - 1]] = std::move(at);
-      plan.push_back({kernels[i], std::move(taken)});
+      plan.push_back({i, std::move(taken), std::move(at)});
     }
     if (plan.empty())
       return;
 
-    MLIRContext *ctx = program.getContext();
     SymbolTable symbols(program);
-    Operation *firstKernel = kernels.front();
-    for (auto &[kernel, moves] : plan) {
-      KernelOp before = kernels[kernelIndex[kernel] - 1];
+    for (auto &[i, moves, at] : plan) {
+      KernelOp kernel = kernels[i], before = kernels[i - 1];
       for (Prefetch &p : moves) {
-        // The tile becomes a carried one, named after its kernel.
-        std::string base = (kernel.getSymName() + "." + p.tile.getSymName()).str();
-        std::string name = base;
-        for (int n = 1; symbols.lookup(name); ++n)
-          name = base + "." + std::to_string(n);
-        StringAttr newName = StringAttr::get(ctx, name);
-        if (failed(SymbolTable::replaceAllSymbolUses(p.tile.getSymNameAttr(), newName, kernel))) {
-          p.tile.emitOpError("could not be renamed to carry it across kernels");
+        if (failed(carryTile(p.tile, kernel, symbols)))
           return signalPassFailure();
-        }
-        p.tile.setSymName(newName);
-        p.tile->moveBefore(firstKernel);
-        symbols.insert(p.tile);
         for (DmaCopyOp load : p.loads) {
-          load->moveBefore(anchorsOf[before].lookup(static_cast<int64_t>(load.getQueue())));
+          load->moveBefore(at.lookup(static_cast<int64_t>(load.getQueue())));
           load->setAttr(kPrefetchForAttrName, FlatSymbolRefAttr::get(kernel.getSymNameAttr()));
         }
       }
