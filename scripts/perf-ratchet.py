@@ -139,10 +139,19 @@ def main():
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.bin, "neuronc")):
         fail("no neuronc in %s (build first, or pass --bin)" % a.bin)
+    if a.workdir:
+        os.makedirs(a.workdir, exist_ok=True)
+        return run(a, a.workdir)
+    # Each program's executable and profile land here (~1 GB in all); a run
+    # without --workdir keeps nothing.
+    with tempfile.TemporaryDirectory(prefix="perf-ratchet-") as workdir:
+        return run(a, workdir)
+
+
+def run(a, workdir):
+    """Measure every ratchet entry with artifacts under `workdir`; returns the exit code."""
     only = set(filter(None, a.only.split(",")))
     entries = read_entries(a.file)
-    workdir = a.workdir or tempfile.mkdtemp(prefix="perf-ratchet-")
-    os.makedirs(workdir, exist_ok=True)
     slower = faster = skipped = broken = count = 0
     out_lines = []
     for kind, e in entries:
