@@ -33,6 +33,28 @@ def NisaAllocateMemoryPass : Pass<"nisa-allocate-memory", "::mlir::nisa::Program
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
 }
 
+def NisaFoldCopyKernelsPass : Pass<"nisa-fold-copy-kernels", "::mlir::nisa::ProgramOp"> {
+  let summary = "Absorbs kernels that only copy one HBM tensor into another into the loads that read the copy";
+  let description = [{
+    Runs first on the program, before `nisa-forward-stores`. A kernel made
+    only of HBM-to-HBM DMAs from one tensor into an internal one (a slice,
+    a permute that keeps the contiguous dim) costs a round trip of its bytes
+    and two DMA latencies. When it writes each element of its result exactly
+    once, nothing writes its source after it, and every other access to the
+    result is a later DMA whose source elements, mapped through the copy,
+    form an access pattern with the same dims, those DMAs read the source
+    with that pattern, the kernel is erased (and the result tensor when
+    nothing names it), and the reader kernels' locations take the copy's, so
+    the profile lists its source op as absorbed. Results over 2^22 elements,
+    or readers over 2^24 elements in all, are left alone.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "A remark on each copy kernel folded into its readers">,
+  ];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
 def NisaForwardStoresPass : Pass<"nisa-forward-stores", "::mlir::nisa::ProgramOp"> {
   let summary = "Keeps activations in SBUF between kernels: loads become copies from the storing tile";
   let description = [{

@@ -159,6 +159,7 @@ llvm::Expected<Report> neuronc::check::checkEntry(ModuleOp module, StringRef ent
   backend.distinctScratch = true;
   backend.forwardStores = options.fuse;
   backend.prefetchLoads = options.fuse;
+  backend.foldCopies = options.fuse;
   LogicalResult lowered = success();
   {
     ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {

@@ -229,6 +229,12 @@ void neuronc::buildLowerPipeline(OpPassManager &pm, const BackendOptions &option
 
 void neuronc::buildProgramPipeline(OpPassManager &pm, const BackendOptions &options) {
   OpPassManager &ppm = pm.nest<nisa::ProgramOp>();
+  // A checked run reads every internal tensor, so the copies stay there.
+  if (options.foldCopies && !options.distinctScratch) {
+    nisa::NisaFoldCopyKernelsPassOptions fold;
+    fold.remarks = options.remarks;
+    ppm.addPass(nisa::createNisaFoldCopyKernelsPass(fold));
+  }
   if (options.forwardStores) {
     nisa::NisaForwardStoresPassOptions forward;
     forward.keepStores = options.distinctScratch;
@@ -269,13 +275,13 @@ std::string neuronc::CompileOptions::fingerprint() const {
   return llvm::formatv("stage={0} O={1} entry={2} drop-host-calls={3} return-printed={4} "
                        "auto-cast={5}:{6} buckets={7} max-buckets={8} target={9} remarks={10} "
                        "disable-fusion={11} prepack-weights={12} random-elided-weights={13} tp={14} "
-                       "sp={15} forward-stores={16} prefetch-loads={17}",
+                       "sp={15} forward-stores={16} prefetch-loads={17} fold-copies={18}",
                        stageName(stage), optLevel, entry, import.dropHostCalls,
                        import.returnPrinted, import.autoCast, import.autoCastType,
                        bucket.buckets, bucket.maxBuckets, backend.target, backend.remarks,
                        llvm::join(disabledFusions, ","), prepackWeights,
                        import.randomElidedWeights, tp, sequenceParallel,
-                       backend.forwardStores, backend.prefetchLoads)
+                       backend.forwardStores, backend.prefetchLoads, backend.foldCopies)
       .str();
 }
 
@@ -316,6 +322,7 @@ void neuronc::buildStagePipeline(OpPassManager &pm, EmitStage stage,
     BackendOptions backend = options.backend;
     backend.forwardStores = backend.forwardStores && options.optLevel > 0;
     backend.prefetchLoads = backend.prefetchLoads && options.optLevel > 0;
+    backend.foldCopies = backend.foldCopies && options.optLevel > 0;
     buildProgramPipeline(pm, backend);
     return;
   }
@@ -509,6 +516,9 @@ struct BackendPipelineOptions : public PassPipelineOptions<BackendPipelineOption
   Option<bool> prefetchLoads{*this, "prefetch-loads",
                              llvm::cl::desc("Start loads of constants and inputs a kernel early"),
                              llvm::cl::init(true)};
+  Option<bool> foldCopies{*this, "fold-copies",
+                          llvm::cl::desc("Absorb copy-only kernels into the loads that read them"),
+                          llvm::cl::init(true)};
 };
 struct ImportPipelineOptions : public PassPipelineOptions<ImportPipelineOptions> {
   Option<bool> dropHostCalls{*this, "drop-host-calls",
@@ -590,6 +600,7 @@ void neuronc::registerPipelines() {
         options.remarks = o.remarks;
         options.forwardStores = o.forwardStores;
         options.prefetchLoads = o.prefetchLoads;
+        options.foldCopies = o.foldCopies;
         buildBackendPipeline(pm, options);
       });
   PassPipelineRegistration<>("neuron-fuse",

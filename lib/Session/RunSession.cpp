@@ -376,6 +376,7 @@ int RunSession::run() {
       backend.target = hw ? hw->name.str() : "trn1";
       backend.forwardStores = fuse; // unfused, every kernel round-trips HBM as at -O0
       backend.prefetchLoads = fuse;
+      backend.foldCopies = fuse;
       if (failed(neuronc::lowerModule(module, backend)))
         return 1;
       FailureOr<neuronc::neff::Executable> built =

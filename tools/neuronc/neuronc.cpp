@@ -84,6 +84,12 @@ static cl::opt<bool> prefetchLoads(
              "it instead of queueing behind its stores (--nisa-prefetch-loads); =false to "
              "measure what that saves"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> foldCopies(
+    "fold-copies",
+    cl::desc("Above -O0, a kernel that only copies one HBM tensor into another (a slice, a "
+             "permute keeping the contiguous dim) is absorbed into the loads that read the copy "
+             "(--nisa-fold-copy-kernels); =false to measure what that saves"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> tensorParallel(
     "tp",
     cl::desc("Tensor parallelism: compile the program one of N cores runs, Megatron-style "
@@ -191,6 +197,7 @@ int main(int argc, char **argv) {
   options.backend.remarks = lowerRemarks;
   options.backend.forwardStores = forwardStores;
   options.backend.prefetchLoads = prefetchLoads;
+  options.backend.foldCopies = foldCopies;
   if (tensorParallel == 0) {
     llvm::errs() << "neuronc: error: --tp=0: the number of cores must be at least 1\n";
     return 1;

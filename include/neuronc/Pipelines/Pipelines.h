@@ -50,6 +50,10 @@ struct BackendOptions {
   /// A kernel's loads of constants and inputs start during the kernel
   /// before it (`--nisa-prefetch-loads`); off at -O0.
   bool prefetchLoads = true;
+  /// Kernels that only copy one HBM tensor into another (slices, permutes
+  /// keeping the contiguous dim) are absorbed into the loads that read the
+  /// copy (`--nisa-fold-copy-kernels`); off at -O0.
+  bool foldCopies = true;
 };
 
 /// How input programs are brought into the neuron dialect.

@@ -103,6 +103,10 @@ struct AttentionLowering {
   /// the scale: exp(scale · (S + mask / scale) - max).
   bool prescaleMask() { return op.getMask() && scale > 0; }
   int64_t tpSlot = 0;
+  /// The next staging tile resident K rows load into: a ring over all
+  /// groups, so that a group's K load does not wait for the previous
+  /// group's transposes to free the one tile they used.
+  int64_t stageSlot = 0;
 
   AttentionLowering(FunctionLowering &fl, KernelBuilder &kb, AttentionOp op)
       : fl(fl), kb(kb), op(op), hw(fl.pb.hw()), P(hw.partitions) {}
@@ -446,7 +450,7 @@ struct AttentionLowering {
     int64_t kg = kStageTiles();
     for (int64_t t0 = 0; t0 < nkt; t0 += kg) {
       int64_t n0 = t0 * P, cols = std::min(kg * P, N - n0);
-      loadKeysTransposed(kvOffset(grp, D), n0, cols, stK[(t0 / kg) % kRing], kT[slot], n0, N);
+      loadKeysTransposed(kvOffset(grp, D), n0, cols, stK[stageSlot++ % kRing], kT[slot], n0, N);
     }
     loadKeyRows(v, kvOffset(grp, Dv), Dv, vT[slot], 0, 0, nkt);
   }

@@ -1,0 +1,157 @@
+// Kernels that only copy one HBM tensor into another are absorbed into the
+// DMAs that read the copy.
+// RUN: neuron-opt %s --nisa-fold-copy-kernels=remarks -split-input-file -verify-diagnostics | FileCheck %s
+// The folded programs allocate, synchronize and pass the race check.
+// The reader kernel's location takes the copies' (the profile's "Absorbed").
+// RUN: neuron-opt %s --nisa-fold-copy-kernels -split-input-file -mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+// RUN: neuron-opt %s --nisa-fold-copy-kernels --nisa-allocate-memory --nisa-insert-semaphores --nisa-check-races -split-input-file | FileCheck %s --check-prefix=RACES
+
+// A head split: a slice of the fused QKV projection ([4, 2, 192] rows of
+// [q | k | v], 64 each) and a permute [1, 0, 2] of its two heads, as two
+// copy kernels. Both fold: the attention-like reader loads each head's
+// [4, 32] block of q straight from @qkv, one run of 32 per row. The slice's and
+// the permute's locations join the reader's.
+// CHECK-LABEL: nisa.program @head_split
+// CHECK-NOT:  nisa.hbm @q internal
+// CHECK-NOT:  nisa.hbm @qh internal
+// CHECK-NOT:  nisa.kernel @slice
+// CHECK-NOT:  nisa.kernel @permute
+// CHECK:      nisa.kernel @use
+// CHECK-NEXT: nisa.alloc @t sbuf 4x96xf32
+// CHECK-NEXT: nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @qkv[0, [384,4], [1,32]]
+// CHECK-NEXT: nisa.dma_copy q1 @t[0:4, 32, [1,32]] = @qkv[32, [384,4], [1,32]]
+// CHECK-NEXT: nisa.dma_copy q2 @t[0:4, 64, [1,32]] = @qkv[192, [384,4], [1,32]]
+// LOC-LABEL: nisa.program @head_split
+// LOC:       } loc(#[[USE:loc[0-9]+]])
+// LOC:       #[[USE]] = loc(fused[#{{loc[0-9]+}}, #{{loc[0-9]+}}, #{{loc[0-9]+}}])
+// RACES-LABEL: nisa.program @head_split
+// RACES:      nisa.kernel @use
+// RACES:      nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @qkv[0, [384,4], [1,32]] signal
+nisa.program @head_split target "trn1" {
+  nisa.hbm @qkv input 0 : tensor<4x2x192xf32>
+  nisa.hbm @y output 0 : tensor<4x96xf32>
+  nisa.hbm @q internal : tensor<4x2x64xf32>
+  nisa.hbm @qh internal : tensor<4x4x32xf32>
+  // expected-remark @below {{copy kernel @slice (slice) folded into the loads of 1 kernel(s): they read @qkv directly}}
+  nisa.kernel @slice "slice" from "neuron.slice" {
+    nisa.dma_copy q0 @q[0, [64,8], [1,64]] = @qkv[0, [192,8], [1,64]]
+  }
+  // The permute [4, 2, 2, 32] -> [2, 2, 4, 32] (heads outermost) of q's
+  // [4, 2, 64] = [s, b, (h, d)], written per head.
+  // expected-remark @below {{copy kernel @permute (transpose) folded into the loads of 1 kernel(s): they read @qkv directly}}
+  nisa.kernel @permute "transpose" from "neuron.transpose" {
+    nisa.dma_copy q0 @qh[0, [32,4], [1,32]] = @q[0, [128,4], [1,32]]
+    nisa.dma_copy q1 @qh[128, [32,4], [1,32]] = @q[32, [128,4], [1,32]]
+    nisa.dma_copy q2 @qh[256, [32,4], [1,32]] = @q[64, [128,4], [1,32]]
+    nisa.dma_copy q3 @qh[384, [32,4], [1,32]] = @q[96, [128,4], [1,32]]
+  }
+  nisa.kernel @use "attention" from "neuron.attention" {
+    nisa.alloc @t sbuf 4x96xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @qh[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @t[0:4, 32, [1,32]] = @qh[128, [32,4], [1,32]]
+    nisa.dma_copy q2 @t[0:4, 64, [1,32]] = @qh[256, [32,4], [1,32]]
+    nisa.dma_copy q3 @y[0, [96,4], [1,96]] = @t[0:4, 0, [1,96]]
+  } loc("use")
+}
+
+// -----
+
+// A row of the permuted result crosses source rows: the reader's one dim
+// of 64 becomes runs of 32 from two source rows, [128,2] and [1,32].
+// CHECK-LABEL: nisa.program @split_dim
+// CHECK-NOT:  nisa.kernel @permute
+// CHECK:      nisa.dma_copy q0 @t[0:2, 0, [1,64]] = @x[0, [32,2], [128,2], [1,32]]
+nisa.program @split_dim target "trn1" {
+  nisa.hbm @x input 0 : tensor<2x4x32xf32>
+  nisa.hbm @y output 0 : tensor<2x64xf32>
+  nisa.hbm @p internal : tensor<4x2x32xf32>
+  // expected-remark @below {{folded into the loads of 1 kernel(s)}}
+  nisa.kernel @permute "transpose" from "neuron.transpose" {
+    nisa.dma_copy q0 @p[0, [64,4], [32,2], [1,32]] = @x[0, [32,4], [128,2], [1,32]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 2x64xf32
+    nisa.dma_copy q0 @t[0:2, 0, [1,64]] = @p[0, [64,2], [1,64]]
+    nisa.dma_copy q1 @y[0, [64,2], [1,64]] = @t[0:2, 0, [1,64]]
+  }
+}
+
+// -----
+
+// What stays: a copy whose result a gather also reads (its rows are
+// found at run time); a copy that writes
+// only part of its result; a copy whose source is written after it; a
+// copy into a program output.
+// CHECK-LABEL: nisa.program @stays
+// CHECK: nisa.kernel @read_by_gather
+// CHECK: nisa.kernel @partial
+// CHECK: nisa.kernel @source_rewritten
+// CHECK: nisa.kernel @to_output
+nisa.program @stays target "trn1" {
+  nisa.hbm @x input 0 : tensor<4x8xf32>
+  nisa.hbm @y output 0 : tensor<4x8xf32>
+  nisa.hbm @z output 1 : tensor<4x8xf32>
+  nisa.hbm @w output 2 : tensor<4x8xf32>
+  nisa.hbm @a internal : tensor<4x8xf32>
+  nisa.hbm @b internal : tensor<4x8xf32>
+  nisa.hbm @c internal : tensor<4x8xf32>
+  nisa.hbm @s internal : tensor<4x8xf32>
+  nisa.kernel @read_by_gather "slice" from "neuron.slice" {
+    nisa.dma_copy q0 @a[0, [8,4], [1,8]] = @x[0, [8,4], [1,8]]
+  }
+  nisa.kernel @gather "gather" from "neuron.gather" {
+    nisa.alloc @i sbuf 4x1xi32
+    nisa.alloc @t sbuf 4x8xf32
+    nisa.memset gpsimd @i[0:4, 0, [1,1]] = 0.0
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @a[0, [0,4], [1,8]] indirect @i[0:4, 0, [1,1]] stride 8 bound 4
+    nisa.dma_copy q1 @y[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  nisa.kernel @partial "slice" from "neuron.slice" {
+    nisa.dma_copy q0 @b[0, [8,2], [1,8]] = @x[0, [8,2], [1,8]]
+  }
+  nisa.kernel @source "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x8xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @x[0, [8,4], [1,8]]
+    nisa.dma_copy q0 @s[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  nisa.kernel @source_rewritten "slice" from "neuron.slice" {
+    nisa.dma_copy q0 @c[0, [8,4], [1,8]] = @s[0, [8,4], [1,8]]
+  }
+  nisa.kernel @overwrite "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x8xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @b[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @s[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x16xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @c[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @t[0:4, 8, [1,8]] = @s[0, [8,4], [1,8]]
+    nisa.dma_copy q2 @z[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  nisa.kernel @to_output "transpose" from "neuron.transpose" {
+    nisa.dma_copy q0 @w[0, [8,4], [1,8]] = @x[0, [8,4], [1,8]]
+  }
+}
+
+// -----
+
+// A transposing copy stays when its reader would read it an element at a
+// time where it read whole rows: runs far below a DMA run's overhead cost
+// more on the reader's chain than the copy kernel did.
+// CHECK-LABEL: nisa.program @short_runs
+// CHECK: nisa.kernel @transpose
+// CHECK: nisa.dma_copy q0 @t[0:16, 0, [1,8]] = @p[0, [8,16], [1,8]]
+nisa.program @short_runs target "trn1" {
+  nisa.hbm @x input 0 : tensor<8x16xf32>
+  nisa.hbm @y output 0 : tensor<16x8xf32>
+  nisa.hbm @p internal : tensor<16x8xf32>
+  // expected-remark @below {{copy kernel @transpose stays: a load of @use would read it in runs of 4 bytes instead of 512}}
+  nisa.kernel @transpose "transpose" from "neuron.transpose" {
+    nisa.dma_copy q0 @p[0, [8,16], [1,8]] = @x[0, [1,16], [16,8]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 16x8xf32
+    nisa.dma_copy q0 @t[0:16, 0, [1,8]] = @p[0, [8,16], [1,8]]
+    nisa.dma_copy q1 @y[0, [8,16], [1,8]] = @t[0:16, 0, [1,8]]
+  }
+}
