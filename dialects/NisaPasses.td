@@ -34,23 +34,30 @@ def NisaAllocateMemoryPass : Pass<"nisa-allocate-memory", "::mlir::nisa::Program
 }
 
 def NisaFoldCopyKernelsPass : Pass<"nisa-fold-copy-kernels", "::mlir::nisa::ProgramOp"> {
-  let summary = "Absorbs kernels that only copy one HBM tensor into another into the loads that read the copy";
+  let summary = "Absorbs kernels that only copy one HBM tensor into another into the DMAs that read the copy or write its source";
   let description = [{
     Runs first on the program, before `nisa-forward-stores`. A kernel made
-    only of HBM-to-HBM DMAs from one tensor into an internal one (a slice,
+    only of HBM-to-HBM DMAs from one tensor into another (a slice,
     a permute that keeps the contiguous dim) costs a round trip of its bytes
     and two DMA latencies. When it writes each element of its result exactly
     once, nothing writes its source after it, and every other access to the
     result is a later DMA whose source elements, mapped through the copy,
-    form an access pattern with the same dims, those DMAs read the source
+    form an access pattern (a dim may split into runs from several source
+    rows, up to the four dims a DMA has), those DMAs read the source
     with that pattern, the kernel is erased (and the result tensor when
     nothing names it), and the reader kernels' locations take the copy's, so
-    the profile lists its source op as absorbed. Results over 2^22 elements,
-    or readers over 2^24 elements in all, are left alone.
+    the profile lists its source op as absorbed. Failing that (a copy into a
+    program output), when the copy reads each source element once, the
+    source's every other access is a DMA writing it before the copy and
+    nothing touches the result before the copy, those writers store into the
+    result directly. Either way a pattern whose contiguous runs would drop
+    below both their old length and half a DMA run's overhead keeps the
+    kernel. Tensors over 2^22 elements, or rewritten DMAs over 2^24 elements
+    in all, are left alone.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "A remark on each copy kernel folded into its readers">,
+           "A remark on each copy kernel folded, or kept for its runs">,
   ];
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
 }

@@ -78,10 +78,37 @@ nisa.program @split_dim target "trn1" {
 
 // -----
 
+// A permute into a program output lands in its producer's store: the store
+// writes @y where the copy would have put each element, each row of the
+// tile as two runs of 32, [128,2] and [1,32].
+// CHECK-LABEL: nisa.program @into_writers
+// CHECK-NOT:  nisa.hbm @o internal
+// CHECK-NOT:  nisa.kernel @permute
+// CHECK:      nisa.dma_copy q1 @y[0, [32,4], [128,2], [1,32]] = @t[0:4, 0, [1,64]]
+// RACES-LABEL: nisa.program @into_writers
+// RACES:      nisa.dma_copy q1 @y[0, [32,4], [128,2], [1,32]] = @t[0:4, 0, [1,64]] wait(scalar >= 1)
+nisa.program @into_writers target "trn1" {
+  nisa.hbm @x input 0 : tensor<4x64xf32>
+  nisa.hbm @y output 0 : tensor<2x4x32xf32>
+  nisa.hbm @o internal : tensor<4x2x32xf32>
+  nisa.kernel @exp "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x64xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,64]] = @x[0, [64,4], [1,64]]
+    nisa.activation exp @t[0:4, 0, [1,64]] = @t[0:4, 0, [1,64]]
+    nisa.dma_copy q1 @o[0, [64,4], [1,64]] = @t[0:4, 0, [1,64]]
+  }
+  // expected-remark @below {{copy kernel @permute (transpose) folded into the stores of 1 kernel(s): they write @y directly}}
+  nisa.kernel @permute "transpose" from "neuron.transpose" {
+    nisa.dma_copy q0 @y[0, [128,2], [32,4], [1,32]] = @o[0, [32,2], [64,4], [1,32]]
+  }
+}
+
+// -----
+
 // What stays: a copy whose result a gather also reads (its rows are
-// found at run time); a copy that writes
-// only part of its result; a copy whose source is written after it; a
-// copy into a program output.
+// found at run time); a copy that writes only part of its result; a copy
+// whose source is written after it; a copy of an input into a program
+// output (no kernel writes its source).
 // CHECK-LABEL: nisa.program @stays
 // CHECK: nisa.kernel @read_by_gather
 // CHECK: nisa.kernel @partial
@@ -153,5 +180,27 @@ nisa.program @short_runs target "trn1" {
     nisa.alloc @t sbuf 16x8xf32
     nisa.dma_copy q0 @t[0:16, 0, [1,8]] = @p[0, [8,16], [1,8]]
     nisa.dma_copy q1 @y[0, [8,16], [1,8]] = @t[0:16, 0, [1,8]]
+  }
+}
+
+// -----
+
+// A copy that swaps two rows stays: its reader would walk the source
+// backwards, and patterns only walk forward.
+// CHECK-LABEL: nisa.program @backwards
+// CHECK: nisa.kernel @swap
+// CHECK: nisa.dma_copy q0 @t[0:2, 0, [1,64]] = @p[0, [64,2], [1,64]]
+nisa.program @backwards target "trn1" {
+  nisa.hbm @x input 0 : tensor<2x64xf32>
+  nisa.hbm @y output 0 : tensor<2x64xf32>
+  nisa.hbm @p internal : tensor<2x64xf32>
+  nisa.kernel @swap "slice" from "neuron.slice" {
+    nisa.dma_copy q0 @p[0, [64,1], [1,64]] = @x[64, [64,1], [1,64]]
+    nisa.dma_copy q1 @p[64, [64,1], [1,64]] = @x[0, [64,1], [1,64]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 2x64xf32
+    nisa.dma_copy q0 @t[0:2, 0, [1,64]] = @p[0, [64,2], [1,64]]
+    nisa.dma_copy q1 @y[0, [64,2], [1,64]] = @t[0:2, 0, [1,64]]
   }
 }

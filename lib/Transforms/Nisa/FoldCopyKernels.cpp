@@ -1,7 +1,7 @@
 //===- FoldCopyKernels.cpp - nisa-fold-copy-kernels ----------------------===//
 //
-// A slice, a permute that keeps the contiguous dim, or a concat piece lowers
-// to a kernel of HBM-to-HBM DMAs: it reads a whole tensor and writes it back
+// A slice, or a permute that keeps the contiguous dim, lowers to a kernel
+// of HBM-to-HBM DMAs: it reads a whole tensor and writes it back
 // rearranged, two DMA latencies and a round trip of the bytes before its
 // consumer may start (the head split of every exported multi-head attention
 // is three slices and three permutes). When every element of the copy's
@@ -9,8 +9,11 @@
 // result is a DMA whose elements, looked up through that map, still form an
 // access pattern, the readers read the source directly with the composed
 // pattern and the copy kernel is gone: the layout change is absorbed into
-// the consumer's loads. The reader kernels' locations take the copy's
-// source op, so the profile lists it as absorbed.
+// the consumer's loads. A copy into a program output, which no reader can
+// take, folds into the DMAs that write its source instead: the producer
+// stores where the copy would have put each element. The rewritten
+// kernels' locations take the copy's source op, so the profile lists it as
+// absorbed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,15 +124,15 @@ private:
       copy.source = src;
       copy.result = dst;
     }
-    if (!copy.source || copy.result.getKind() != HbmKind::internal ||
-        copy.source.getElementType() != copy.result.getElementType() ||
-        copy.result.getNumElements() > kMaxResultElements)
+    if (!copy.source || copy.source.getElementType() != copy.result.getElementType() ||
+        copy.result.getNumElements() > kMaxResultElements ||
+        copy.source.getNumElements() > kMaxResultElements)
       return std::nullopt;
     return copy;
   }
 
-  /// Rewrites the readers of `copy`'s result to read its source, and erases
-  /// the kernel; leaves everything as it is when any reader cannot.
+  /// Folds `copy` into the DMAs that read its result or, failing that,
+  /// into the DMAs that write its source.
   void tryFold(ProgramOp program, CopyKernel copy) {
     MemoryResolver resolver(program);
     // Where each result element comes from.
@@ -152,6 +155,16 @@ private:
     }
     if (llvm::is_contained(from, -1))
       return; // part of the result comes from elsewhere
+    if (copy.result.getKind() == HbmKind::internal && foldIntoReaders(program, copy, from))
+      return;
+    if (copy.source.getKind() == HbmKind::internal)
+      foldIntoWriters(program, copy, from);
+  }
+
+  /// Rewrites the readers of `copy`'s result to read its source, and erases
+  /// the kernel; false, changing nothing, when any reader cannot.
+  bool foldIntoReaders(ProgramOp program, CopyKernel copy, const std::vector<int64_t> &from) {
+    MemoryResolver resolver(program);
 
     // Every other access to the result must be a DMA reading it after the
     // copy, and nothing may write the source after the copy.
@@ -173,19 +186,19 @@ private:
         for (const MemoryAccess &a : accesses) {
           Operation *decl = resolver.lookup(k, a.memory);
           if (decl == copy.source && a.write && after)
-            return;
+            return false;
           if (decl != copy.result)
             continue;
           auto dma = dyn_cast<DmaCopyOp>(op);
           if (!after || a.write || !dma || dma.getIndirect() ||
               resolver.lookup(k, dma.getSrcAttr()) != copy.result)
-            return;
+            return false;
           checked += a.ap.getNumElements();
           if (checked > kMaxCheckedElements)
-            return;
+            return false;
           std::optional<AccessPatternAttr> ap = compose(a.ap, from);
           if (!ap)
-            return;
+            return false;
           // A run costs its bytes plus dmaRunOverheadBytes on its queue, and
           // inside the reader that cost sits on the reader's chain: a load
           // cut into runs much shorter than that (a transposed K read an
@@ -198,7 +211,7 @@ private:
                   << "copy kernel @" << copy.kernel.getSymName() << " stays: a load of @"
                   << k.getSymName() << " would read it in runs of " << now
                   << " bytes instead of " << before;
-            return;
+            return false;
           }
           rewrites.push_back({dma, *ap});
           if (!llvm::is_contained(readerKernels, k))
@@ -207,7 +220,7 @@ private:
       }
     }
     if (rewrites.empty())
-      return; // a dead copy is for the dead-code rules, not this one
+      return false; // a dead copy is for the dead-code rules, not this one
 
     auto sourceName = FlatSymbolRefAttr::get(copy.source.getSymNameAttr());
     for (auto [dma, ap] : rewrites) {
@@ -226,6 +239,89 @@ private:
     HbmOp result = copy.result;
     if (SymbolTable::symbolKnownUseEmpty(result, program))
       result.erase();
+    return true;
+  }
+
+  /// Rewrites the DMAs that write `copy`'s source to write its result where
+  /// the copy would have put each element, and erases the kernel: the
+  /// permute into a program output lands in its producer's stores. Only
+  /// when the copy reads each source element once, the source's every
+  /// other access is such a write before the copy, and nothing touches the
+  /// result before the copy (it is now written earlier).
+  void foldIntoWriters(ProgramOp program, CopyKernel copy, const std::vector<int64_t> &from) {
+    MemoryResolver resolver(program);
+    std::vector<int64_t> to(copy.source.getNumElements(), -1);
+    for (auto [j, a] : llvm::enumerate(from)) {
+      if (a < 0 || a >= static_cast<int64_t>(to.size()) || to[a] >= 0)
+        return; // an element copied twice (a broadcast)
+      to[a] = static_cast<int64_t>(j);
+    }
+    SmallVector<std::pair<DmaCopyOp, AccessPatternAttr>> rewrites;
+    SmallVector<KernelOp> writerKernels;
+    int64_t checked = 0;
+    bool after = false;
+    for (KernelOp k : program.getBodyBlock().getOps<KernelOp>()) {
+      if (k == copy.kernel) {
+        after = true;
+        continue;
+      }
+      for (Operation &op : k.getBodyBlock()) {
+        auto inst = dyn_cast<InstructionOpInterface>(op);
+        if (!inst)
+          continue;
+        SmallVector<MemoryAccess> accesses;
+        inst.getAccesses(accesses);
+        for (const MemoryAccess &a : accesses) {
+          Operation *decl = resolver.lookup(k, a.memory);
+          if (decl == copy.result && !after)
+            return;
+          if (decl != copy.source)
+            continue;
+          auto dma = dyn_cast<DmaCopyOp>(op);
+          if (after || !a.write || !dma || dma.getIndirect() ||
+              resolver.lookup(k, dma.getDstAttr()) != copy.source)
+            return;
+          checked += a.ap.getNumElements();
+          if (checked > kMaxCheckedElements)
+            return;
+          std::optional<AccessPatternAttr> ap = compose(a.ap, to);
+          if (!ap)
+            return;
+          int64_t eb = nisa::elementBytes(copy.source.getElementType());
+          int64_t before = runElements(a.ap) * eb, now = runElements(*ap) * eb;
+          if (now < std::min(before, hw->dmaRunOverheadBytes / 2)) {
+            if (remarks)
+              emitRemark(copy.kernel.getLoc())
+                  << "copy kernel @" << copy.kernel.getSymName() << " stays: a store of @"
+                  << k.getSymName() << " would write it in runs of " << now
+                  << " bytes instead of " << before;
+            return;
+          }
+          rewrites.push_back({dma, *ap});
+          if (!llvm::is_contained(writerKernels, k))
+            writerKernels.push_back(k);
+        }
+      }
+    }
+    if (rewrites.empty())
+      return;
+    auto resultName = FlatSymbolRefAttr::get(copy.result.getSymNameAttr());
+    for (auto [dma, ap] : rewrites) {
+      dma.setDstAttr(resultName);
+      dma.setDstApAttr(ap);
+    }
+    Location copyLoc = copy.kernel.getLoc();
+    for (KernelOp k : writerKernels)
+      k->setLoc(FusedLoc::get(k.getContext(), {k.getLoc(), copyLoc}));
+    if (remarks)
+      emitRemark(copyLoc) << "copy kernel @" << copy.kernel.getSymName() << " ("
+                          << copy.kernel.getKind() << ") folded into the stores of "
+                          << writerKernels.size() << " kernel(s): they write @"
+                          << copy.result.getSymName() << " directly";
+    copy.kernel.erase();
+    HbmOp source = copy.source;
+    if (SymbolTable::symbolKnownUseEmpty(source, program))
+      source.erase();
   }
 
   /// `(size, stride)` dims, outermost first, walking the source offsets
@@ -289,7 +385,10 @@ private:
         newStrides.push_back(stride);
       }
     }
-    if (static_cast<int64_t>(newSizes.size()) > kMaxDmaDims)
+    // Patterns walk forward (the executable has no negative strides): a
+    // reader of a concat of one tensor twice may revisit it from the start.
+    if (static_cast<int64_t>(newSizes.size()) > kMaxDmaDims ||
+        llvm::any_of(newStrides, [](int64_t st) { return st < 0; }))
       return std::nullopt;
     auto composed = AccessPatternAttr::get(ap.getContext(), 0, 0, base, newSizes, newStrides);
     // Check every element: the dims were found one at a time.
