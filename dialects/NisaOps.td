@@ -99,6 +99,13 @@ def Nisa_AccessPatternAttr : AttrDef<Nisa_Dialect, "AccessPattern"> {
     /// The smallest and one past the largest element offset touched, within a
     /// partition for tiles.
     std::pair<int64_t, int64_t> getExtent() const;
+    /// Calls `f(p, e)` for every element in the access's order: the
+    /// partition (0 for HBM) and the element offset within it (the flat
+    /// index for HBM).
+    void walkElements(::llvm::function_ref<void(int64_t, int64_t)> f) const;
+    /// Elements per contiguous run: the innermost dims merged while each
+    /// continues the one inside it (1 when the innermost dim is strided).
+    int64_t getRunElements() const;
   }];
 }
 

@@ -38,18 +38,13 @@ SmallVector<KernelWrites> kernelWrites(nisa::ProgramOp program) {
   nisa::MemoryResolver resolver(program);
   for (nisa::KernelOp kernel : program.getBodyBlock().getOps<nisa::KernelOp>()) {
     KernelWrites k{kernel.getSymName().str(), {}};
-    for (Operation &op : kernel.getBodyBlock()) {
-      auto inst = dyn_cast<nisa::InstructionOpInterface>(op);
-      if (!inst)
-        continue;
-      SmallVector<nisa::MemoryAccess> accesses;
-      inst.getAccesses(accesses);
-      for (const nisa::MemoryAccess &a : accesses)
-        if (a.write)
-          if (auto hbm = dyn_cast_or_null<nisa::HbmOp>(resolver.lookup(kernel, a.memory)))
-            if (!llvm::is_contained(k.tensors, hbm.getSymName()))
-              k.tensors.push_back(hbm.getSymName().str());
-    }
+    resolver.walkAccesses(kernel, [&](nisa::InstructionOpInterface, const nisa::MemoryAccess &a,
+                                      Operation *decl) {
+      if (auto hbm = dyn_cast_or_null<nisa::HbmOp>(decl); hbm && a.write)
+        if (!llvm::is_contained(k.tensors, hbm.getSymName()))
+          k.tensors.push_back(hbm.getSymName().str());
+      return WalkResult::advance();
+    });
     out.push_back(std::move(k));
   }
   return out;

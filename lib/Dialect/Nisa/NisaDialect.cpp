@@ -60,6 +60,43 @@ std::pair<int64_t, int64_t> AccessPatternAttr::getExtent() const {
   return {lo, hi + 1};
 }
 
+void AccessPatternAttr::walkElements(llvm::function_ref<void(int64_t, int64_t)> f) const {
+  ArrayRef<int64_t> sizes = getSizes(), strides = getStrides();
+  if (llvm::is_contained(sizes, 0))
+    return;
+  int64_t p0 = isTile() ? getPartStart() : 0;
+  int64_t pn = isTile() ? getPartCount() : 1;
+  SmallVector<int64_t, 4> idx(sizes.size(), 0);
+  for (int64_t p = p0; p < p0 + pn; ++p) {
+    std::fill(idx.begin(), idx.end(), 0);
+    int64_t e = getOffset();
+    while (true) {
+      f(p, e);
+      int d = static_cast<int>(sizes.size()) - 1;
+      for (; d >= 0; --d) {
+        e += strides[d];
+        if (++idx[d] < sizes[d])
+          break;
+        e -= strides[d] * sizes[d];
+        idx[d] = 0;
+      }
+      if (d < 0)
+        break;
+    }
+  }
+}
+
+int64_t AccessPatternAttr::getRunElements() const {
+  ArrayRef<int64_t> sizes = getSizes(), strides = getStrides();
+  int d = static_cast<int>(sizes.size()) - 1;
+  if (d < 0 || strides[d] != 1)
+    return 1;
+  int64_t run = sizes[d];
+  for (--d; d >= 0 && strides[d] == run; --d)
+    run *= sizes[d];
+  return run;
+}
+
 LogicalResult AccessPatternAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                         int64_t partStart, int64_t partCount, int64_t offset,
                                         ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {

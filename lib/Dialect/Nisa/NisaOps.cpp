@@ -331,6 +331,23 @@ Operation *MemoryResolver::lookup(KernelOp kernel, FlatSymbolRefAttr name) {
   return hbm.lookup(name.getAttr());
 }
 
+WalkResult MemoryResolver::walkAccesses(
+    KernelOp kernel,
+    llvm::function_ref<WalkResult(InstructionOpInterface, const MemoryAccess &, Operation *)> f) {
+  SmallVector<MemoryAccess> accesses;
+  for (Operation &op : kernel.getBodyBlock()) {
+    auto inst = dyn_cast<InstructionOpInterface>(op);
+    if (!inst)
+      continue;
+    accesses.clear();
+    inst.getAccesses(accesses);
+    for (const MemoryAccess &a : accesses)
+      if (f(inst, a, lookup(kernel, a.memory)).wasInterrupted())
+        return WalkResult::interrupt();
+  }
+  return WalkResult::advance();
+}
+
 int64_t mlir::nisa::detail::queueOf(Operation *op) {
   if (auto dma = dyn_cast<DmaCopyOp>(op))
     return dma.getQueue();

@@ -45,49 +45,20 @@ constexpr int64_t kMaxCheckedElements = int64_t(1) << 24;
 /// Dims of an HBM pattern a DMA takes (the dma_copy verifier's limit).
 constexpr int64_t kMaxDmaDims = 4;
 
-/// Calls `f(e)` for every element offset of the HBM pattern `ap`, in order.
-template <typename F>
-void forEachOffset(AccessPatternAttr ap, F f) {
-  ArrayRef<int64_t> sizes = ap.getSizes(), strides = ap.getStrides();
-  SmallVector<int64_t, 4> idx(sizes.size(), 0);
-  int64_t e = ap.getOffset();
-  if (llvm::is_contained(sizes, 0))
-    return;
-  while (true) {
-    f(e);
-    int d = static_cast<int>(sizes.size()) - 1;
-    for (; d >= 0; --d) {
-      e += strides[d];
-      if (++idx[d] < sizes[d])
-        break;
-      e -= strides[d] * sizes[d];
-      idx[d] = 0;
-    }
-    if (d < 0)
-      break;
-  }
-}
-
-/// Elements per contiguous run of the HBM pattern `ap` (1 when its
-/// innermost dim is strided).
-int64_t runElements(AccessPatternAttr ap) {
-  ArrayRef<int64_t> sizes = ap.getSizes(), strides = ap.getStrides();
-  int d = static_cast<int>(sizes.size()) - 1;
-  if (d < 0 || strides[d] != 1)
-    return 1;
-  int64_t run = sizes[d];
-  for (--d; d >= 0 && strides[d] == run; --d)
-    run *= sizes[d];
-  return run;
-}
-
 /// A kernel that only copies one HBM tensor into another.
 struct CopyKernel {
   KernelOp kernel;
   HbmOp source, result;
 };
 
-/// Folds copy kernels into the DMAs that read their results.
+/// Which DMAs of the program a copy kernel folds into.
+enum class Side {
+  readers, ///< the loads of its result read its source
+  writers, ///< the stores of its source write its result
+};
+
+/// Folds copy kernels into the DMAs that read their results, or write
+/// their sources.
 struct FoldCopyKernelsPass : mlir::nisa::impl::NisaFoldCopyKernelsPassBase<FoldCopyKernelsPass> {
   using Base::Base;
 
@@ -96,12 +67,15 @@ struct FoldCopyKernelsPass : mlir::nisa::impl::NisaFoldCopyKernelsPassBase<FoldC
     hw = neuronc::lookupHardwareModel(program.getTarget());
     if (!hw)
       return signalPassFailure(); // the program verifier reports it
+    // Folding erases kernels and tensors and adds none, so the names stay
+    // resolvable throughout.
+    MemoryResolver resolver(program);
     SmallVector<KernelOp> kernels(program.getBodyBlock().getOps<KernelOp>());
     // Folding one kernel changes what later candidates read (a slice, then
     // a permute of it), so each candidate is looked at with fresh facts.
     for (KernelOp k : kernels)
-      if (std::optional<CopyKernel> copy = asCopyKernel(k))
-        tryFold(program, *copy);
+      if (std::optional<CopyKernel> copy = asCopyKernel(resolver, k))
+        tryFold(program, resolver, *copy);
   }
 
 private:
@@ -109,8 +83,7 @@ private:
 
   /// `k` as a copy kernel: only HBM-to-HBM DMAs from one tensor into
   /// another of the same element type, without gathers.
-  std::optional<CopyKernel> asCopyKernel(KernelOp k) {
-    MemoryResolver resolver(getOperation());
+  static std::optional<CopyKernel> asCopyKernel(MemoryResolver &resolver, KernelOp k) {
     CopyKernel copy{k, {}, {}};
     for (Operation &op : k.getBodyBlock()) {
       auto dma = dyn_cast<DmaCopyOp>(op);
@@ -133,16 +106,15 @@ private:
 
   /// Folds `copy` into the DMAs that read its result or, failing that,
   /// into the DMAs that write its source.
-  void tryFold(ProgramOp program, CopyKernel copy) {
-    MemoryResolver resolver(program);
+  void tryFold(ProgramOp program, MemoryResolver &resolver, CopyKernel copy) {
     // Where each result element comes from.
     std::vector<int64_t> from(copy.result.getNumElements(), -1);
     for (auto dma : copy.kernel.getBodyBlock().getOps<DmaCopyOp>()) {
       SmallVector<int64_t> src;
-      forEachOffset(dma.getSrcAp(), [&](int64_t e) { src.push_back(e); });
+      dma.getSrcAp().walkElements([&](int64_t, int64_t e) { src.push_back(e); });
       size_t i = 0;
       bool ok = true;
-      forEachOffset(dma.getDstAp(), [&](int64_t e) {
+      dma.getDstAp().walkElements([&](int64_t, int64_t e) {
         if (!ok || i >= src.size() || e < 0 || e >= static_cast<int64_t>(from.size()) ||
             from[e] >= 0) {
           ok = false; // written twice, or a pattern the verifier should have refused
@@ -155,109 +127,40 @@ private:
     }
     if (llvm::is_contained(from, -1))
       return; // part of the result comes from elsewhere
-    if (copy.result.getKind() == HbmKind::internal && foldIntoReaders(program, copy, from))
+    if (copy.result.getKind() == HbmKind::internal &&
+        foldInto(program, resolver, copy, from, Side::readers))
       return;
-    if (copy.source.getKind() == HbmKind::internal)
-      foldIntoWriters(program, copy, from);
-  }
-
-  /// Rewrites the readers of `copy`'s result to read its source, and erases
-  /// the kernel; false, changing nothing, when any reader cannot.
-  bool foldIntoReaders(ProgramOp program, CopyKernel copy, const std::vector<int64_t> &from) {
-    MemoryResolver resolver(program);
-
-    // Every other access to the result must be a DMA reading it after the
-    // copy, and nothing may write the source after the copy.
-    SmallVector<std::pair<DmaCopyOp, AccessPatternAttr>> rewrites;
-    SmallVector<KernelOp> readerKernels;
-    int64_t checked = 0;
-    bool after = false;
-    for (KernelOp k : program.getBodyBlock().getOps<KernelOp>()) {
-      if (k == copy.kernel) {
-        after = true;
-        continue;
-      }
-      for (Operation &op : k.getBodyBlock()) {
-        auto inst = dyn_cast<InstructionOpInterface>(op);
-        if (!inst)
-          continue;
-        SmallVector<MemoryAccess> accesses;
-        inst.getAccesses(accesses);
-        for (const MemoryAccess &a : accesses) {
-          Operation *decl = resolver.lookup(k, a.memory);
-          if (decl == copy.source && a.write && after)
-            return false;
-          if (decl != copy.result)
-            continue;
-          auto dma = dyn_cast<DmaCopyOp>(op);
-          if (!after || a.write || !dma || dma.getIndirect() ||
-              resolver.lookup(k, dma.getSrcAttr()) != copy.result)
-            return false;
-          checked += a.ap.getNumElements();
-          if (checked > kMaxCheckedElements)
-            return false;
-          std::optional<AccessPatternAttr> ap = compose(a.ap, from);
-          if (!ap)
-            return false;
-          // A run costs its bytes plus dmaRunOverheadBytes on its queue, and
-          // inside the reader that cost sits on the reader's chain: a load
-          // cut into runs much shorter than that (a transposed K read an
-          // element at a time) costs more there than the copy kernel did.
-          int64_t eb = nisa::elementBytes(copy.source.getElementType());
-          int64_t before = runElements(a.ap) * eb, now = runElements(*ap) * eb;
-          if (now < std::min(before, hw->dmaRunOverheadBytes / 2)) {
-            if (remarks)
-              emitRemark(copy.kernel.getLoc())
-                  << "copy kernel @" << copy.kernel.getSymName() << " stays: a load of @"
-                  << k.getSymName() << " would read it in runs of " << now
-                  << " bytes instead of " << before;
-            return false;
-          }
-          rewrites.push_back({dma, *ap});
-          if (!llvm::is_contained(readerKernels, k))
-            readerKernels.push_back(k);
-        }
-      }
-    }
-    if (rewrites.empty())
-      return false; // a dead copy is for the dead-code rules, not this one
-
-    auto sourceName = FlatSymbolRefAttr::get(copy.source.getSymNameAttr());
-    for (auto [dma, ap] : rewrites) {
-      dma.setSrcAttr(sourceName);
-      dma.setSrcApAttr(ap);
-    }
-    Location copyLoc = copy.kernel.getLoc();
-    for (KernelOp k : readerKernels)
-      k->setLoc(FusedLoc::get(k.getContext(), {k.getLoc(), copyLoc}));
-    if (remarks)
-      emitRemark(copyLoc) << "copy kernel @" << copy.kernel.getSymName() << " ("
-                          << copy.kernel.getKind() << ") folded into the loads of "
-                          << readerKernels.size() << " kernel(s): they read @"
-                          << copy.source.getSymName() << " directly";
-    copy.kernel.erase();
-    HbmOp result = copy.result;
-    if (SymbolTable::symbolKnownUseEmpty(result, program))
-      result.erase();
-    return true;
-  }
-
-  /// Rewrites the DMAs that write `copy`'s source to write its result where
-  /// the copy would have put each element, and erases the kernel: the
-  /// permute into a program output lands in its producer's stores. Only
-  /// when the copy reads each source element once, the source's every
-  /// other access is such a write before the copy, and nothing touches the
-  /// result before the copy (it is now written earlier).
-  void foldIntoWriters(ProgramOp program, CopyKernel copy, const std::vector<int64_t> &from) {
-    MemoryResolver resolver(program);
+    if (copy.source.getKind() != HbmKind::internal)
+      return;
+    // Where each source element goes: the writers' map.
     std::vector<int64_t> to(copy.source.getNumElements(), -1);
     for (auto [j, a] : llvm::enumerate(from)) {
       if (a < 0 || a >= static_cast<int64_t>(to.size()) || to[a] >= 0)
         return; // an element copied twice (a broadcast)
       to[a] = static_cast<int64_t>(j);
     }
+    foldInto(program, resolver, copy, to, Side::writers);
+  }
+
+  /// Rewrites the DMAs on `side` of `copy` through `map` and erases the
+  /// kernel; false, changing nothing, when any of them cannot.
+  /// - readers (`map`: result element -> source element): every other
+  ///   access to the result is a DMA reading it after the copy, and nothing
+  ///   writes the source after the copy; they read the source instead.
+  /// - writers (`map`: source element -> result element, the copy reading
+  ///   each source element once): every other access to the source is a
+  ///   DMA writing it before the copy, and nothing touches the result
+  ///   before the copy (it is now written earlier); they write the result
+  ///   where the copy would have put each element (the permute into a
+  ///   program output lands in its producer's stores).
+  bool foldInto(ProgramOp program, MemoryResolver &resolver, CopyKernel copy,
+                const std::vector<int64_t> &map, Side side) {
+    bool readers = side == Side::readers;
+    // The tensor whose DMAs are rewritten, and the one they name instead.
+    HbmOp from = readers ? copy.result : copy.source;
+    HbmOp to = readers ? copy.source : copy.result;
     SmallVector<std::pair<DmaCopyOp, AccessPatternAttr>> rewrites;
-    SmallVector<KernelOp> writerKernels;
+    SmallVector<KernelOp> rewritten;
     int64_t checked = 0;
     bool after = false;
     for (KernelOp k : program.getBodyBlock().getOps<KernelOp>()) {
@@ -265,63 +168,72 @@ private:
         after = true;
         continue;
       }
-      for (Operation &op : k.getBodyBlock()) {
-        auto inst = dyn_cast<InstructionOpInterface>(op);
-        if (!inst)
-          continue;
-        SmallVector<MemoryAccess> accesses;
-        inst.getAccesses(accesses);
-        for (const MemoryAccess &a : accesses) {
-          Operation *decl = resolver.lookup(k, a.memory);
-          if (decl == copy.result && !after)
-            return;
-          if (decl != copy.source)
-            continue;
-          auto dma = dyn_cast<DmaCopyOp>(op);
-          if (after || !a.write || !dma || dma.getIndirect() ||
-              resolver.lookup(k, dma.getDstAttr()) != copy.source)
-            return;
-          checked += a.ap.getNumElements();
-          if (checked > kMaxCheckedElements)
-            return;
-          std::optional<AccessPatternAttr> ap = compose(a.ap, to);
-          if (!ap)
-            return;
-          int64_t eb = nisa::elementBytes(copy.source.getElementType());
-          int64_t before = runElements(a.ap) * eb, now = runElements(*ap) * eb;
-          if (now < std::min(before, hw->dmaRunOverheadBytes / 2)) {
-            if (remarks)
-              emitRemark(copy.kernel.getLoc())
-                  << "copy kernel @" << copy.kernel.getSymName() << " stays: a store of @"
-                  << k.getSymName() << " would write it in runs of " << now
-                  << " bytes instead of " << before;
-            return;
-          }
-          rewrites.push_back({dma, *ap});
-          if (!llvm::is_contained(writerKernels, k))
-            writerKernels.push_back(k);
+      WalkResult walk = resolver.walkAccesses(k, [&](InstructionOpInterface inst,
+                                                     const MemoryAccess &a, Operation *decl) {
+        if (readers ? (decl == copy.source && a.write && after)
+                    : (decl == copy.result && !after))
+          return WalkResult::interrupt();
+        if (decl != from)
+          return WalkResult::advance();
+        auto dma = dyn_cast<DmaCopyOp>(inst.getOperation());
+        if (after != readers || a.write == readers || !dma || dma.getIndirect() ||
+            resolver.lookup(k, readers ? dma.getSrcAttr() : dma.getDstAttr()) != from)
+          return WalkResult::interrupt();
+        checked += a.ap.getNumElements();
+        if (checked > kMaxCheckedElements)
+          return WalkResult::interrupt();
+        std::optional<AccessPatternAttr> ap = compose(a.ap, map);
+        if (!ap)
+          return WalkResult::interrupt();
+        // A run costs its bytes plus dmaRunOverheadBytes on its queue, and
+        // inside the kernel that cost sits on its chain: a load cut into
+        // runs much shorter than that (a transposed K read an element at a
+        // time) costs more there than the copy kernel did.
+        int64_t eb = nisa::elementBytes(copy.source.getElementType());
+        int64_t before = a.ap.getRunElements() * eb, now = ap->getRunElements() * eb;
+        if (now < std::min(before, hw->dmaRunOverheadBytes / 2)) {
+          if (remarks)
+            emitRemark(copy.kernel.getLoc())
+                << "copy kernel @" << copy.kernel.getSymName() << " stays: "
+                << (readers ? "a load of @" : "a store of @") << k.getSymName()
+                << (readers ? " would read it" : " would write it") << " in runs of " << now
+                << " bytes instead of " << before;
+          return WalkResult::interrupt();
         }
-      }
+        rewrites.push_back({dma, *ap});
+        if (!llvm::is_contained(rewritten, k))
+          rewritten.push_back(k);
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return false;
     }
     if (rewrites.empty())
-      return;
-    auto resultName = FlatSymbolRefAttr::get(copy.result.getSymNameAttr());
+      return false; // a dead copy is for the dead-code rules, not this one
+
+    auto toName = FlatSymbolRefAttr::get(to.getSymNameAttr());
     for (auto [dma, ap] : rewrites) {
-      dma.setDstAttr(resultName);
-      dma.setDstApAttr(ap);
+      if (readers) {
+        dma.setSrcAttr(toName);
+        dma.setSrcApAttr(ap);
+      } else {
+        dma.setDstAttr(toName);
+        dma.setDstApAttr(ap);
+      }
     }
     Location copyLoc = copy.kernel.getLoc();
-    for (KernelOp k : writerKernels)
+    for (KernelOp k : rewritten)
       k->setLoc(FusedLoc::get(k.getContext(), {k.getLoc(), copyLoc}));
     if (remarks)
       emitRemark(copyLoc) << "copy kernel @" << copy.kernel.getSymName() << " ("
-                          << copy.kernel.getKind() << ") folded into the stores of "
-                          << writerKernels.size() << " kernel(s): they write @"
-                          << copy.result.getSymName() << " directly";
+                          << copy.kernel.getKind() << ") folded into the "
+                          << (readers ? "loads" : "stores") << " of " << rewritten.size()
+                          << " kernel(s): they " << (readers ? "read" : "write") << " @"
+                          << to.getSymName() << " directly";
     copy.kernel.erase();
-    HbmOp source = copy.source;
-    if (SymbolTable::symbolKnownUseEmpty(source, program))
-      source.erase();
+    if (SymbolTable::symbolKnownUseEmpty(from, program))
+      from.erase();
+    return true;
   }
 
   /// `(size, stride)` dims, outermost first, walking the source offsets
@@ -394,10 +306,10 @@ private:
     // Check every element: the dims were found one at a time.
     SmallVector<int64_t> want;
     want.reserve(ap.getNumElements());
-    forEachOffset(ap, [&](int64_t e) { want.push_back(lookup(e)); });
+    ap.walkElements([&](int64_t, int64_t e) { want.push_back(lookup(e)); });
     size_t i = 0;
     bool ok = true;
-    forEachOffset(composed, [&](int64_t e) {
+    composed.walkElements([&](int64_t, int64_t e) {
       if (ok && (i >= want.size() || want[i] != e))
         ok = false;
       ++i;

@@ -50,33 +50,6 @@ constexpr double kBusyLatencies = 10;
 /// Loads larger than this many elements are left alone.
 constexpr int64_t kMaxLoadElements = int64_t(1) << 18;
 
-/// Calls `f(p, e)` for every element of `ap` in its order: the partition
-/// (0 for HBM) and the element offset within it (the flat index for HBM).
-template <typename F>
-void forEachElement(AccessPatternAttr ap, F f) {
-  ArrayRef<int64_t> sizes = ap.getSizes(), strides = ap.getStrides();
-  int64_t p0 = ap.isTile() ? ap.getPartStart() : 0;
-  int64_t pn = ap.isTile() ? ap.getPartCount() : 1;
-  SmallVector<int64_t, 4> idx(sizes.size(), 0);
-  for (int64_t p = p0; p < p0 + pn; ++p) {
-    std::fill(idx.begin(), idx.end(), 0);
-    int64_t e = ap.getOffset();
-    while (true) {
-      f(p, e);
-      int d = static_cast<int>(sizes.size()) - 1;
-      for (; d >= 0; --d) {
-        e += strides[d];
-        if (++idx[d] < sizes[d])
-          break;
-        e -= strides[d] * sizes[d];
-        idx[d] = 0;
-      }
-      if (d < 0)
-        break;
-    }
-  }
-}
-
 /// Where one element of an internal tensor was last stored from.
 struct Origin {
   int32_t tile = -1; ///< index into the pass's tiles; -1: not from a tile
@@ -231,7 +204,7 @@ private:
       AllocOp src =
           dma ? dyn_cast_or_null<AllocOp>(resolver.lookup(k, dma.getSrcAttr())) : AllocOp();
       if (!src || src.getSpace() != MemorySpace::sbuf) {
-        forEachElement(a.ap, [&](int64_t, int64_t h) {
+        a.ap.walkElements([&](int64_t, int64_t h) {
           if (h >= 0 && h < static_cast<int64_t>(origin.size()))
             origin[h] = Origin();
         });
@@ -239,12 +212,12 @@ private:
       }
       SmallVector<std::pair<int32_t, int64_t>> from;
       from.reserve(dma.getSrcAp().getTotalElements());
-      forEachElement(dma.getSrcAp(), [&](int64_t p, int64_t e) {
+      dma.getSrcAp().walkElements([&](int64_t p, int64_t e) {
         from.push_back({static_cast<int32_t>(p), e});
       });
       int32_t id = tileIndex(src);
       size_t i = 0;
-      forEachElement(a.ap, [&](int64_t, int64_t h) {
+      a.ap.walkElements([&](int64_t, int64_t h) {
         if (h >= 0 && h < static_cast<int64_t>(origin.size()) && i < from.size())
           origin[h] = {id, from[i].first, static_cast<int32_t>(from[i].second),
                        static_cast<int32_t>(step)};
@@ -277,14 +250,14 @@ private:
     const std::vector<Origin> &origin = origins[t];
     SmallVector<int64_t> hidx;
     hidx.reserve(n);
-    forEachElement(load.getSrcAp(), [&](int64_t, int64_t h) { hidx.push_back(h); });
+    load.getSrcAp().walkElements([&](int64_t, int64_t h) { hidx.push_back(h); });
     SmallVector<int64_t> srcElem(n);
     int32_t tile = -1;
     // (store step) -> bounding box of the elements that store left in the tile.
     std::map<int64_t, TileWrite> boxes;
     bool ok = true;
     int64_t i = 0;
-    forEachElement(dap, [&](int64_t p, int64_t) {
+    dap.walkElements([&](int64_t p, int64_t) {
       if (!ok)
         return;
       int64_t h = hidx[i];

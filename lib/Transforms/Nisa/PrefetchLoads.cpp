@@ -119,12 +119,8 @@ struct PrefetchLoadsPass : mlir::nisa::impl::NisaPrefetchLoadsPassBase<PrefetchL
     llvm::DenseSet<Operation *> written;
     llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> carriedSpan;
     for (auto [i, k] : llvm::enumerate(kernels))
-      for (Operation &op : k.getBodyBlock())
-        if (auto inst = dyn_cast<InstructionOpInterface>(op)) {
-          SmallVector<MemoryAccess> accesses;
-          inst.getAccesses(accesses);
-          for (const MemoryAccess &a : accesses) {
-            Operation *decl = resolver.lookup(k, a.memory);
+      resolver.walkAccesses(
+          k, [&, i = i](InstructionOpInterface, const MemoryAccess &a, Operation *decl) {
             if (isa_and_nonnull<HbmOp>(decl) && a.write)
               written.insert(decl);
             if (auto tile = dyn_cast_or_null<AllocOp>(decl);
@@ -132,8 +128,8 @@ struct PrefetchLoadsPass : mlir::nisa::impl::NisaPrefetchLoadsPassBase<PrefetchL
               auto [it, fresh] = carriedSpan.try_emplace(tile, i, i);
               it->second.second = static_cast<int64_t>(i);
             }
-          }
-        }
+            return WalkResult::advance();
+          });
     // SBUF bytes per partition each kernel may hold: its own tiles and the
     // carried ones crossing it.
     SmallVector<int64_t> bytes(kernels.size(), 0);

@@ -9,6 +9,7 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Visitors.h"
 
 #include "neuronc/Dialect/Nisa/NisaInterfaces.h.inc"
 
@@ -29,6 +30,12 @@ public:
   /// The alloc of `kernel`, else the carried tile or hbm tensor of the
   /// program named `name`.
   Operation *lookup(KernelOp kernel, FlatSymbolRefAttr name);
+  /// Calls `f(inst, access, memory)` for every access of every instruction
+  /// of `kernel`, in order, with the tile or HBM tensor it names (null when
+  /// none); stops when `f` interrupts, and says so.
+  WalkResult walkAccesses(
+      KernelOp kernel,
+      llvm::function_ref<WalkResult(InstructionOpInterface, const MemoryAccess &, Operation *)> f);
 
 private:
   /// The program's own symbols: hbm tensors and carried tiles.
