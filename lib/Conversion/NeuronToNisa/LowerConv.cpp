@@ -70,6 +70,8 @@ struct ConvLowering {
   int64_t fChunk = 0;   ///< output channels whose weights are resident at once
   int64_t R = 1, nb = 1, ncw = 1, rowsIn = 1;
   int64_t inSlots = 3, accSlots = 2, outSlots = 6;
+  /// Tiles per value of a fused epilogue (RowKernel::setEpilogueBuffers).
+  int epilogueBuffers = 2;
   bool packed = false;  ///< weights packed to [C, taps, F] at compile time
   /// Input rows in SBUF with their padding columns (pitch W + pads); else
   /// unpadded (pitch W: each channel's block is one contiguous DMA run) and
@@ -285,7 +287,41 @@ struct ConvLowering {
             std::to_string(T) + " taps) do not fit SBUF next to the input blocks";
       return false;
     }
+    deepenRings(budget - fChunk * perChannel - planeBytes(fChunk), inputBytes, outBytes);
     return true;
+  }
+
+  /// heuristic: a block whose load moves less than the efficient DMA size
+  /// (few channels: a stem's 3, a MnasNet projection's 16) takes a DMA
+  /// latency to arrive and little TensorE time to use, so three blocks in
+  /// flight leave TensorE waiting on every third one (MnasNet's 112x112
+  /// layers ran at 1.5 us per 448-pixel tile); likewise an epilogue whose
+  /// stores are that small waits for the store two tiles back. Kernels of
+  /// more such blocks, or epilogue tiles, than are in flight keep six input
+  /// blocks, or four tiles per epilogue value, when they fit `room` with
+  /// the tile unchanged.
+  template <typename In, typename Out> void deepenRings(int64_t room, In &inputBytes, Out &outBytes) {
+    if (pool)
+      return;
+    int64_t blockBytes = ct * std::min(P, Cg) * khPack * nb * rowsIn * W * (convertIn ? esrc : ein);
+    int64_t blocks = llvm::divideCeil(N, nb) * llvm::divideCeil(OH, R);
+    int64_t tiles = blocks * groups * llvm::divideCeil(Fg, P);
+    int64_t storeBytes = std::min(P, Fg) * nb * R * ncw * eout;
+    bool smallBlocks = blockBytes < hw.dmaEfficientBytes && blocks > inSlots;
+    bool smallStores = epilogue && storeBytes < hw.dmaEfficientBytes && tiles > epilogueBuffers;
+    if (!smallBlocks && !smallStores)
+      return;
+    int64_t saved = inSlots;
+    if (smallBlocks)
+      inSlots = 6;
+    int buffers = smallStores ? 4 : epilogueBuffers;
+    int64_t need = inputBytes() + outBytes() +
+                   (epilogue ? epilogue->epilogueBytesPerPartition(nb * R * ncw, buffers) : 0);
+    if (need <= room) {
+      epilogueBuffers = buffers;
+      return;
+    }
+    inSlots = saved;
   }
 
   /// The weight's constant (through a fused kernel's input), if it is one.
@@ -743,6 +779,8 @@ struct ConvLowering {
     int64_t quarter = hw.dmaEngines / 4;
     kb.storeQueues = std::clamp<int64_t>(std::lround(stores / (loads + stores) * hw.dmaEngines),
                                          quarter, hw.dmaEngines - quarter);
+    if (epilogue && epilogueBuffers != 2)
+      epilogue->setEpilogueBuffers(epilogueBuffers);
     allocate();
     if (khPack > 1) {
       auto type = RankedTensorType::get({rowsIn * Wp}, inT);
@@ -988,6 +1026,9 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
                 ? ", weights in chunks of " + std::to_string(lowering.fChunk) + " channels"
                 : std::string())
         << (pool ? ", pooled from planes kept in SBUF in " + pool->describe() : std::string())
+        << (lowering.inSlots != 3 ? ", " + std::to_string(lowering.inSlots) +
+                                        " small input blocks in flight"
+                                  : std::string())
         << "; stores on " << kb->storeQueues << " of " << fl.pb.hw().dmaEngines << " DMA queues";
   return success();
 }

@@ -11,7 +11,10 @@
 // (scalar_tensor_tensor with the tap's per-partition weight). An average
 // is scaled by 1/window (or by a compile-time table of 1/count where
 // padded positions do not count); a depthwise convolution's bias and
-// fused epilogue run on the accumulated block.
+// fused epilogue run on the accumulated block. Few planes of many rows (a
+// MobileNet block's 16 channels at 112x112) are cut into bands of output
+// rows, each band of every plane on a partition of its own, so that the
+// taps run on all partitions instead of a few.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +33,10 @@ namespace mlir::neuron::lowering {
 /// Buffers per block (input, accumulator, output): a block loads and
 /// another stores while the engines work on a third.
 constexpr int kSlots = 3;
+/// heuristic: planes are cut into bands only when that saves the taps more
+/// than this many DMA latencies (ShuffleNetV2's 4x4 depthwise kernels, whose
+/// loads were forwarded from SBUF, lost 8 us each to banded HBM loads).
+constexpr double kBandLatencies = 4;
 
 /// What the window computes.
 enum class WindowKind { Max, Avg, Depthwise };
@@ -62,6 +69,9 @@ struct WindowLowering {
   Value result; ///< where the result is expected (a fused kernel's outer value)
   bool splitStores = false; ///< stores split across the queues (fused)
   HbmBuffer x, y, divisors, weight, bias;
+  /// With bands: one input row of the fill value, for the rows of a band
+  /// that fall into the padding.
+  HbmBuffer fillRow;
   SmallVector<FlatSymbolRefAttr> in, stage, acc, out, div, wts, bts;
   /// With folded plane tiles: the products of a depthwise tap, two tiles so
   /// that a tap's multiply does not wait for the previous tap's add.
@@ -74,6 +84,10 @@ struct WindowLowering {
   int64_t fold = 1;
   bool shared = true; ///< one weight tile serves every plane tile
   bool allowFold = false; ///< the window is its own kernel (not a fused pooling)
+  /// Bands of output rows per plane, each on partitions of its own: band s
+  /// of every plane is on partitions [s·planes, (s+1)·planes) and holds
+  /// output rows [s·OHs, (s+1)·OHs). 1: one partition per plane.
+  int64_t segs = 1, OHs = 1;
   /// Tiles per value of a fused epilogue: a folded group's epilogues run
   /// back to back, each with its store in flight.
   int epilogueBuffers = 2;
@@ -146,9 +160,10 @@ struct WindowLowering {
     // At least kSlots + 1 row blocks when each still has a PSUM bank's worth
     // of columns (smaller instructions are all overhead: MobileNetV2's 7x7
     // maps), so that loads, taps and stores of different blocks overlap.
-    R = std::max<int64_t>(llvm::divideCeil(OH, kSlots + 1),
+    chooseSegments();
+    R = std::max<int64_t>(llvm::divideCeil(OHs, kSlots + 1),
                           llvm::divideCeil(hw.psumBankFp32(), OW));
-    R = std::min(R, OH);
+    R = std::min(R, OHs);
     while (R > 1 && bytes() > budget)
       R = llvm::divideCeil(R, 2);
     if (bytes() > budget) {
@@ -158,6 +173,33 @@ struct WindowLowering {
     if (allowFold)
       chooseFold(bytes, budget);
     return true;
+  }
+
+  /// Cuts the planes into bands of output rows when at most half of the
+  /// partitions would hold a plane: the most bands that fit the partitions
+  /// and divide the output rows (so every band is whole), each of at least
+  /// two rows. Not with an epilogue that reduces along the pixels, and only
+  /// where the taps' time saved exceeds kBandLatencies DMA latencies: a
+  /// banded load is no longer one a later pass can forward from the
+  /// producer's SBUF tile.
+  void chooseSegments() {
+    segs = 1;
+    OHs = OH;
+    if (!allowFold || planes * 2 > P || !isa<FloatType>(xSrcType) ||
+        (epilogue && !epilogue->canSegmentEpilogue()))
+      return;
+    Opcode tap = kind == WindowKind::Depthwise ? Opcode::ScalarTensorTensor : Opcode::TensorTensor;
+    double before = static_cast<double>(KH * KW) * kb.estimate(tap, Engine::vector, planes, OH * OW);
+    for (int64_t s = P / planes; s >= 2; --s)
+      if (OH % s == 0 && OH / s >= 2) {
+        double after = static_cast<double>(KH * KW) *
+                       kb.estimate(tap, Engine::vector, planes * s, OH / s * OW);
+        if (before - after < kBandLatencies * hw.dmaLatencyNs)
+          return;
+        segs = s;
+        OHs = OH / s;
+        return;
+      }
   }
 
   /// Folds the full plane tiles onto the free axis when the taps' fixed
@@ -225,15 +267,15 @@ struct WindowLowering {
   /// weight tile (and bias into the bias tile): runs of consecutive
   /// channels, one DMA each.
   void loadWeights(int64_t p0, int64_t np, FlatSymbolRefAttr tile, FlatSymbolRefAttr biasTile,
-                   int64_t wcol, int64_t bcol) {
+                   int64_t wcol, int64_t bcol, int64_t at = 0) {
     int64_t taps = KH * KW;
     for (int64_t q = 0; q < np;) {
       int64_t c = (p0 + q) % C, run = std::min(np - q, C - c);
-      kb.dma(tile, kb.tileAP(q, run, wcol, taps), weight.sym,
+      kb.dma(tile, kb.tileAP(at + q, run, wcol, taps), weight.sym,
              kb.hbmAP(c * taps, {run, taps}, {taps, 1}), weight.elementType);
       if (bias.sym)
-        kb.dma(biasTile, kb.tileAP(q, run, bcol, 1), bias.sym, kb.hbmAP(c, {run, 1}, {1, 1}),
-               bias.elementType);
+        kb.dma(biasTile, kb.tileAP(at + q, run, bcol, 1), bias.sym,
+               kb.hbmAP(c, {run, 1}, {1, 1}), bias.elementType);
       q += run;
     }
   }
@@ -247,8 +289,28 @@ struct WindowLowering {
       y = fl.resultBuffer(result);
     if (divisorTable)
       divisors = divisorBuffer();
+    // Stores on queues of their own, in proportion to the bytes they move:
+    // a block's loads queued behind the previous block's stores would wait
+    // for its taps (measured: MnasNet's banded 16-channel depthwise kernel
+    // ran its blocks one after another).
+    if (segs > 1) {
+      double loads = static_cast<double>(planes) * H * W * nisa::elementBytes(xSrcType) *
+                     (1.0 + static_cast<double>((KH - sh) * segs) / static_cast<double>(OH));
+      if (epilogue)
+        loads += static_cast<double>(epilogue->inputBytes());
+      double stores = static_cast<double>(planes) * OH * OW * nisa::elementBytes(outT);
+      int64_t quarter = hw.dmaEngines / 4;
+      kb.storeQueues = std::clamp<int64_t>(std::lround(stores / (loads + stores) * hw.dmaEngines),
+                                           quarter, hw.dmaEngines - quarter);
+    }
+    float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
+    if (segs > 1) {
+      auto type = RankedTensorType::get({W}, xSrcType);
+      fillRow = fl.pb.declare(nisa::HbmKind::constant, type, op->getLoc(), std::nullopt, {},
+                              DenseElementsAttr::get(type, FloatAttr::get(xSrcType, fill)));
+    }
     auto sb = nisa::MemorySpace::sbuf;
-    int64_t np = std::min(P, planes), taps = KH * KW;
+    int64_t np = std::min(P, planes * segs), taps = KH * KW;
     for (int i = 0; i < kSlots; ++i) {
       in.push_back(kb.alloc(sb, np, fold * rowsIn * Wp, inT, "x"));
       if (convertIn)
@@ -261,6 +323,8 @@ struct WindowLowering {
     }
     if (epilogue && fold > 1)
       epilogue->setEpilogueBuffers(epilogueBuffers);
+    if (epilogue && segs > 1)
+      epilogue->setEpilogueSegments(segs, OHs * OW);
     if (fold > 1 && kind == WindowKind::Depthwise)
       for (int i = 0; i < 2; ++i)
         prod.push_back(kb.alloc(sb, np, fold * R * OW, f32, "prod"));
@@ -280,9 +344,10 @@ struct WindowLowering {
       bts.push_back(bias.sym ? kb.alloc(sb, np, wtiles, bias.elementType, "b")
                              : FlatSymbolRefAttr());
       for (int64_t i = 0; i < wtiles; ++i)
-        loadWeights(i * P, std::min(P, planes - i * P), wts[0], bts[0], i * taps, i);
+        for (int64_t band = 0; band < segs; ++band)
+          loadWeights(i * P, std::min(P, planes - i * P), wts[0], bts[0], i * taps, i,
+                      band * planes);
     }
-    float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
     Builder b(op->getContext());
     int64_t full = planes / P;
     // Groups of `fold` plane tiles (the full tiles left over, then a
@@ -290,18 +355,35 @@ struct WindowLowering {
     for (int64_t t0 = 0; t0 < ptiles;) {
       int64_t nt = t0 < full ? std::min(fold, full - t0) : 1;
       int64_t p0 = t0 * P;
-      int64_t nparts = std::min(P, planes - p0);
+      int64_t nparts = std::min(P, (planes - p0) * segs);
       FlatSymbolRefAttr w = wts.empty() ? FlatSymbolRefAttr() : wts[0];
       FlatSymbolRefAttr bt = bts.empty() ? FlatSymbolRefAttr() : bts[0];
       int64_t wcol = shared ? 0 : t0 * taps, bcol = shared ? 0 : t0;
       int64_t seg = rowsIn * Wp; // input elements per plane tile of the group
-      for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
+      for (int64_t oh0 = 0; oh0 < OHs; oh0 += R) {
         kb.setSource(op); // (a fused epilogue attributes its instructions to its ops)
-        int64_t rows = std::min(R, OH - oh0);
+        int64_t rows = std::min(R, OHs - oh0);
         int64_t span = (rows - 1) * sh + (KH - 1) * dh + 1;
-        int64_t first = oh0 * sh - pt;
-        int64_t lo = std::max<int64_t>(0, first), hi = std::min(H, first + span);
+        // Per band: where the input rows inside the image start and end in
+        // the block (the same for every band but the first and last).
+        SmallVector<int64_t> los, his;
+        int64_t top = 0, bottom = span;
+        for (int64_t band = 0; band < segs; ++band) {
+          int64_t first = (band * OHs + oh0) * sh - pt;
+          int64_t lo = std::max<int64_t>(0, first), hi = std::min(H, first + span);
+          if (hi <= lo)
+            lo = hi = first + span; // all padding
+          los.push_back(lo - first);
+          his.push_back(hi - first);
+          top = std::max(top, lo - first);
+          bottom = std::min(bottom, hi - first);
+        }
         FlatSymbolRefAttr tile = in[slot];
+        // With bands and a conversion, the fills go to the staging tile,
+        // which is then converted whole (a partial conversion would leave
+        // some band's fill or rows behind).
+        bool convertWhole = convertIn && segs > 1;
+        FlatSymbolRefAttr fillTile = convertWhole ? stage[slot] : tile;
         // A box of every plane tile of the group.
         auto groupBox = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
           SmallVector<int64_t> sz{nt}, st{seg};
@@ -315,42 +397,71 @@ struct WindowLowering {
           int64_t n = nt;
           for (int64_t v : sizes)
             n *= v;
-          kb.emit<nisa::MemsetOp>(vecEngine(Opcode::Memset, nparts, n), tile,
+          kb.emit<nisa::MemsetOp>(vecEngine(Opcode::Memset, nparts, n), fillTile,
                                   groupBox(off, sizes, strides), b.getF32FloatAttr(fill),
                                   DenseI64ArrayAttr(), UnitAttr());
         };
-        if (lo > first)
-          fillBox(0, {(lo - first) * Wp}, {1});
-        if (hi < first + span)
-          fillBox((hi - first) * Wp, {(first + span - hi) * Wp}, {1});
         int64_t colPad = padCols ? pl : 0;
-        if (hi > lo && colPad)
-          fillBox((lo - first) * Wp, {hi - lo, pl}, {Wp, 1});
         // Only the trailing padding some window reads (a write nobody reads
         // would be lost at the next load).
         int64_t usedRight = std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
-        if (hi > lo && usedRight > 0 && padCols)
-          fillBox((lo - first) * Wp + pl + W, {hi - lo, usedRight}, {Wp, 1});
-        // The rows inside the image, split by partitions across the queues.
-        int64_t bytes = nparts * (hi - lo) * W * nisa::elementBytes(xSrcType);
-        int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
-                                             std::min<int64_t>(hw.dmaEngines, nparts));
-        int64_t step = llvm::divideCeil(nparts, pieces);
         FlatSymbolRefAttr dst = convertIn ? stage[slot] : tile;
-        for (int64_t t = 0; t < nt; ++t)
-          for (int64_t q = 0; hi > lo && q < nparts; q += step) {
-            int64_t cnt = std::min(step, nparts - q);
-            kb.dma(dst,
-                   kb.tileAP(q, cnt, t * seg + (lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1}),
-                   x.sym,
-                   kb.hbmAP((p0 + t * P + q) * H * W + lo * W, {cnt, hi - lo, W},
-                            {H * W, W, 1}),
-                   xSrcType);
+        if (segs > 1) {
+          // The padding columns of every row on every partition; a band's
+          // rows outside the image by DMA from a row of fill values (an
+          // engine cannot start at the band's partition, and no byte may be
+          // written twice before it is read).
+          if (colPad)
+            fillBox(0, {span, pl}, {Wp, 1});
+          if (usedRight > 0 && padCols)
+            fillBox(pl + W, {span, usedRight}, {Wp, 1});
+          auto fillRows = [&](int64_t band, int64_t r0, int64_t n) {
+            kb.dma(dst, kb.tileAP(band * planes, planes, r0 * Wp + colPad, {n, W}, {Wp, 1}),
+                   fillRow.sym, kb.hbmAP(0, {planes, n, W}, {0, 0, 1}), xSrcType);
+          };
+          for (int64_t band = 0; band < segs; ++band) {
+            if (los[band] > 0)
+              fillRows(band, 0, std::min(los[band], span));
+            if (his[band] < span && his[band] > los[band])
+              fillRows(band, his[band], span - his[band]);
           }
-        if (convertIn && hi > lo) {
-          auto box = groupBox((lo - first) * Wp + colPad, {hi - lo, W}, {Wp, 1});
-          kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, nt * (hi - lo) * W),
-                                      tile, box, dst, box, DenseI64ArrayAttr(), UnitAttr());
+          loadBands(dst, oh0, los, his, colPad);
+        } else {
+          if (top > 0)
+            fillBox(0, {top * Wp}, {1});
+          if (bottom < span)
+            fillBox(std::max(bottom, int64_t(0)) * Wp,
+                    {(span - std::max(bottom, int64_t(0))) * Wp}, {1});
+          if (bottom > top && colPad)
+            fillBox(top * Wp, {bottom - top, pl}, {Wp, 1});
+          if (bottom > top && usedRight > 0 && padCols)
+            fillBox(top * Wp + pl + W, {bottom - top, usedRight}, {Wp, 1});
+          // The rows inside the image, split by partitions across the queues.
+          int64_t lo = los[0] + oh0 * sh - pt, hi = his[0] + oh0 * sh - pt;
+          int64_t bytes = nparts * (hi - lo) * W * nisa::elementBytes(xSrcType);
+          int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
+                                               std::min<int64_t>(hw.dmaEngines, nparts));
+          int64_t step = llvm::divideCeil(nparts, pieces);
+          for (int64_t t = 0; t < nt; ++t)
+            for (int64_t q = 0; hi > lo && q < nparts; q += step) {
+              int64_t cnt = std::min(step, nparts - q);
+              kb.dma(dst, kb.tileAP(q, cnt, t * seg + los[0] * Wp + colPad, {hi - lo, W}, {Wp, 1}),
+                     x.sym,
+                     kb.hbmAP((p0 + t * P + q) * H * W + lo * W, {cnt, hi - lo, W},
+                              {H * W, W, 1}),
+                     xSrcType);
+            }
+        }
+        if (convertWhole) {
+          int64_t cols = padCols ? colPad + W + std::max<int64_t>(0, usedRight) : W;
+          auto box = groupBox(0, {span, cols}, {Wp, 1});
+          kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, span * cols), tile,
+                                      box, dst, box, DenseI64ArrayAttr(), UnitAttr());
+        } else if (convertIn && his[0] > los[0]) {
+          auto box = groupBox(los[0] * Wp + colPad, {his[0] - los[0], W}, {Wp, 1});
+          kb.emit<nisa::TensorCopyOp>(
+              vecEngine(Opcode::TensorCopy, nparts, nt * (his[0] - los[0]) * W), tile, box, dst,
+              box, DenseI64ArrayAttr(), UnitAttr());
         }
         if (nt > 1)
           emitFoldedTaps(tile, nt, rows, w, wcol, bt, bcol);
@@ -362,6 +473,36 @@ struct WindowLowering {
       t0 += nt;
     }
     kb.program().levelQueues();
+  }
+
+  /// Loads the image rows of every band of block `oh0` into `dst`: band s
+  /// holds its rows from element los[s] · Wp + colPad of its partitions.
+  /// Bands with the same rows in the block (all but the first and last,
+  /// which meet the padding) are one pattern over the input, [bands,
+  /// planes, rows, W]; split by bands across the queues.
+  void loadBands(FlatSymbolRefAttr dst, int64_t oh0, ArrayRef<int64_t> los,
+                 ArrayRef<int64_t> his, int64_t colPad) {
+    int64_t eb = nisa::elementBytes(xSrcType);
+    for (int64_t s0 = 0; s0 < segs;) {
+      int64_t s1 = s0 + 1;
+      while (s1 < segs && los[s1] == los[s0] && his[s1] == his[s0])
+        ++s1;
+      int64_t n = his[s0] - los[s0];
+      if (n > 0) {
+        int64_t bytes = (s1 - s0) * planes * n * W * eb;
+        int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
+                                             std::min<int64_t>(hw.dmaEngines, s1 - s0));
+        int64_t step = llvm::divideCeil(s1 - s0, pieces);
+        for (int64_t a = s0; a < s1; a += step) {
+          int64_t k = std::min(step, s1 - a);
+          int64_t lo = (a * OHs + oh0) * sh - pt + los[a]; // input row of band a
+          kb.dma(dst, kb.tileAP(a * planes, k * planes, los[a] * Wp + colPad, {n, W}, {Wp, 1}),
+                 x.sym,
+                 kb.hbmAP(lo * W, {k, planes, n, W}, {OHs * sh * W, H * W, W, 1}), xSrcType);
+        }
+      }
+      s0 = s1;
+    }
   }
 
   /// emitTaps over the `nt` plane tiles of a folded group (input tiles
@@ -489,13 +630,18 @@ struct WindowLowering {
     auto box = kb.tileAP(0, nparts, at, n);
     if (epilogue) {
       // Rows are the planes (image x channel), columns the pixels.
-      epilogue->emitEpilogue(kb, p0, nparts, oh0 * OW, n, acc[slot], at);
+      epilogue->emitEpilogue(kb, p0, nparts / segs, oh0 * OW, n, acc[slot], at);
       if (advance)
         slot = (slot + 1) % kSlots;
       return;
     }
+    int64_t bandParts = nparts / segs;
     if (divisorTable) {
-      kb.dma(div[slot], box, divisors.sym, kb.hbmAP(oh0 * OW, {nparts, n}, {0, 1}), f32);
+      if (segs > 1)
+        kb.dma(div[slot], box, divisors.sym,
+               kb.hbmAP(oh0 * OW, {segs, bandParts, n}, {OHs * OW, 0, 1}), f32);
+      else
+        kb.dma(div[slot], box, divisors.sym, kb.hbmAP(oh0 * OW, {nparts, n}, {0, 1}), f32);
       kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, n),
                                     nisa::AluOp::multiply, out[slot], box, acc[slot], box,
                                     div[slot], box, DenseI64ArrayAttr(), UnitAttr());
@@ -515,11 +661,23 @@ struct WindowLowering {
     int64_t pieces = !splitStores ? 1
                                   : std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 2), 1,
                                                         std::min<int64_t>(hw.dmaEngines, nparts));
-    int64_t step = llvm::divideCeil(nparts, pieces);
-    for (int64_t q = 0; q < nparts; q += step) {
-      int64_t cnt = std::min(step, nparts - q);
-      kb.dma(y.sym, kb.hbmAP((p0 + q) * OH * OW + oh0 * OW, {cnt, n}, {OH * OW, 1}), out[slot],
-             kb.tileAP(q, cnt, at, n), outT);
+    if (segs > 1) { // [bands, planes, n], split by bands
+      pieces = std::min(pieces, segs);
+      int64_t step = llvm::divideCeil(segs, pieces);
+      for (int64_t a = 0; a < segs; a += step) {
+        int64_t k = std::min(step, segs - a);
+        kb.dma(y.sym,
+               kb.hbmAP(p0 * OH * OW + (a * OHs + oh0) * OW, {k, bandParts, n},
+                        {OHs * OW, OH * OW, 1}),
+               out[slot], kb.tileAP(a * bandParts, k * bandParts, at, n), outT);
+      }
+    } else {
+      int64_t step = llvm::divideCeil(nparts, pieces);
+      for (int64_t q = 0; q < nparts; q += step) {
+        int64_t cnt = std::min(step, nparts - q);
+        kb.dma(y.sym, kb.hbmAP((p0 + q) * OH * OW + oh0 * OW, {cnt, n}, {OH * OW, 1}), out[slot],
+               kb.tileAP(q, cnt, at, n), outT);
+      }
     }
     if (advance)
       slot = (slot + 1) % kSlots;
@@ -534,7 +692,10 @@ struct WindowLowering {
   std::string describe() const {
     return std::to_string(llvm::divideCeil(planes, P)) + " plane tile(s)" +
            (fold > 1 ? " (" + std::to_string(fold) + " at a time on the free axis)" : "") +
-           " x " + std::to_string(llvm::divideCeil(OH, R)) + " row block(s) of " +
+           (segs > 1 ? " cut into " + std::to_string(segs) + " bands of " + std::to_string(OHs) +
+                           " rows across the partitions"
+                     : "") +
+           " x " + std::to_string(llvm::divideCeil(OHs, R)) + " row block(s) of " +
            std::to_string(R) +
            ", " + std::to_string(KH * KW) + " taps each on VectorE/GpSimdE";
   }

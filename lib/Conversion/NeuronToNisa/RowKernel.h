@@ -92,6 +92,16 @@ public:
   /// Tiles per value the epilogue cycles through (two unless set before
   /// the first emitEpilogue): more keep more stores in flight.
   void setEpilogueBuffers(int buffers);
+  /// Epilogue mode over row bands (before the first emitEpilogue): each
+  /// emitEpilogue(r0, nr, c0, nc) then covers partitions [0, nr·segments),
+  /// partition block s holding rows [r0, r0 + nr) at columns
+  /// c0 + s·segmentCols (a depthwise convolution's planes cut into bands
+  /// of output rows, each band on partitions of its own). Only when
+  /// canSegmentEpilogue().
+  void setEpilogueSegments(int64_t segments, int64_t segmentCols);
+  /// False when the kernel reduces along its columns: a band holds only
+  /// part of a row.
+  bool canSegmentEpilogue() const;
   /// Bytes of the HBM tensors the kernel reads, each counted once (an
   /// epilogue's residual or scale operands: its share of the kernel's loads
   /// when the caller splits the DMA queues between loads and stores).

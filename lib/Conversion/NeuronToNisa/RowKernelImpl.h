@@ -289,7 +289,19 @@ public:
   Val computePart(int n);
   DenseMap<int, int64_t> statsCount; ///< bn_stats triples written, per Stats node
   FlatSymbolRefAttr junk[4];
-  int64_t p0 = 0, np = 0, c0 = 0, nc = 0; ///< current box
+  /// The current box: domain rows [p0, p0 + rowsPerSegment) x columns
+  /// [c0, c0 + nc) on partitions [0, np). In epilogue mode with segments
+  /// (RowKernel::setEpilogueSegments), np = rowsPerSegment x segments and
+  /// partition block s holds columns c0 + s * segmentCols of the same rows.
+  int64_t p0 = 0, np = 0, c0 = 0, nc = 0;
+  int64_t rowsPerSegment = 0, segments = 1, segmentCols = 0;
+  /// Partitions a tile of the kernel spans: its rows, times the segments.
+  int64_t tileParts() const { return std::min<int64_t>(rows * segments, P); }
+  /// `kb->transfer` of the current box between `tile` (at element
+  /// `freeOffset` of each partition) and `view`: columns [c0, c0 + nc) for
+  /// a full value, column 0 for a row value; one transfer per segment.
+  void transferBox(bool toTile, FlatSymbolRefAttr tile, Type type, const HbmView &view,
+                   bool full);
   int rowTile = 0;
   FlatSymbolRefAttr psumTile;
   int64_t psumOffset = 0;

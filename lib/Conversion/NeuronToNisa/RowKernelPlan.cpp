@@ -291,6 +291,16 @@ int64_t RowKernel::epilogueBytesPerPartition(int64_t nc, int buffers) const {
 
 void RowKernel::setEpilogueBuffers(int buffers) { impl->epilogueBuffers = buffers; }
 
+bool RowKernel::canSegmentEpilogue() const {
+  return !impl->hasReduction && impl->reductions.empty();
+}
+
+void RowKernel::setEpilogueSegments(int64_t segments, int64_t segmentCols) {
+  assert(canSegmentEpilogue() && "a band holds only part of each row");
+  impl->segments = segments;
+  impl->segmentCols = segmentCols;
+}
+
 int64_t RowKernel::inputBytes() const {
   int64_t bytes = 0;
   for (const InputInfo &in : impl->inputs)

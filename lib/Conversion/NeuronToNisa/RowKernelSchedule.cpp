@@ -37,7 +37,7 @@ FlatSymbolRefAttr RowKernelImpl::tileFor(int n, bool full, int slot) {
   auto it = tiles.find(key);
   if (it != tiles.end())
     return it->second;
-  int64_t parts = std::min<int64_t>(rows, P);
+  int64_t parts = tileParts();
   FlatSymbolRefAttr sym =
       kb->alloc(MemorySpace::sbuf, parts, full ? chunk : 1, nodes[n].type, full ? "t" : "r");
   tiles[key] = sym;
@@ -92,8 +92,14 @@ void RowKernelImpl::loadInput(int n, Val dst) {
       if (!isa<ConstantOp, ReshapeOp>(op) && (reader = op))
         break;
   kb->setSource(reader ? reader : spec.ops.front());
-  kb->transfer(/*toTile=*/true, dst.sym, nodes[n].type, 0, 0, view, p0, np, full ? c0 : 0,
-               full ? nc : 1);
+  transferBox(/*toTile=*/true, dst.sym, nodes[n].type, view, full);
+}
+
+void RowKernelImpl::transferBox(bool toTile, FlatSymbolRefAttr tile, Type type,
+                                const HbmView &view, bool full) {
+  for (int64_t s = 0; s < segments; ++s)
+    kb->transfer(toTile, tile, type, s * rowsPerSegment, 0, view, p0, rowsPerSegment,
+                 full ? c0 + s * segmentCols : 0, full ? nc : 1);
 }
 
 Val RowKernelImpl::asTile(Val v, Type type) {
@@ -104,7 +110,7 @@ Val RowKernelImpl::asTile(Val v, Type type) {
   auto key = std::make_pair(v.imm, type.getAsOpaquePointer());
   auto it = constTiles.find(key);
   if (it == constTiles.end()) {
-    int64_t parts = std::min<int64_t>(rows, P);
+    int64_t parts = tileParts();
     Val t;
     t.sym = kb->alloc(MemorySpace::sbuf, parts, 1, type, "c");
     t.type = type;
@@ -127,7 +133,7 @@ Val RowKernelImpl::negate(int rowNode) {
   auto key = std::make_pair(rowNode, -3 - rowTile % 2);
   FlatSymbolRefAttr sym = tiles.lookup(key);
   if (!sym) {
-    sym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, P), 1, nodes[rowNode].type, "n");
+    sym = kb->alloc(MemorySpace::sbuf, tileParts(), 1, nodes[rowNode].type, "n");
     tiles[key] = sym;
   }
   Val dst;
@@ -197,8 +203,8 @@ std::optional<Val> RowKernelImpl::cachedRowInput(int n) {
   const InputInfo &in = inputs[nodes[n].input];
   std::vector<int64_t> offsets;
   offsets.reserve(np);
-  for (int64_t r = p0; r < p0 + np; ++r) {
-    int64_t rest = r, offset = 0;
+  for (int64_t q = 0; q < np; ++q) {
+    int64_t rest = p0 + q % rowsPerSegment, offset = 0;
     for (int i = static_cast<int>(pdims.size()) - 1; i >= 0; --i) {
       offset += rest % pdims[i].size * in.strides[i];
       rest /= pdims[i].size;
@@ -215,7 +221,7 @@ std::optional<Val> RowKernelImpl::cachedRowInput(int n) {
     return std::nullopt;
   rowInputTileBytes += bytes;
   Val v;
-  v.sym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, P), 1, nodes[n].type, "r");
+  v.sym = kb->alloc(MemorySpace::sbuf, tileParts(), 1, nodes[n].type, "r");
   v.ap = kb->tileAP(0, np, 0, 1);
   v.type = nodes[n].type;
   loadInput(n, v);
@@ -229,7 +235,7 @@ void RowKernelImpl::storeRowOutput(int n, const Val &v) {
   for (const OutputInfo &o : outputs)
     if (o.node == n) {
       HbmView view = viewOf(o.buf, o.strides, false);
-      kb->transfer(false, v.sym, nodes[n].type, 0, 0, view, p0, np, 0, 1);
+      transferBox(false, v.sym, nodes[n].type, view, /*full=*/false);
     }
 }
 
@@ -283,7 +289,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   for (const OutputInfo &o : outputs)
     (isFull(o.node) ? fullOutputs : rowOutputs).push_back(o.node);
   p0 = 0;
-  np = std::min<int64_t>(rows, P);
+  np = rowsPerSegment = tileParts();
   c0 = 0;
   nc = chunk;
   if (resident && rowTiles > 1) {
@@ -345,7 +351,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   auto issueLoads = [&](size_t i) {
     Step &s = steps[i];
     p0 = s.rowTile * P;
-    np = std::min<int64_t>(P, rows - p0);
+    np = rowsPerSegment = std::min<int64_t>(P, rows - p0);
     c0 = s.c0;
     nc = s.nc;
     if (i == 0 || steps[i - 1].rowTile != s.rowTile)
@@ -377,7 +383,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
       issueLoads(i + 1);
     Step &s = steps[i];
     p0 = s.rowTile * P;
-    np = std::min<int64_t>(P, rows - p0);
+    np = rowsPerSegment = std::min<int64_t>(P, rows - p0);
     c0 = s.c0;
     nc = s.nc;
     if (i == 0 || steps[i - 1].rowTile != s.rowTile) {
@@ -415,7 +421,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
               src = asTile(src, nodes[t].type);
             HbmView view = viewOf(o.buf, o.strides, true);
             kb->setSource(nodes[t].source ? nodes[t].source : spec.ops.back());
-            kb->transfer(false, src.sym, nodes[t].type, 0, 0, view, p0, np, c0, nc);
+            transferBox(false, src.sym, nodes[t].type, view, /*full=*/true);
           }
     }
     // Row outputs of a streamed kernel exist once its reductions are done.
@@ -445,7 +451,8 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
                                  int64_t ncols, FlatSymbolRefAttr psum, int64_t off) {
   kb = &builder;
   p0 = r0;
-  np = nr;
+  rowsPerSegment = nr;
+  np = nr * segments;
   c0 = cs;
   nc = ncols;
   chunk = std::max(chunk, ncols);
@@ -490,7 +497,7 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
     }
     Val v = materialize(o.node);
     HbmView view = viewOf(o.buf, o.strides, true);
-    kb->transfer(false, v.sym, nodes[o.node].type, 0, 0, view, p0, np, c0, nc);
+    transferBox(false, v.sym, nodes[o.node].type, view, /*full=*/true);
   }
 }
 

@@ -381,7 +381,7 @@ Val RowKernelImpl::reduceInto(int r, Val dst) {
       out = destFor(x);
     } else {
       if (!junk[1])
-        junk[1] = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, P), chunk,
+        junk[1] = kb->alloc(MemorySpace::sbuf, tileParts(), chunk,
                             b.getF32Type(), "scratch", /*discard=*/true);
       out.sym = junk[1];
       out.ap = kb->tileAP(0, np, 0, nc);
@@ -417,7 +417,7 @@ void RowKernelImpl::accumulateReduce(int r, bool first, bool last) {
     auto key = std::make_pair(r, -1 - rowTile % 2);
     FlatSymbolRefAttr partSym = tiles.lookup(key);
     if (!partSym) {
-      partSym = kb->alloc(MemorySpace::sbuf, std::min<int64_t>(rows, P), 1, nodes[r].type, "p");
+      partSym = kb->alloc(MemorySpace::sbuf, tileParts(), 1, nodes[r].type, "p");
       tiles[key] = partSym;
     }
     Val part;
@@ -440,7 +440,7 @@ Val RowKernelImpl::accumulateStats(int n, bool first, bool last) {
   const Node &node = nodes[n];
   kb->setSource(node.source);
   int slot = rowTile % 2;
-  int64_t parts = std::min<int64_t>(rows, P);
+  int64_t parts = tileParts();
   const int64_t fmax = hw.bnStatsMaxElements;
   int64_t triples = 3 * (llvm::divideCeil(cols, fmax) + llvm::divideCeil(cols, chunk));
   auto key = std::make_pair(n, -5 - slot);

@@ -7,7 +7,10 @@
 // - @pointwise: a 1x1 convolution (TensorE) and @depthwise (VectorE/GpSimdE)
 //   convert on chip: one kernel each, tensor_copy from the f32 staging tile;
 //   @depthwise_fold the same with 7 plane tiles folded onto the free axis
-//   (one conversion over the group).
+//   (one conversion over the group); @depthwise_bands with 16 planes cut
+//   into 8 bands of 7 output rows across the partitions: the padding rows
+//   of the first and last band come by DMA into the f32 staging tile, which
+//   is converted whole.
 // - @stem: 3 input channels, 7x7: kernel rows packed onto the partitions,
 //   which start where the engines cannot: the block is converted once at
 //   partition 0 ("xu") and the 7 copies made from it by SBUF-to-SBUF DMA;
@@ -30,6 +33,13 @@
 // RUN: neuronc --no-cache %s --entry=depthwise --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEPTH
 // DEPTH-NOT: cast kernel
 // DEPTH: remark: lowered as one depthwise convolution kernel: {{.*}}, its input converted to bf16 on chip
+// RUN: neuronc --no-cache %s --entry=depthwise_bands --emit=nisa --lowering-remarks -o - 2>&1 | FileCheck %s --check-prefix=BANDS
+// BANDS-NOT: cast kernel
+// BANDS: remark: lowered as one depthwise convolution kernel: 1 plane tile(s) cut into 8 bands of 7 rows across the partitions x {{.*}}, its input converted to bf16 on chip
+// BANDS-DAG: nisa.alloc @[[XS:xs[0-9]+]] sbuf 128x{{[0-9]+}}xf32
+// BANDS-DAG: nisa.alloc @[[X:x[0-9]+]] sbuf 128x{{[0-9]+}}xbf16
+// BANDS: nisa.dma_copy q{{[0-9]+}} @[[XS]][0:16, {{.*}}] = @{{.*}}[0, [0,16], [0,1], [1,112]]
+// BANDS: nisa.tensor_copy {{.*}} @[[X]][0:128, {{.*}}] = @[[XS]][0:128,
 // RUN: neuronc --no-cache %s --entry=depthwise_fold --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=FOLD
 // FOLD-NOT: cast kernel
 // FOLD: remark: lowered as one depthwise convolution kernel: 8 plane tile(s) (7 at a time on the free axis) x {{.*}}, its input converted to bf16 on chip
@@ -54,6 +64,8 @@
 // RUN: neuron-run %s --entry=pointwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=depthwise --check --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=depthwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise_bands --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise_bands --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=depthwise_fold --check --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=depthwise_fold --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=stem --check --random-inputs | FileCheck %s --check-prefix=SIM
@@ -74,6 +86,11 @@ func.func @depthwise(%x: tensor<1x48x9x9xf32>, %w: tensor<48x1x3x3xbf16>) -> ten
   %c = neuron.cast %x : tensor<1x48x9x9xf32> -> tensor<1x48x9x9xbf16>
   %y = neuron.conv %c, %w strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 48 : (tensor<1x48x9x9xbf16>, tensor<48x1x3x3xbf16>) -> tensor<1x48x9x9xf32>
   return %y : tensor<1x48x9x9xf32>
+}
+func.func @depthwise_bands(%x: tensor<1x16x112x112xf32>, %w: tensor<16x1x3x3xbf16>) -> tensor<1x16x56x56xf32> {
+  %c = neuron.cast %x : tensor<1x16x112x112xf32> -> tensor<1x16x112x112xbf16>
+  %y = neuron.conv %c, %w strides = [2, 2] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 16 : (tensor<1x16x112x112xbf16>, tensor<16x1x3x3xbf16>) -> tensor<1x16x56x56xf32>
+  return %y : tensor<1x16x56x56xf32>
 }
 func.func @depthwise_fold(%x: tensor<1x960x2x2xf32>, %w: tensor<960x1x3x3xbf16>) -> tensor<1x960x2x2xf32> {
   %c = neuron.cast %x : tensor<1x960x2x2xf32> -> tensor<1x960x2x2xbf16>

@@ -207,6 +207,22 @@ CASES = {
                                      epilogue=True),
     "depthwise_fold_bf16_f32": conv((2, 320, 2, 2), (320, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 320, True,
                                     ty="bf16", oty="f32"),
+    # Few planes of many rows: the planes are cut into bands of output rows,
+    # each band on partitions of its own (MnasNet/MobileNet's 16 channels at
+    # 112x112: 8 bands; 48 channels, stride 2, with a per-channel scale, a
+    # residual and a relu fused: 2 bands; 5x5 with padding 2, 24 channels in
+    # bf16: 5 bands, the first and last with padding rows; two images with
+    # dilation; pools with -inf fill and excluded-padding divisors).
+    "depthwise_bands_16ch_112": conv((1, 16, 112, 112), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16,
+                                     True),
+    "depthwise_bands_48ch_stride2_fused": conv((1, 48, 112, 112), (48, 1, 3, 3), (2, 2), (1, 1, 1, 1),
+                                               (1, 1), 48, False, epilogue=True),
+    "depthwise_bands_5x5_bf16": conv((1, 24, 30, 30), (24, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 24,
+                                     True, ty="bf16", oty="f32"),
+    "depthwise_bands_batch2_dilation2": conv((2, 8, 64, 64), (8, 1, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2),
+                                             8, True),
+    "maxpool_bands_resnet_stem": pool((1, 64, 112, 112), "max", (3, 3), (2, 2), (1, 1, 1, 1)),
+    "avgpool_bands_pad_excluded": pool((1, 8, 60, 60), "avg", (3, 3), (1, 1), (1, 1, 1, 1)),
     # A reduction in the epilogue (global average pooling): the epilogue runs
     # as its own kernel after the convolution.
     "conv_relu_global_avgpool": func(
