@@ -298,8 +298,8 @@ struct ConvLowering {
   /// layers ran at 1.5 us per 448-pixel tile); likewise an epilogue whose
   /// stores are that small waits for the store two tiles back. Kernels of
   /// more such blocks, or epilogue tiles, than are in flight keep six input
-  /// blocks, or four tiles per epilogue value, when they fit `room` with
-  /// the tile unchanged.
+  /// blocks (for small blocks) and four tiles per epilogue value, when they
+  /// fit `room` with the tile unchanged.
   template <typename In, typename Out> void deepenRings(int64_t room, In &inputBytes, Out &outBytes) {
     if (pool)
       return;
@@ -314,7 +314,10 @@ struct ConvLowering {
     int64_t saved = inSlots;
     if (smallBlocks)
       inSlots = 6;
-    int buffers = smallStores ? 4 : epilogueBuffers;
+    // Blocks that arrive sooner leave their tiles' epilogues waiting on
+    // the stores two tiles back instead (MnasNet's 8 -> 48 channel
+    // expansion at 112x112, 43 KiB stores: 21.8 -> 12.1 us with four).
+    int buffers = epilogue ? 4 : epilogueBuffers;
     int64_t need = inputBytes() + outBytes() +
                    (epilogue ? epilogue->epilogueBytesPerPartition(nb * R * ncw, buffers) : 0);
     if (need <= room) {
