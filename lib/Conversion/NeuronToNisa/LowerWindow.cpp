@@ -179,9 +179,15 @@ struct WindowLowering {
   /// partitions would hold a plane: the most bands that fit the partitions
   /// and divide the output rows (so every band is whole), each of at least
   /// two rows. Not with an epilogue that reduces along the pixels, and only
-  /// where the taps' time saved exceeds kBandLatencies DMA latencies: a
-  /// banded load is no longer one a later pass can forward from the
-  /// producer's SBUF tile.
+  /// where that saves the kernel, its taps' time counted no lower than its
+  /// bytes' time at the memory rate, more than kBandLatencies DMA latencies
+  /// plus the time its input takes to write: a banded load is no longer one
+  /// a later pass can forward from the producer's SBUF tile, and every
+  /// band's first block needs input rows from all along the plane, so a
+  /// banded kernel starts only when its producer has finished, where one
+  /// plane per partition follows it block by block (two bands of VGG-11's
+  /// 64-channel pooling at 224x224 saved ~30 us of taps and lost the
+  /// overlap with its 216 us convolution: trn1 f32 1243 -> 1338 us).
   void chooseSegments() {
     segs = 1;
     OHs = OH;
@@ -189,12 +195,18 @@ struct WindowLowering {
         (epilogue && !epilogue->canSegmentEpilogue()))
       return;
     Opcode tap = kind == WindowKind::Depthwise ? Opcode::ScalarTensorTensor : Opcode::TensorTensor;
-    double before = static_cast<double>(KH * KW) * kb.estimate(tap, Engine::vector, planes, OH * OW);
+    double inNs = static_cast<double>(planes) * H * W * nisa::elementBytes(xSrcType) /
+                  hw.memoryGBps();
+    double bytesNs = inNs + static_cast<double>(planes) * OH * OW *
+                                nisa::elementBytes(outT) / hw.memoryGBps();
+    auto tapsNs = [&](int64_t parts, int64_t pixels) {
+      return static_cast<double>(KH * KW) * kb.estimate(tap, Engine::vector, parts, pixels);
+    };
+    double before = std::max(bytesNs, tapsNs(planes, OH * OW));
     for (int64_t s = P / planes; s >= 2; --s)
       if (OH % s == 0 && OH / s >= 2) {
-        double after = static_cast<double>(KH * KW) *
-                       kb.estimate(tap, Engine::vector, planes * s, OH / s * OW);
-        if (before - after < kBandLatencies * hw.dmaLatencyNs)
+        double after = std::max(bytesNs, tapsNs(planes * s, OH / s * OW));
+        if (before - after < inNs + kBandLatencies * hw.dmaLatencyNs)
           return;
         segs = s;
         OHs = OH / s;
