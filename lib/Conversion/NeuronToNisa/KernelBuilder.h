@@ -158,6 +158,13 @@ public:
   /// every load behind it; a kernel that prefetches while it computes keeps
   /// its stores out of its loads' way.
   int64_t storeQueues = 0;
+  /// Keeps queues for the stores in proportion to the bytes they move
+  /// against the loads', between a quarter and three quarters of them.
+  void shareQueues(double loadBytes, double storeBytes) {
+    double share = storeBytes / std::max(1.0, storeBytes + loadBytes);
+    int64_t engines = hw().dmaEngines, quarter = engines / 4;
+    storeQueues = std::clamp<int64_t>(std::lround(share * engines), quarter, engines - quarter);
+  }
   /// Bytes per piece a store is split into across the queues (0: twice the
   /// efficient DMA size, as loads). Smaller pieces finish sooner, so a
   /// kernel whose buffers wait on their stores reuses them sooner.

@@ -588,9 +588,7 @@ struct MatmulLowering {
                       llvm::divideCeil(M, G * P) * K * N * nisa::elementBytes(bSrcType));
       loads += static_cast<double>(epilogue.inputBytes()); // e.g. a residual
       double share = storeBytes / std::max(1.0, storeBytes + loads);
-      int64_t quarter = hw.dmaEngines / 4;
-      kb.storeQueues = std::clamp<int64_t>(std::lround(share * hw.dmaEngines), quarter,
-                                           hw.dmaEngines - quarter);
+      kb.shareQueues(loads, storeBytes);
       // A big stream is throughput-bound: finer pieces would only add issue
       // time (the 4096^3 bf16 product, 160 MiB, lost 0.6 % with them; a
       // 40 KiB MLP gained 22 %).

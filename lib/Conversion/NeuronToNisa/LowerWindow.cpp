@@ -311,9 +311,7 @@ struct WindowLowering {
       if (epilogue)
         loads += static_cast<double>(epilogue->inputBytes());
       double stores = static_cast<double>(planes) * OH * OW * nisa::elementBytes(outT);
-      int64_t quarter = hw.dmaEngines / 4;
-      kb.storeQueues = std::clamp<int64_t>(std::lround(stores / (loads + stores) * hw.dmaEngines),
-                                           quarter, hw.dmaEngines - quarter);
+      kb.shareQueues(loads, stores);
     }
     float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
     if (segs > 1) {

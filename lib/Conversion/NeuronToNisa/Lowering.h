@@ -86,6 +86,16 @@ LogicalResult lowerConv(FunctionLowering &fl, Operation *anchor, ConvOp conv,
                         ArrayRef<Operation *> epilogueOps,
                         ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
 
+/// A convolution whose input rows are too wide for SBUF as convolutions of
+/// two column halves of its output, each over the input columns its windows
+/// read (with the padding that falls outside the input), joined along the
+/// last dim; each half splits again if it must. The epilogue, if any, runs
+/// after the join as its own kernel. The pieces are built next to `conv`,
+/// lowered, and erased; `conv`'s result is where the join was written.
+LogicalResult lowerConvInColumnHalves(FunctionLowering &fl, Operation *anchor, ConvOp conv,
+                                      ArrayRef<Operation *> epilogueOps,
+                                      ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
+
 /// Max or average pooling on VectorE/GpSimdE; its result goes where
 /// `result` (the pooling's own result when null: a fused kernel's outer
 /// value otherwise) is expected.

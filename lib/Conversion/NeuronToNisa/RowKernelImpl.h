@@ -297,9 +297,9 @@ public:
   int64_t rowsPerSegment = 0, segments = 1, segmentCols = 0;
   /// Partitions a tile of the kernel spans: its rows, times the segments.
   int64_t tileParts() const { return std::min<int64_t>(rows * segments, P); }
-  /// `kb->transfer` of the current box between `tile` (at element
-  /// `freeOffset` of each partition) and `view`: columns [c0, c0 + nc) for
-  /// a full value, column 0 for a row value; one transfer per segment.
+  /// `kb->transfer` of the current box between `tile` and `view`: columns
+  /// [c0, c0 + nc) for a full value, column 0 for a row value; one
+  /// transfer per segment.
   void transferBox(bool toTile, FlatSymbolRefAttr tile, Type type, const HbmView &view,
                    bool full);
   int rowTile = 0;
