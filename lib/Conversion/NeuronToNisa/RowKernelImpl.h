@@ -215,6 +215,9 @@ public:
   void emitEpilogue(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0, int64_t nc,
                     FlatSymbolRefAttr psum, int64_t psumOffset);
   int64_t bytesPerColumn() const;
+  /// Buffers per value of a resident standalone kernel: enough row tiles in
+  /// flight to hide the DMA latency when each tile's transfers are short.
+  int residentDepth() const;
   /// Where emitEpilogue leaves the output instead of storing it (null: it
   /// stores).
   FlatSymbolRefAttr sinkTile;
@@ -295,14 +298,35 @@ public:
   /// partition block s holds columns c0 + s * segmentCols of the same rows.
   int64_t p0 = 0, np = 0, c0 = 0, nc = 0;
   int64_t rowsPerSegment = 0, segments = 1, segmentCols = 0;
+  /// Row tiles per step in a standalone kernel of few columns
+  /// (chooseGroups): step t holds rows (t·groups + g)·P + q at partition q,
+  /// free elements [g·cols, (g+1)·cols), so a tile is [P, groups x cols],
+  /// row values are [P, groups] and reductions reduce the inner columns.
+  /// Each row stays on the partition it has in one-row-tile steps, so a
+  /// producer's tile can still be forwarded (nisa-forward-stores).
+  int64_t groups = 1;
+  /// Rows per partition-row of a step.
+  int64_t superRows() const { return rows / groups; }
   /// Partitions a tile of the kernel spans: its rows, times the segments.
-  int64_t tileParts() const { return std::min<int64_t>(rows * segments, P); }
+  int64_t tileParts() const { return std::min<int64_t>(superRows() * segments, P); }
+  /// The current box's access of a full value ([np, groups x nc]), of a
+  /// row value ([np, groups]), and of a row value spread over the columns.
+  nisa::AccessPatternAttr fullAP() const;
+  nisa::AccessPatternAttr rowAP() const;
+  nisa::AccessPatternAttr spreadAP() const;
+  /// Elements per partition of a full (or row) value in the current box.
+  int64_t elemsOf(bool full) const { return full ? groups * nc : groups; }
+  /// The rows per partition for a resident standalone kernel whose row
+  /// tiles are tiny (1 when grouping does not apply).
+  int64_t chooseGroups(int64_t budget) const;
   /// `kb->transfer` of the current box between `tile` and `view`: columns
   /// [c0, c0 + nc) for a full value, column 0 for a row value; one
   /// transfer per segment.
   void transferBox(bool toTile, FlatSymbolRefAttr tile, Type type, const HbmView &view,
                    bool full);
   int rowTile = 0;
+  /// Tiles per row value, used in turn by successive row tiles.
+  int rowSlots = 2;
   FlatSymbolRefAttr psumTile;
   int64_t psumOffset = 0;
 

@@ -11,6 +11,8 @@
 
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -209,6 +211,10 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
   if (perCol * cols * 2 <= budget) {
     nbuf = 2;
     chunk = cols;
+    groups = chooseGroups(budget);
+    int depth = residentDepth();
+    if (depth > nbuf && perCol * cols * groups * depth <= budget)
+      nbuf = depth;
   } else if (hasReduction && perCol * cols <= budget) {
     nbuf = 1;
     chunk = cols;
@@ -221,6 +227,62 @@ LogicalResult RowKernelImpl::analyze(std::string &why) {
   nchunks = (cols + chunk - 1) / chunk;
   resident = nchunks == 1;
   return success();
+}
+
+int RowKernelImpl::residentDepth() const {
+  // heuristic: with two buffers a row tile's loads start when the tile two
+  // back is done, so a kernel of many row tiles whose transfers take less
+  // than a DMA latency pays that latency per tile (ResNet-50's last residual
+  // add, ReLU and global average pool: 128 tiles of 128 x 49, 2 us each).
+  // Enough tiles in flight to cover the latency, at most six.
+  int64_t rowTiles = llvm::divideCeil(superRows(), P);
+  if (rowTiles <= 2 || spec.psum)
+    return 2;
+  uint64_t pmask = (uint64_t(1) << pdims.size()) - 1;
+  int64_t parts = std::min(superRows(), P) * groups, bytes = 0;
+  for (const InputInfo &in : inputs)
+    if (isFull(in.node) && (nodes[in.node].mask & pmask))
+      bytes += parts * cols * nisa::elementBytes(nodes[in.node].type);
+  for (const OutputInfo &o : outputs)
+    bytes += parts * (isFull(o.node) ? cols : 1) * nisa::elementBytes(nodes[o.node].type);
+  double stepNs = std::max(1.0, static_cast<double>(bytes) / hw.dmaGBps());
+  int64_t depth = 1 + static_cast<int64_t>(std::ceil(hw.dmaLatencyNs / stepNs));
+  return static_cast<int>(std::clamp<int64_t>(depth, 2, std::min<int64_t>(6, rowTiles)));
+}
+
+int64_t RowKernelImpl::chooseGroups(int64_t budget) const {
+  // heuristic: a kernel that reduces rows of fewer than 64 columns pays an
+  // instruction's fixed cost and a DMA latency per few elements (ResNet-50's
+  // last global average pool at batch 8: 128 row tiles of 128 x 49; a
+  // squeeze-excitation's average over 2x2 pixels: 128 x 4 per instruction),
+  // so several row tiles go in one step, up to 2048 elements per partition.
+  // Not with fewer than four row tiles, nor for wider rows: their row values
+  // then stop being per-partition scalars and cost an instruction each where
+  // they folded into an activation (RMSNorm at 2048 x 64: +1.6 %). Kernels
+  // of bn_stats (which reduce all of a partition's elements) keep one tile.
+  constexpr int64_t kMaxCols = 64;    // heuristic: see above
+  constexpr int64_t kMaxElems = 2048; // heuristic: see above
+  constexpr int64_t kMinTiles = 4;
+  if (spec.psum || !hasReduction || cols >= kMaxCols || rows % P != 0 || rows < kMinTiles * P)
+    return 1;
+  for (const Node &n : nodes)
+    if (n.kind == NodeKind::Stats || n.kind == NodeKind::Part)
+      return 1;
+  int64_t tiles = rows / P;
+  for (int64_t g = std::min(tiles, kMaxElems / cols); g >= 2; --g)
+    if (tiles % g == 0 && bytesPerColumn() * cols * g * 2 <= budget)
+      return g;
+  return 1;
+}
+
+nisa::AccessPatternAttr RowKernelImpl::fullAP() const { return kb->tileAP(0, np, 0, groups * nc); }
+
+nisa::AccessPatternAttr RowKernelImpl::rowAP() const { return kb->tileAP(0, np, 0, groups); }
+
+nisa::AccessPatternAttr RowKernelImpl::spreadAP() const {
+  if (groups == 1)
+    return kb->tileAP(0, np, 0, {nc}, {0});
+  return kb->tileAP(0, np, 0, {groups, nc}, {1, 0});
 }
 
 int64_t RowKernelImpl::bytesPerColumn() const {
@@ -242,6 +304,10 @@ std::string RowKernelImpl::describe() const {
   else
     os << "streamed in " << nchunks << " chunks of " << chunk << " over " << phases << " pass"
        << (phases > 1 ? "es" : "");
+  if (groups > 1)
+    os << ", " << groups << " rows per partition";
+  if (resident && nbuf > 2)
+    os << ", loads " << nbuf - 1 << " steps ahead";
   return s;
 }
 
@@ -266,9 +332,12 @@ SmallVector<RowKernel::Layout> RowKernel::fasterLayouts() const {
   if (impl->spec.psum)
     return out;
   Layout planned = layout();
-  for (Layout l : {Layout{impl->cols, 2}, Layout{impl->cols, 1}}) {
+  int depth = impl->residentDepth();
+  for (Layout l : {Layout{impl->cols, depth}, Layout{impl->cols, 2}, Layout{impl->cols, 1}}) {
     if (l == planned)
       break;
+    if (l.buffers == 2 && depth == 2 && !out.empty())
+      continue;
     // One buffer cannot overlap loads with compute; it pays only when it
     // saves the streamed passes' second read of the inputs.
     if (l.buffers == 1 && !impl->hasReduction)

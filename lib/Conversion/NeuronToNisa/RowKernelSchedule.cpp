@@ -39,7 +39,8 @@ FlatSymbolRefAttr RowKernelImpl::tileFor(int n, bool full, int slot) {
     return it->second;
   int64_t parts = tileParts();
   FlatSymbolRefAttr sym =
-      kb->alloc(MemorySpace::sbuf, parts, full ? chunk : 1, nodes[n].type, full ? "t" : "r");
+      kb->alloc(MemorySpace::sbuf, parts, full ? chunk * groups : groups, nodes[n].type,
+                full ? "t" : "r");
   tiles[key] = sym;
   return sym;
 }
@@ -47,7 +48,7 @@ FlatSymbolRefAttr RowKernelImpl::tileFor(int n, bool full, int slot) {
 Val RowKernelImpl::fullVal(int n, int slot) {
   Val v;
   v.sym = tileFor(n, true, slot);
-  v.ap = kb->tileAP(0, np, 0, nc);
+  v.ap = fullAP();
   v.type = nodes[n].type;
   v.full = true;
   return v;
@@ -55,8 +56,8 @@ Val RowKernelImpl::fullVal(int n, int slot) {
 
 Val RowKernelImpl::rowVal(int n) {
   Val v;
-  v.sym = tileFor(n, false, rowTile % 2);
-  v.ap = kb->tileAP(0, np, 0, 1);
+  v.sym = tileFor(n, false, rowTile % rowSlots);
+  v.ap = rowAP();
   v.type = nodes[n].type;
   return v;
 }
@@ -97,9 +98,16 @@ void RowKernelImpl::loadInput(int n, Val dst) {
 
 void RowKernelImpl::transferBox(bool toTile, FlatSymbolRefAttr tile, Type type,
                                 const HbmView &view, bool full) {
+  if (groups > 1) {
+    // Row tile g of the step: rows p0 + g·P.., at free element g·cols.
+    for (int64_t g = 0; g < groups; ++g)
+      kb->transfer(toTile, tile, type, 0, g * (full ? nc : 1), view, p0 + g * P, np,
+                   full ? c0 : 0, full ? nc : 1);
+    return;
+  }
   for (int64_t s = 0; s < segments; ++s)
     kb->transfer(toTile, tile, type, s * rowsPerSegment, 0, view, p0, rowsPerSegment,
-                 full ? c0 + s * segmentCols : 0, full ? nc : 1);
+                 full ? c0 + s * segmentCols : 0, elemsOf(full));
 }
 
 Val RowKernelImpl::asTile(Val v, Type type) {
@@ -112,16 +120,16 @@ Val RowKernelImpl::asTile(Val v, Type type) {
   if (it == constTiles.end()) {
     int64_t parts = tileParts();
     Val t;
-    t.sym = kb->alloc(MemorySpace::sbuf, parts, 1, type, "c");
+    t.sym = kb->alloc(MemorySpace::sbuf, parts, groups, type, "c");
     t.type = type;
-    Engine e = kb->pick(Opcode::Memset, {Engine::vector, Engine::gpsimd}, parts, 1);
-    kb->emit<nisa::MemsetOp>(e, t.sym, kb->tileAP(0, parts, 0, 1),
+    Engine e = kb->pick(Opcode::Memset, {Engine::vector, Engine::gpsimd}, parts, groups);
+    kb->emit<nisa::MemsetOp>(e, t.sym, kb->tileAP(0, parts, 0, groups),
                              kb->builder().getF32FloatAttr(v.imm), DenseI64ArrayAttr(),
                              UnitAttr());
     it = constTiles.try_emplace(key, t).first;
   }
   Val t = it->second;
-  t.ap = kb->tileAP(0, np, 0, 1);
+  t.ap = rowAP();
   return t;
 }
 
@@ -133,17 +141,17 @@ Val RowKernelImpl::negate(int rowNode) {
   auto key = std::make_pair(rowNode, -3 - rowTile % 2);
   FlatSymbolRefAttr sym = tiles.lookup(key);
   if (!sym) {
-    sym = kb->alloc(MemorySpace::sbuf, tileParts(), 1, nodes[rowNode].type, "n");
+    sym = kb->alloc(MemorySpace::sbuf, tileParts(), groups, nodes[rowNode].type, "n");
     tiles[key] = sym;
   }
   Val dst;
   dst.sym = sym;
-  dst.ap = kb->tileAP(0, np, 0, 1);
+  dst.ap = rowAP();
   dst.type = nodes[rowNode].type;
   Engine e = kb->pick(Opcode::TensorScalar,
                       src.inPsum ? ArrayRef<Engine>{Engine::vector}
                                  : ArrayRef<Engine>{Engine::vector, Engine::gpsimd},
-                      np, 1);
+                      np, groups);
   Builder &b = kb->builder();
   kb->emit<nisa::TensorScalarOp>(e, dst.sym, dst.ap, src.sym, src.ap, AluOp::multiply,
                                  b.getF32FloatAttr(-1.0f), FlatSymbolRefAttr(),
@@ -178,7 +186,7 @@ Val RowKernelImpl::materialize(int n) {
     auto h = hoisted.find(n);
     if (h != hoisted.end()) {
       Val v = h->second;
-      v.ap = kb->tileAP(0, np, 0, nc);
+      v.ap = fullAP();
       return v;
     }
   } else {
@@ -276,7 +284,7 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   kb = &builder;
   // Inputs that do not change from one row tile to the next are loaded once.
   uint64_t pmask = (uint64_t(1) << pdims.size()) - 1;
-  int64_t rowTiles = llvm::divideCeil(rows, P);
+  int64_t rowTiles = llvm::divideCeil(rows, P * groups);
   struct Step {
     int rowTile;
     int phase;
@@ -297,8 +305,8 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
       int n = in.node;
       if (isFull(n) && !(nodes[n].mask & pmask)) {
         Val v;
-        v.sym = kb->alloc(MemorySpace::sbuf, np, chunk, nodes[n].type, "w");
-        v.ap = kb->tileAP(0, np, 0, chunk);
+        v.sym = kb->alloc(MemorySpace::sbuf, np, chunk * groups, nodes[n].type, "w");
+        v.ap = kb->tileAP(0, np, 0, chunk * groups);
         v.type = nodes[n].type;
         v.full = true;
         loadInput(n, v);
@@ -339,6 +347,9 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   }
   for (Step &s : steps)
     s.loads = neededFull(s.targets);
+  // Row values (loaded ahead, or stored after their row tile) need as many
+  // slots as row tiles in flight.
+  rowSlots = resident ? std::max(nbuf, 2) : 2;
 
   // Inputs with one value per row, loaded with the first step of each row
   // tile (into the row tile's parity slot).
@@ -350,15 +361,15 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
   SmallVector<DenseMap<int, Val>> loaded(steps.size()), loadedRows(steps.size());
   auto issueLoads = [&](size_t i) {
     Step &s = steps[i];
-    p0 = s.rowTile * P;
+    p0 = s.rowTile * P * groups;
     np = rowsPerSegment = std::min<int64_t>(P, rows - p0);
     c0 = s.c0;
     nc = s.nc;
     if (i == 0 || steps[i - 1].rowTile != s.rowTile)
       for (int n : rowInputs) {
         Val v;
-        v.sym = tileFor(n, false, s.rowTile % 2);
-        v.ap = kb->tileAP(0, np, 0, 1);
+        v.sym = tileFor(n, false, s.rowTile % rowSlots);
+        v.ap = rowAP();
         v.type = nodes[n].type;
         loadInput(n, v);
         loadedRows[i][n] = v;
@@ -370,19 +381,15 @@ void RowKernelImpl::emit(KernelBuilder &builder) {
       loaded[i][n] = v;
     }
   };
-  // With two buffers the loads of step i+1 go to the other one and are
-  // issued before step i computes. With one they would overwrite what step
-  // i still reads, so they wait for it.
-  bool prefetch = nbuf >= 2;
-  if (!steps.empty() && prefetch)
-    issueLoads(0);
+  // With B buffers the loads of steps i+1 .. i+B-1 go to the other ones and
+  // are issued before step i computes. With one they would overwrite what
+  // step i still reads, so they wait for it.
+  size_t ahead = nbuf >= 2 ? nbuf - 1 : 0, issued = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (!prefetch)
-      issueLoads(i);
-    else if (i + 1 < steps.size())
-      issueLoads(i + 1);
+    while (issued <= i + ahead && issued < steps.size())
+      issueLoads(issued++);
     Step &s = steps[i];
-    p0 = s.rowTile * P;
+    p0 = s.rowTile * P * groups;
     np = rowsPerSegment = std::min<int64_t>(P, rows - p0);
     c0 = s.c0;
     nc = s.nc;

@@ -41,17 +41,17 @@ Val RowKernelImpl::computeNode(int n, std::optional<Val> dstArg) {
       return p.kind == NodeKind::Unary ? emitUnary(a, dst) : emitBinary(a, dst);
     Val src = materialize(a);
     if (src.isImm) {
-      Engine e = kb->pick(Opcode::Memset, {Engine::vector, Engine::gpsimd}, np, dst.full ? nc : 1);
+      Engine e = kb->pick(Opcode::Memset, {Engine::vector, Engine::gpsimd}, np, elemsOf(dst.full));
       kb->emit<nisa::MemsetOp>(e, dst.sym, dst.ap, kb->builder().getF32FloatAttr(src.imm),
                                DenseI64ArrayAttr(), UnitAttr());
       return dst;
     }
     if (dst.full && !src.full)
-      src.ap = kb->tileAP(0, np, 0, {nc}, {0});
+      src.ap = spreadAP();
     SmallVector<Engine, 3> engines = {Engine::vector, Engine::scalar};
     if (!src.inPsum)
       engines.push_back(Engine::gpsimd);
-    Engine e = kb->pick(Opcode::TensorCopy, engines, np, dst.full ? nc : 1, src.inPsum);
+    Engine e = kb->pick(Opcode::TensorCopy, engines, np, elemsOf(dst.full), src.inPsum);
     kb->emit<nisa::TensorCopyOp>(e, dst.sym, dst.ap, src.sym, src.ap, DenseI64ArrayAttr(),
                                  UnitAttr());
     return dst;
@@ -62,7 +62,7 @@ Val RowKernelImpl::computeNode(int n, std::optional<Val> dstArg) {
     Val f = asTile(materialize(node.args[2]), nodes[node.args[2]].type);
     auto spread = [&](Val v) {
       if (dst.full && !v.full)
-        v.ap = kb->tileAP(0, np, 0, {nc}, {0});
+        v.ap = spreadAP();
       return v;
     };
     c = spread(c);
@@ -72,7 +72,7 @@ Val RowKernelImpl::computeNode(int n, std::optional<Val> dstArg) {
     Engine e = kb->pick(Opcode::Select,
                         psum ? ArrayRef<Engine>{Engine::vector}
                              : ArrayRef<Engine>{Engine::vector, Engine::gpsimd},
-                        np, dst.full ? nc : 1);
+                        np, elemsOf(dst.full));
     kb->emit<nisa::SelectOp>(e, dst.sym, dst.ap, c.sym, c.ap, a.sym, a.ap, f.sym, f.ap,
                              DenseI64ArrayAttr(), UnitAttr());
     return dst;
@@ -107,7 +107,7 @@ Val RowKernelImpl::emitUnary(int n, Val dst) {
     Engine e = kb->pick(Opcode::TensorScalar,
                         src.inPsum ? ArrayRef<Engine>{Engine::vector}
                                    : ArrayRef<Engine>{Engine::vector, Engine::gpsimd},
-                        np, dst.full ? nc : 1);
+                        np, elemsOf(dst.full));
     auto ts = [&](Val to, Val from, AluOp op, float k) {
       kb->emit<nisa::TensorScalarOp>(e, to.sym, to.ap, from.sym, from.ap, op,
                                      b.getF32FloatAttr(k), FlatSymbolRefAttr(),
@@ -141,17 +141,17 @@ Val RowKernelImpl::emitUnary(int n, Val dst) {
     Val src = materialize(x);
     if (src.isImm) {
       Engine e = kb->pick(Opcode::Memset, {Engine::vector, Engine::gpsimd}, np,
-                          dst.full ? nc : 1);
+                          elemsOf(dst.full));
       kb->emit<nisa::MemsetOp>(e, dst.sym, dst.ap, b.getF32FloatAttr(src.imm),
                                DenseI64ArrayAttr(), UnitAttr());
       return dst;
     }
     if (dst.full && !src.full)
-      src.ap = kb->tileAP(0, np, 0, {nc}, {0});
+      src.ap = spreadAP();
     SmallVector<Engine, 3> engines = {Engine::vector, Engine::scalar};
     if (!src.inPsum)
       engines.push_back(Engine::gpsimd);
-    Engine e = kb->pick(Opcode::TensorCopy, engines, np, dst.full ? nc : 1, src.inPsum);
+    Engine e = kb->pick(Opcode::TensorCopy, engines, np, elemsOf(dst.full), src.inPsum);
     kb->emit<nisa::TensorCopyOp>(e, dst.sym, dst.ap, src.sym, src.ap, DenseI64ArrayAttr(),
                                  UnitAttr());
     return dst;
@@ -167,7 +167,8 @@ Val RowKernelImpl::emitUnary(int n, Val dst) {
   // tile the function is applied to.
   auto split = [&](const Node &bin, bool commutative) -> std::optional<std::pair<int, int>> {
     auto ok = [&](int t, int s) {
-      return !isFull(s) && nodes[t].kind != NodeKind::Imm && (!isFull(n) || isFull(t));
+      return !isFull(s) && (groups == 1 || nodes[s].kind == NodeKind::Imm) &&
+             nodes[t].kind != NodeKind::Imm && (!isFull(n) || isFull(t));
     };
     if (ok(bin.args[0], bin.args[1]))
       return std::make_pair(bin.args[0], bin.args[1]);
@@ -207,12 +208,12 @@ Val RowKernelImpl::emitUnary(int n, Val dst) {
   if (src.isImm)
     src = asTile(src, nodes[y].type);
   if (dst.full && !src.full)
-    src.ap = kb->tileAP(0, np, 0, {nc}, {0});
+    src.ap = spreadAP();
   // A row sum of this value that this step also computes rides along.
   FlatSymbolRefAttr accSym;
   nisa::AccessPatternAttr accAp;
   kb->charge(Engine::scalar, kb->estimate(Opcode::Activation, Engine::scalar, np,
-                                          dst.full ? nc : 1));
+                                          elemsOf(dst.full)));
   kb->emit<nisa::ActivationOp>(
       func, dst.sym, dst.ap, src.sym, src.ap,
       scale ? FloatAttr() : (scaleImm != 1.0f ? b.getF32FloatAttr(scaleImm) : FloatAttr()),
@@ -229,9 +230,12 @@ Val RowKernelImpl::emitBinary(int n, Val dst) {
   Builder &b = kb->builder();
   AluOp op = node.alu;
   int ia = node.args[0], ib = node.args[1];
-  auto isScalarArg = [&](int a) { return nodes[a].kind == NodeKind::Imm || !isFull(a); };
+  // A row value is a per-partition scalar when a partition holds one row.
+  auto isScalarArg = [&](int a) {
+    return nodes[a].kind == NodeKind::Imm || (!isFull(a) && groups == 1);
+  };
   bool full = isFull(n);
-  int64_t elems = full ? nc : 1;
+  int64_t elems = elemsOf(full);
 
   auto scalarAttrs = [&](const Val &s, FloatAttr &imm, FlatSymbolRefAttr &sym,
                          nisa::AccessPatternAttr &ap) {
@@ -313,6 +317,16 @@ Val RowKernelImpl::emitBinary(int n, Val dst) {
       Val rhs = materialize(other);
       if (x.inPsum && rhs.inPsum)
         continue;
+      // Row values that are not per-partition scalars (several rows per
+      // partition) are spread over the columns.
+      if (x.isImm)
+        x = asTile(x, nodes[inner.args[0]].type);
+      if (rhs.isImm)
+        rhs = asTile(rhs, nodes[other].type);
+      if (!x.full)
+        x.ap = spreadAP();
+      if (!rhs.full)
+        rhs.ap = spreadAP();
       bool psum = x.inPsum || rhs.inPsum;
       Engine e = kb->pick(Opcode::ScalarTensorTensor,
                           psum ? ArrayRef<Engine>{Engine::vector}
@@ -350,9 +364,9 @@ Val RowKernelImpl::emitBinary(int n, Val dst) {
     return dst;
   }
   if (full && !a.full)
-    a.ap = kb->tileAP(0, np, 0, {nc}, {0});
+    a.ap = spreadAP();
   if (full && !c.full)
-    c.ap = kb->tileAP(0, np, 0, {nc}, {0});
+    c.ap = spreadAP();
   bool psum = a.inPsum || c.inPsum;
   Engine e = kb->pick(Opcode::TensorTensor,
                       psum ? ArrayRef<Engine>{Engine::vector}
@@ -370,8 +384,10 @@ Val RowKernelImpl::reduceInto(int r, Val dst) {
   Builder &b = kb->builder();
   const Node &arg = nodes[x];
   // A sum of an activation's result: the activation accumulates it.
+  // (Not when a partition holds several rows: the sum is of all its
+  // elements.)
   if (node.alu == AluOp::add && arg.kind == NodeKind::Unary && isa<FloatType>(arg.type) &&
-      isa<FloatType>(node.type) && !stepVals.count(x) && arg.outputs == 0) {
+      isa<FloatType>(node.type) && !stepVals.count(x) && arg.outputs == 0 && groups == 1) {
     // Users outside this step (a later pass recomputes the value) do not
     // count: a value written for nobody would be a lost write.
     bool othersNeedIt =
@@ -398,10 +414,13 @@ Val RowKernelImpl::reduceInto(int r, Val dst) {
     return dst;
   }
   Val src = materialize(x);
+  // Each row's columns: the innermost dim.
+  if (groups > 1)
+    src.ap = kb->tileAP(0, np, src.ap.getOffset(), {groups, nc}, {nc, 1});
   Engine e = kb->pick(Opcode::TensorReduce,
                       src.inPsum ? ArrayRef<Engine>{Engine::vector}
                                  : ArrayRef<Engine>{Engine::vector, Engine::gpsimd},
-                      np, nc, src.inPsum);
+                      np, groups * nc, src.inPsum);
   kb->emit<nisa::TensorReduceOp>(e, node.alu, dst.sym, dst.ap, src.sym, src.ap,
                                  DenseI64ArrayAttr(), UnitAttr());
   return dst;
