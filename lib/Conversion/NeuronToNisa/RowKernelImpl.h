@@ -305,10 +305,8 @@ public:
   /// Each row stays on the partition it has in one-row-tile steps, so a
   /// producer's tile can still be forwarded (nisa-forward-stores).
   int64_t groups = 1;
-  /// Rows per partition-row of a step.
-  int64_t superRows() const { return rows / groups; }
   /// Partitions a tile of the kernel spans: its rows, times the segments.
-  int64_t tileParts() const { return std::min<int64_t>(superRows() * segments, P); }
+  int64_t tileParts() const { return std::min<int64_t>(rows * segments, P); }
   /// The current box's access of a full value ([np, groups x nc]), of a
   /// row value ([np, groups]), and of a row value spread over the columns.
   nisa::AccessPatternAttr fullAP() const;

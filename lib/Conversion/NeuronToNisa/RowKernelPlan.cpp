@@ -235,11 +235,11 @@ int RowKernelImpl::residentDepth() const {
   // than a DMA latency pays that latency per tile (ResNet-50's last residual
   // add, ReLU and global average pool: 128 tiles of 128 x 49, 2 us each).
   // Enough tiles in flight to cover the latency, at most six.
-  int64_t rowTiles = llvm::divideCeil(superRows(), P);
-  if (rowTiles <= 2 || spec.psum)
+  int64_t steps = llvm::divideCeil(rows, P * groups);
+  if (steps <= 2 || spec.psum)
     return 2;
   uint64_t pmask = (uint64_t(1) << pdims.size()) - 1;
-  int64_t parts = std::min(superRows(), P) * groups, bytes = 0;
+  int64_t parts = std::min(rows, P) * groups, bytes = 0;
   for (const InputInfo &in : inputs)
     if (isFull(in.node) && (nodes[in.node].mask & pmask))
       bytes += parts * cols * nisa::elementBytes(nodes[in.node].type);
@@ -247,7 +247,7 @@ int RowKernelImpl::residentDepth() const {
     bytes += parts * (isFull(o.node) ? cols : 1) * nisa::elementBytes(nodes[o.node].type);
   double stepNs = std::max(1.0, static_cast<double>(bytes) / hw.dmaGBps());
   int64_t depth = 1 + static_cast<int64_t>(std::ceil(hw.dmaLatencyNs / stepNs));
-  return static_cast<int>(std::clamp<int64_t>(depth, 2, std::min<int64_t>(6, rowTiles)));
+  return static_cast<int>(std::clamp<int64_t>(depth, 2, std::min<int64_t>(6, steps)));
 }
 
 int64_t RowKernelImpl::chooseGroups(int64_t budget) const {
@@ -332,12 +332,13 @@ SmallVector<RowKernel::Layout> RowKernel::fasterLayouts() const {
   if (impl->spec.psum)
     return out;
   Layout planned = layout();
-  int depth = impl->residentDepth();
-  for (Layout l : {Layout{impl->cols, depth}, Layout{impl->cols, 2}, Layout{impl->cols, 1}}) {
+  SmallVector<Layout, 3> candidates = {{impl->cols, impl->residentDepth()}};
+  if (candidates.front().buffers != 2)
+    candidates.push_back({impl->cols, 2});
+  candidates.push_back({impl->cols, 1});
+  for (Layout l : candidates) {
     if (l == planned)
       break;
-    if (l.buffers == 2 && depth == 2 && !out.empty())
-      continue;
     // One buffer cannot overlap loads with compute; it pays only when it
     // saves the streamed passes' second read of the inputs.
     if (l.buffers == 1 && !impl->hasReduction)

@@ -319,10 +319,6 @@ Val RowKernelImpl::emitBinary(int n, Val dst) {
         continue;
       // Row values that are not per-partition scalars (several rows per
       // partition) are spread over the columns.
-      if (x.isImm)
-        x = asTile(x, nodes[inner.args[0]].type);
-      if (rhs.isImm)
-        rhs = asTile(rhs, nodes[other].type);
       if (!x.full)
         x.ap = spreadAP();
       if (!rhs.full)

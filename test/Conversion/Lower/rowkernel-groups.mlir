@@ -25,6 +25,7 @@
 // REMARK: remark: lowered as one reduce_sum kernel: 512 rows x 64 columns, resident, loads 3 steps ahead
 // REMARK: remark: lowered as one softmax kernel: 2048 rows x 200 columns, resident, loads 2 steps ahead
 // REMARK: remark: lowered as one reduce_mean kernel: 4096 rows x 9 columns, resident, 32 rows per partition
+// REMARK: remark: lowered as one reduction kernel: 512 rows x 16 columns, resident, 4 rows per partition
 
 // The pool: 4 steps of [128, 32 x 49]; each step's 32 row tiles of each
 // input are loaded at their own free offsets, on the partitions they have
@@ -54,13 +55,19 @@
 // CHECK: nisa.tensor_reduce {{vector|gpsimd}} add @{{r[0-9]+}}[0:128, 0, [1,1]] = @{{[a-z0-9.]+}}[0:128, 0, [1,64]]
 // CHECK-LABEL: nisa.kernel @k7 "reduce_mean"
 // CHECK: nisa.tensor_reduce {{vector|gpsimd}} add @{{r[0-9]+}}[0:128, 0, [1,32]] = @{{[a-z0-9.]+}}[0:128, 0, [9,32], [1,9]]
+// (mean + 3) * x: the row value, no longer a per-partition scalar, is
+// spread over the columns as scalar_tensor_tensor's first operand.
+// CHECK-LABEL: nisa.kernel @k8 "reduction"
+// CHECK: nisa.tensor_reduce {{vector|gpsimd}} add @[[SZ:r[0-9]+]][0:128, 0, [1,4]] = @[[Z:[a-z0-9.]+]][0:128, 0, [16,4], [1,16]]
+// CHECK-NEXT: nisa.tensor_scalar {{vector|gpsimd}} @[[MZ:r[0-9]+]][0:128, 0, [1,4]] = @[[SZ]][0:128, 0, [1,4]] multiply 6.250000e-02
+// CHECK-NEXT: nisa.scalar_tensor_tensor {{vector|gpsimd}} @{{t[0-9]+}}[0:128, 0, [1,64]] = (@[[MZ]][0:128, 0, [1,4], [0,16]] add 3.000000e+00) multiply @[[Z]][0:128, 0, [1,64]]
 func.func @groups(%x: tensor<8x2048x7x7xf32>, %r: tensor<8x2048x7x7xf32>,
                   %s: tensor<1x1152x2x2xf32>, %m: tensor<1024x16xf32>,
                   %u: tensor<1153x4xf32>, %w: tensor<512x63xf32>, %y: tensor<512x64xf32>, %v: tensor<2048x200xf32>,
-                  %h: tensor<4x1024x3x3xbf16>)
+                  %h: tensor<4x1024x3x3xbf16>, %z: tensor<512x16xf32>)
     -> (tensor<8x2048xf32>, tensor<1x1152x2x2xf32>, tensor<1x1152xf32>, tensor<1024x16xf32>,
         tensor<1153xf32>, tensor<512xf32>, tensor<512xf32>, tensor<2048x200xf32>,
-        tensor<4x1024xbf16>) {
+        tensor<4x1024xbf16>, tensor<512x16xf32>) {
   %0 = neuron.add %x, %r : tensor<8x2048x7x7xf32>, tensor<8x2048x7x7xf32> -> tensor<8x2048x7x7xf32>
   %1 = neuron.relu %0 : tensor<8x2048x7x7xf32>
   %2 = neuron.reduce_mean %1 axes = [2, 3] : tensor<8x2048x7x7xf32> -> tensor<8x2048xf32>
@@ -72,5 +79,9 @@ func.func @groups(%x: tensor<8x2048x7x7xf32>, %r: tensor<8x2048x7x7xf32>,
   %9 = neuron.reduce_sum %y axes = [1] : tensor<512x64xf32> -> tensor<512xf32>
   %8 = neuron.softmax %v axis = 1 : tensor<2048x200xf32>
   %10 = neuron.reduce_mean %h axes = [2, 3] : tensor<4x1024x3x3xbf16> -> tensor<4x1024xbf16>
-  return %2, %3, %4, %5, %6, %7, %9, %8, %10 : tensor<8x2048xf32>, tensor<1x1152x2x2xf32>, tensor<1x1152xf32>, tensor<1024x16xf32>, tensor<1153xf32>, tensor<512xf32>, tensor<512xf32>, tensor<2048x200xf32>, tensor<4x1024xbf16>
+  %mz = neuron.reduce_mean %z axes = [1] keepdims : tensor<512x16xf32> -> tensor<512x1xf32>
+  %three = neuron.constant dense<3.000000e+00> : tensor<f32>
+  %az = neuron.add %mz, %three : tensor<512x1xf32>, tensor<f32> -> tensor<512x1xf32>
+  %11 = neuron.mul %az, %z : tensor<512x1xf32>, tensor<512x16xf32> -> tensor<512x16xf32>
+  return %2, %3, %4, %5, %6, %7, %9, %8, %10, %11 : tensor<8x2048xf32>, tensor<1x1152x2x2xf32>, tensor<1x1152xf32>, tensor<1024x16xf32>, tensor<1153xf32>, tensor<512xf32>, tensor<512xf32>, tensor<2048x200xf32>, tensor<4x1024xbf16>, tensor<512x16xf32>
 }
