@@ -278,6 +278,24 @@ def NeuronMergeConvGroupsPass : Pass<"neuron-merge-conv-groups", "::mlir::func::
   }];
 }
 
+def NeuronMergeSiblingMatmulsPass : Pass<"neuron-merge-sibling-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Runs matmuls of one lhs by different constant weights as one matmul";
+  let description = [{
+    Matmuls that multiply the same lhs (not transposed) by different
+    constant `[K, N]` weights (BERT's, T5's or Llama's separate query, key
+    and value projections) become one matmul whose weight is theirs
+    concatenated along N, followed by one slice per sibling: the lhs is
+    loaded and transposed once, and one kernel replaces several (the
+    slices fold into their readers' loads, as a fused projection's do).
+    Siblings must agree on K, the weight type and the result's shape but
+    its last dim. Siblings whose results meet within three elementwise ops
+    (a SwiGLU's gate and up projections, which general fusion runs as one
+    matmul-swiglu kernel) stay apart, and so do groups whose merged weight
+    would exceed 256 MiB. Each merge is a fusion-report entry
+    (`sibling matmuls`).
+  }];
+}
+
 def NeuronFuseActivationsPass : Pass<"neuron-fuse-activations", "::mlir::func::FuncOp"> {
   let summary = "Recognizes SiLU (x * sigmoid(x), x / (1 + exp(-x))) and GELU forms";
   let description = [{

@@ -180,6 +180,7 @@ const FusionRule kFusionRules[] = {
     {"transposes", [] { return neuron::createNeuronFoldTransposesPass(); }},
     {"batchnorm", [] { return neuron::createNeuronFoldBatchNormPass(); }},
     {"groups", [] { return neuron::createNeuronMergeConvGroupsPass(); }},
+    {"siblings", [] { return neuron::createNeuronMergeSiblingMatmulsPass(); }},
     {"activations", [] { return neuron::createNeuronFuseActivationsPass(); }},
     {"softmax", [] { return neuron::createNeuronFuseSoftmaxPass(); }},
     {"attention", [] { return neuron::createNeuronFuseAttentionPass(); }},

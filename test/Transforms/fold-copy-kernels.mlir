@@ -1,4 +1,5 @@
 // Kernels that only copy one HBM tensor into another are absorbed into the
+// DMAs that write their source or, when those cannot take them, into the
 // DMAs that read the copy.
 // RUN: neuron-opt %s --nisa-fold-copy-kernels=remarks -split-input-file -verify-diagnostics | FileCheck %s
 // The folded programs allocate, synchronize and pass the race check.
@@ -52,6 +53,41 @@ nisa.program @head_split target "trn1" {
     nisa.dma_copy q2 @t[0:4, 64, [1,32]] = @qh[256, [32,4], [1,32]]
     nisa.dma_copy q3 @y[0, [96,4], [1,96]] = @t[0:4, 0, [1,96]]
   } loc("use")
+}
+
+// -----
+
+// Between two kernels the producer's stores take the permute too, not the
+// consumer's loads: the stores run while the producer computes, the loads
+// are what the consumer waits for. The consumer then loads whole rows.
+// CHECK-LABEL: nisa.program @writers_first
+// CHECK-NOT:  nisa.hbm @o internal
+// CHECK-NOT:  nisa.kernel @permute
+// CHECK:      nisa.dma_copy q1 @p[0, [32,4], [128,2], [1,32]] = @t[0:4, 0, [1,64]]
+// CHECK:      nisa.kernel @use
+// CHECK-NEXT: nisa.alloc @u sbuf 8x32xf32
+// CHECK-NEXT: nisa.dma_copy q0 @u[0:8, 0, [1,32]] = @p[0, [32,8], [1,32]]
+nisa.program @writers_first target "trn1" {
+  nisa.hbm @x input 0 : tensor<4x64xf32>
+  nisa.hbm @y output 0 : tensor<8x32xf32>
+  nisa.hbm @o internal : tensor<4x2x32xf32>
+  nisa.hbm @p internal : tensor<2x4x32xf32>
+  nisa.kernel @exp "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x64xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,64]] = @x[0, [64,4], [1,64]]
+    nisa.activation exp @t[0:4, 0, [1,64]] = @t[0:4, 0, [1,64]]
+    nisa.dma_copy q1 @o[0, [64,4], [1,64]] = @t[0:4, 0, [1,64]]
+  }
+  // expected-remark @below {{copy kernel @permute (transpose) folded into the stores of 1 kernel(s): they write @p directly}}
+  nisa.kernel @permute "transpose" from "neuron.transpose" {
+    nisa.dma_copy q0 @p[0, [128,2], [32,4], [1,32]] = @o[0, [32,2], [64,4], [1,32]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @u sbuf 8x32xf32
+    nisa.dma_copy q0 @u[0:8, 0, [1,32]] = @p[0, [32,8], [1,32]]
+    nisa.activation exp @u[0:8, 0, [1,32]] = @u[0:8, 0, [1,32]]
+    nisa.dma_copy q1 @y[0, [32,8], [1,32]] = @u[0:8, 0, [1,32]]
+  }
 }
 
 // -----

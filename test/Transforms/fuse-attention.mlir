@@ -151,6 +151,44 @@ func.func @keys_given_transposed(%q: tensor<2x3x32xf32>, %kt: tensor<2x32x5xf32>
 
 // -----
 
+// kᵀ made by a transpose that moves k's contiguous dim (a sequence-first
+// MultiheadAttention's [S, B·H, D] keys read as [B·H, D, S]): the attention
+// takes the keys as rows instead, through a transpose that keeps D
+// innermost (whole rows, absorbed by the attention's loads), and transposes
+// them on TensorE itself; --auto-cast's cast stays on the rows.
+// CHECK-LABEL: func.func @keys_transposed_by_a_permute
+// CHECK-NEXT: %[[K:.*]] = neuron.transpose %arg1 perm = [1, 0, 2] : tensor<5x2x32xf32> -> tensor<2x5x32xf32>
+// CHECK-NEXT: %[[KC:.*]] = neuron.cast %[[K]] : tensor<2x5x32xf32> -> tensor<2x5x32xbf16>
+// CHECK-NEXT: %[[O:.*]] = neuron.attention %arg0, %[[KC]], %arg2 scale = 1.000000e+00 : (tensor<2x3x32xbf16>, tensor<2x5x32xbf16>, tensor<2x5x32xbf16>) -> tensor<2x3x32xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @keys_transposed_by_a_permute(%q: tensor<2x3x32xbf16>, %k: tensor<5x2x32xf32>, %v: tensor<2x5x32xbf16>) -> tensor<2x3x32xf32> {
+  %kt = neuron.transpose %k perm = [1, 2, 0] : tensor<5x2x32xf32> -> tensor<2x32x5xf32>
+  %ktc = neuron.cast %kt : tensor<2x32x5xf32> -> tensor<2x32x5xbf16>
+  %s = neuron.matmul %q, %ktc : tensor<2x3x32xbf16>, tensor<2x32x5xbf16> -> tensor<2x3x5xf32>
+  %p = neuron.softmax %s axis = 2 : tensor<2x3x5xf32>
+  %pc = neuron.cast %p : tensor<2x3x5xf32> -> tensor<2x3x5xbf16>
+  // expected-remark @+1 {{fused attention}}
+  %o = neuron.matmul %pc, %v : tensor<2x3x5xbf16>, tensor<2x5x32xbf16> -> tensor<2x3x32xf32>
+  return %o : tensor<2x3x32xf32>
+}
+
+// -----
+
+// kᵀ as a plain swap of k's matrix dims: the attention reads k itself.
+// CHECK-LABEL: func.func @keys_transposed_by_a_swap
+// CHECK-NEXT: %[[O:.*]] = neuron.attention %arg0, %arg1, %arg2 scale = 1.000000e+00 : (tensor<2x3x32xf32>, tensor<2x5x32xf32>, tensor<2x5x32xf32>) -> tensor<2x3x32xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @keys_transposed_by_a_swap(%q: tensor<2x3x32xf32>, %k: tensor<2x5x32xf32>, %v: tensor<2x5x32xf32>) -> tensor<2x3x32xf32> {
+  %kt = neuron.transpose %k perm = [0, 2, 1] : tensor<2x5x32xf32> -> tensor<2x32x5xf32>
+  %s = neuron.matmul %q, %kt : tensor<2x3x32xf32>, tensor<2x32x5xf32> -> tensor<2x3x5xf32>
+  %p = neuron.softmax %s axis = 2 : tensor<2x3x5xf32>
+  // expected-remark @+1 {{fused attention}}
+  %o = neuron.matmul %p, %v : tensor<2x3x5xf32>, tensor<2x5x32xf32> -> tensor<2x3x32xf32>
+  return %o : tensor<2x3x32xf32>
+}
+
+// -----
+
 // Why not: the scores come transposed out of the first matmul.
 func.func @query_transposed(%qt: tensor<2x32x3xf32>, %k: tensor<2x3x32xf32>, %v: tensor<2x3x32xf32>) -> tensor<2x3x32xf32> {
   %s = neuron.matmul %qt, %k transpose_lhs transpose_rhs : tensor<2x32x3xf32>, tensor<2x3x32xf32> -> tensor<2x3x3xf32>

@@ -107,21 +107,11 @@ struct MatmulLowering {
       if (bOffs[i] != bOffs[0] || aOffs[i] != static_cast<int64_t>(i) * M * K)
         return;
     // Folded, the batches share row blocks: the rhs is read once per block
-    // of P rows instead of once per batch. Worth it when the reads saved
-    // take longer than the two DMA latencies a kernel of fewer blocks can no
-    // longer overlap (BERT-tiny's 2 x 64 rows by a 32 KiB weight: slower
-    // folded, its small kernels chain on their latencies).
-    // Counted at f32's width whatever the rhs type: the choice depends on
-    // the shape, so a bf16 compile runs its f32 twin's schedule with half
-    // the bytes (counted at bf16's, Swin-T's 8 windows of 8 rows by a 96 x
-    // 384 weight stayed 8 batches and ran slower than in f32 on trn2).
+    // of P rows instead of once per batch, and a batch of a few rows no
+    // longer costs a chain of its own loads, transposes and stores (16
+    // batches of 2 rows by a 48 KiB weight took 25 us unfolded, MHA's and
+    // BERT-tiny's projections 40 % of their programs).
     int64_t batches = static_cast<int64_t>(aOffs.size());
-    int64_t saved = batches - llvm::divideCeil(batches * M, P);
-    int64_t rhsBytes = std::max<int64_t>(
-        4, nisa::elementBytes(mm.getRhs().getType().getElementType()));
-    double savedNs = static_cast<double>(saved * K * N) * rhsBytes / hw.hbmGBps;
-    if (savedNs <= 2 * hw.dmaLatencyNs)
-      return;
     foldedBatches = batches;
     M *= foldedBatches;
   }

@@ -453,6 +453,35 @@ FailureOr<Match> analyze(SoftmaxOp sm, std::string &why) {
   return m;
 }
 
+/// kᵀ made by a transpose `t` that moves k's contiguous dim (a projection
+/// [S, H, D] read as [H, D, S]) would be its own kernel and an HBM round
+/// trip, element by element; the attention transposes key rows on TensorE
+/// itself. Returns k as rows, [.., N, D]: `t`'s input permuted with D kept
+/// innermost (whole rows move, which the attention's loads absorb), or
+/// null when `t` moves more than that.
+Value keyRows(OpBuilder &b, Location loc, TransposeOp t) {
+  SmallVector<int64_t> perm(t.getPerm());
+  auto kT = cast<RankedTensorType>(t.getType());
+  int64_t r = static_cast<int64_t>(perm.size());
+  if (r < 2 || perm[r - 2] != r - 1)
+    return {};
+  // A transpose that only moves unit dims (kᵀ of one key, a decode step's
+  // [1, H, D] as [H, D, 1]) is a reshape: kᵀ is already contiguous.
+  ArrayRef<int64_t> in = t.getInput().getType().getShape();
+  SmallVector<int64_t> moved;
+  for (int64_t p : perm)
+    if (in[p] != 1)
+      moved.push_back(p);
+  if (llvm::is_sorted(moved))
+    return {};
+  std::swap(perm[r - 1], perm[r - 2]);
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, r)))
+    return t.getInput();
+  SmallVector<int64_t> shape(kT.getShape());
+  std::swap(shape[r - 1], shape[r - 2]);
+  return TransposeOp::create(b, loc, kT.clone(shape), t.getInput(), b.getDenseI64ArrayAttr(perm));
+}
+
 struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseAttentionPass> {
   using Base::Base;
 
@@ -491,6 +520,16 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
           x = ReshapeOp::create(b, loc, want, x);
         return x;
       };
+      bool keyTransposed = m->keyTransposed;
+      if (keyTransposed)
+        if (auto t = m->k.source.getDefiningOp<TransposeOp>(); t && t->hasOneUse())
+          if (Value rows = keyRows(b, loc, t)) {
+            m->k.source = rows;
+            int64_t r = static_cast<int64_t>(m->k.shape.size());
+            std::swap(m->k.shape[r - 1], m->k.shape[r - 2]);
+            keyTransposed = false;
+            m->ops.push_back(t);
+          }
       Value q = m->q, k = operand(m->k), v = operand(m->v);
       if (m->qCastTo)
         q = CastOp::create(b, loc, cast<RankedTensorType>(q.getType()).clone(m->qCastTo), q);
@@ -505,7 +544,7 @@ struct FuseAttentionPass : mlir::neuron::impl::NeuronFuseAttentionPassBase<FuseA
       auto fused = AttentionOp::create(b, loc, m->output.getType(), q, k, v, mask,
                                        b.getF32FloatAttr(m->scale),
                                        causal ? b.getI64IntegerAttr(*causal) : IntegerAttr(),
-                                       m->keyTransposed ? b.getUnitAttr() : UnitAttr());
+                                       keyTransposed ? b.getUnitAttr() : UnitAttr());
       recordFused(fused, causal ? "attention (causal)" : "attention", m->ops,
                   bytesSaved(m->ops, fused));
       m->output.getResult().replaceAllUsesWith(fused.getResult());

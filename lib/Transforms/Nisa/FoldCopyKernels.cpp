@@ -9,9 +9,10 @@
 // result is a DMA whose elements, looked up through that map, still form an
 // access pattern, the readers read the source directly with the composed
 // pattern and the copy kernel is gone: the layout change is absorbed into
-// the consumer's loads. A copy into a program output, which no reader can
-// take, folds into the DMAs that write its source instead: the producer
-// stores where the copy would have put each element. The rewritten
+// the consumer's loads. The DMAs that write its source are tried first:
+// the producer stores where the copy would have put each element, in the
+// producer's time rather than at the head of the consumer's (a copy into a
+// program output, which no reader can take, only folds that way). The rewritten
 // kernels' locations take the copy's source op, so the profile lists it as
 // absorbed.
 //
@@ -104,8 +105,8 @@ private:
     return copy;
   }
 
-  /// Folds `copy` into the DMAs that read its result or, failing that,
-  /// into the DMAs that write its source.
+  /// Folds `copy` into the DMAs that write its source or, failing that,
+  /// into the DMAs that read its result.
   void tryFold(ProgramOp program, MemoryResolver &resolver, CopyKernel copy) {
     // Where each result element comes from.
     std::vector<int64_t> from(copy.result.getNumElements(), -1);
@@ -127,19 +128,26 @@ private:
     }
     if (llvm::is_contained(from, -1))
       return; // part of the result comes from elsewhere
-    if (copy.result.getKind() == HbmKind::internal &&
-        foldInto(program, resolver, copy, from, Side::readers))
-      return;
+    // The writers first: a producer's stores spread over its compute,
+    // while a consumer's loads are what it waits for before it starts (an
+    // attention output read back by the out-projection in runs of one head
+    // row: 9 us of loads; written that way, the loads are whole rows).
+    bool resultInternal = copy.result.getKind() == HbmKind::internal;
+    auto intoReaders = [&] {
+      if (resultInternal)
+        foldInto(program, resolver, copy, from, Side::readers);
+    };
     if (copy.source.getKind() != HbmKind::internal)
-      return;
+      return intoReaders();
     // Where each source element goes: the writers' map.
     std::vector<int64_t> to(copy.source.getNumElements(), -1);
     for (auto [j, a] : llvm::enumerate(from)) {
       if (a < 0 || a >= static_cast<int64_t>(to.size()) || to[a] >= 0)
-        return; // an element copied twice (a broadcast)
+        return intoReaders(); // an element copied twice (a broadcast)
       to[a] = static_cast<int64_t>(j);
     }
-    foldInto(program, resolver, copy, to, Side::writers);
+    if (!foldInto(program, resolver, copy, to, Side::writers))
+      intoReaders();
   }
 
   /// Rewrites the DMAs on `side` of `copy` through `map` and erases the

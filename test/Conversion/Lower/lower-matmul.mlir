@@ -197,11 +197,9 @@ func.func @windows_bf16(%x: tensor<8x8x96xbf16>, %w: tensor<96x512xbf16>) -> ten
 
 // -----
 
-// Two batches of 64 rows by a 32 KiB weight: folded they would save one
-// read of 32 KiB (less than a DMA latency) and lose the overlap of the
-// second batch's loads with the first's multiplies; each batch is its own
-// block.
-// REMARK: remark: lowered as one matmul kernel: 64x128x128 in blocks of 64 rows
+// Two batches of 64 rows by a 32 KiB weight fold too, into one block of
+// 128 rows: one weight read, one transpose chain instead of two.
+// REMARK: remark: lowered as one matmul kernel: 128x128x128 (2 batches as rows: the rhs is shared) in blocks of 128 rows
 // CHECK-LABEL: nisa.program @small_shared_rhs
 func.func @small_shared_rhs(%x: tensor<2x64x128xbf16>, %w: tensor<128x128xbf16>) -> tensor<2x64x128xf32> {
   %0 = neuron.matmul %x, %w : tensor<2x64x128xbf16>, tensor<128x128xbf16> -> tensor<2x64x128xf32>
