@@ -15,7 +15,6 @@
 #include "neuronc/Transforms/FusionReport.h"
 #include "neuronc/Transforms/Passes.h"
 
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -26,9 +25,11 @@ namespace mlir::neuron {
 
 using namespace mlir;
 using namespace mlir::neuron;
+using mlir::neuron::fusion::constantBytes;
 using mlir::neuron::fusion::keepsMatrixDims;
 using mlir::neuron::fusion::swapMatrixDims;
 using mlir::neuron::fusion::swapsMatrixDims;
+using mlir::neuron::fusion::wholeBytes;
 
 namespace {
 
@@ -126,23 +127,6 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
   func::FuncOp fn;
 };
 
-/// Whether `value`'s elements are whole bytes the compiler can move.
-bool wholeBytes(ElementsAttr value) {
-  Type elem = getElementTypeOrSelf(value.getType());
-  return elem.isIntOrFloat() && elem.getIntOrFloatBitWidth() % 8 == 0;
-}
-
-/// The bytes of a non-splat `value` (a dense array or a resource blob), or
-/// std::nullopt when the compiler does not hold them.
-std::optional<ArrayRef<char>> rawData(ElementsAttr value) {
-  if (auto dense = dyn_cast<DenseElementsAttr>(value))
-    return dense.getRawData();
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
-    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
-      return blob->getData();
-  return std::nullopt;
-}
-
 /// Whether swapConstantDims can transpose `value`.
 bool swappable(ElementsAttr value) {
   auto dense = dyn_cast<DenseElementsAttr>(value);
@@ -150,7 +134,7 @@ bool swappable(ElementsAttr value) {
     return false;
   if (dense && dense.isSplat())
     return true;
-  std::optional<ArrayRef<char>> raw = rawData(value);
+  std::optional<ArrayRef<char>> raw = constantBytes(value);
   auto type = cast<ShapedType>(value.getType());
   return raw && raw->size() == static_cast<size_t>(type.getNumElements()) *
                                    (type.getElementTypeBitWidth() / 8);
@@ -163,7 +147,7 @@ DenseElementsAttr swapConstantDims(ElementsAttr value) {
   RankedTensorType out = swapMatrixDims(type);
   if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
     return dense.reshape(out);
-  ArrayRef<char> raw = *rawData(value);
+  ArrayRef<char> raw = *constantBytes(value);
   size_t eb = type.getElementTypeBitWidth() / 8;
   int64_t rows = type.getDimSize(type.getRank() - 2), cols = type.getDimSize(type.getRank() - 1);
   int64_t matrices = type.getNumElements() / std::max<int64_t>(rows * cols, 1);

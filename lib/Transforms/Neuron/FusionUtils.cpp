@@ -2,11 +2,26 @@
 
 #include "FusionUtils.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::neuron;
+
+bool fusion::wholeBytes(ElementsAttr value) {
+  Type elem = getElementTypeOrSelf(value.getType());
+  return elem.isIntOrFloat() && elem.getIntOrFloatBitWidth() % 8 == 0;
+}
+
+std::optional<ArrayRef<char>> fusion::constantBytes(ElementsAttr value) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(value))
+    return dense.getRawData();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
 
 bool fusion::isElementwise(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, ShiftRightLogicalOp, CompareOp, SelectOp, NegOp, AbsOp,

@@ -35,6 +35,12 @@ bool isReduction(Operation *op);
 /// Ops a kernel is built around: one per kernel, fused with its epilogue.
 bool isHero(Operation *op);
 
+/// Whether `value`'s elements are whole bytes the compiler can move.
+bool wholeBytes(ElementsAttr value);
+/// The bytes of a non-splat `value` (a dense array or a resource blob), or
+/// std::nullopt when the compiler does not hold them.
+std::optional<ArrayRef<char>> constantBytes(ElementsAttr value);
+
 /// "the mean (neuron.reduce_sum at f.mlir:5:8)": an op named by its role.
 std::string describe(Operation *op, llvm::StringRef role);
 

@@ -17,8 +17,6 @@
 #include "neuronc/Transforms/FusionReport.h"
 #include "neuronc/Transforms/Passes.h"
 
-#include "mlir/IR/DialectResourceBlobManager.h"
-
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -43,24 +41,17 @@ constexpr int64_t kMaxMergedBytes = int64_t(256) << 20;
 /// for a meeting point with another sibling (through elementwise ops).
 constexpr int kMeetDepth = 3;
 
-/// The bytes of a constant weight the pass can concatenate (dense, whole
-/// bytes per element, held by the compiler), or std::nullopt.
+/// The bytes of a constant weight the pass can concatenate (dense, not a
+/// splat, whole bytes per element, held by the compiler), or std::nullopt.
 std::optional<ArrayRef<char>> weightBytes(ConstantOp c) {
-  auto type = cast<RankedTensorType>(c.getType());
-  Type elem = type.getElementType();
-  if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0)
+  ElementsAttr value = c.getValue();
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!fusion::wholeBytes(value) || (dense && dense.isSplat()))
     return std::nullopt;
-  std::optional<ArrayRef<char>> raw;
-  if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue())) {
-    if (dense.isSplat())
-      return std::nullopt;
-    raw = dense.getRawData();
-  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(c.getValue())) {
-    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
-      raw = blob->getData();
-  }
+  std::optional<ArrayRef<char>> raw = fusion::constantBytes(value);
+  auto type = cast<RankedTensorType>(c.getType());
   if (!raw || raw->size() != static_cast<size_t>(type.getNumElements()) *
-                                 (elem.getIntOrFloatBitWidth() / 8))
+                                 (type.getElementTypeBitWidth() / 8))
     return std::nullopt;
   return raw;
 }
@@ -132,29 +123,24 @@ struct MergeSiblingMatmulsPass
       // its last dim), none meeting another's result.
       SmallVector<SmallVector<MatmulOp>> groups;
       for (MatmulOp mm : candidates) {
-        auto wt = cast<RankedTensorType>(mm.getRhs().getType());
-        SmallVector<MatmulOp> *home = nullptr;
-        for (auto &g : groups) {
-          auto gt = cast<RankedTensorType>(g.front().getRhs().getType());
-          auto rt = mm.getType(), grt = g.front().getType();
-          if (gt.getDimSize(0) != wt.getDimSize(0) ||
-              gt.getElementType() != wt.getElementType() ||
-              rt.getElementType() != grt.getElementType() ||
-              rt.getShape().drop_back() != grt.getShape().drop_back())
-            continue;
-          if (llvm::any_of(g, [&](MatmulOp other) { return meet(other, mm); })) {
-            recordRejected(mm, "sibling matmuls",
-                           "its result meets a sibling's in an elementwise op (gated: "
-                           "general fusion keeps the pair's epilogue)");
-            home = &g; // counted as handled: not a group of its own either
-            break;
-          }
-          home = &g;
-          g.push_back(mm);
-          break;
-        }
-        if (!home)
+        auto alike = [&](SmallVector<MatmulOp> &g) {
+          MatmulOp first = g.front();
+          auto gt = cast<RankedTensorType>(first.getRhs().getType());
+          auto wt = cast<RankedTensorType>(mm.getRhs().getType());
+          return gt.getDimSize(0) == wt.getDimSize(0) &&
+                 gt.getElementType() == wt.getElementType() &&
+                 first.getType().getElementType() == mm.getType().getElementType() &&
+                 first.getType().getShape().drop_back() == mm.getType().getShape().drop_back();
+        };
+        auto *g = llvm::find_if(groups, alike);
+        if (g == groups.end())
           groups.push_back({mm});
+        else if (llvm::any_of(*g, [&](MatmulOp other) { return meet(other, mm); }))
+          recordRejected(mm, "sibling matmuls",
+                         "its result meets a sibling's in an elementwise op (gated: general "
+                         "fusion keeps the pair's epilogue)");
+        else
+          g->push_back(mm);
       }
       for (auto &g : groups)
         if (g.size() > 1)
