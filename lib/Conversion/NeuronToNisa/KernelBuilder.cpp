@@ -282,7 +282,8 @@ void KernelBuilder::dma(FlatSymbolRefAttr dst, nisa::AccessPatternAttr dstAp,
   int64_t runs = std::max(sr, dr);
   double ns = neuronc::dmaQueueNs(hw(), bytes, runs, false);
   // HBM access patterns have no partitions: a store writes one.
-  int64_t queue = program_.pickQueue(ns, dstAp.getPartCount() == 0, storeQueues);
+  bool store = dstAp.getPartCount() == 0;
+  int64_t queue = program_.pickQueue(ns, store, store && tailStores ? 0 : storeQueues);
   emit<nisa::DmaCopyOp>(b.getI64IntegerAttr(queue), dst, dstAp, src, srcAp, FlatSymbolRefAttr(),
                         nisa::AccessPatternAttr(), IntegerAttr(), IntegerAttr(),
                         DenseI64ArrayAttr(), UnitAttr());
@@ -325,6 +326,12 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
     // A power of two so that the rows split evenly (a broadcast operand's
     // row pattern stays one pattern per piece).
     pieces = std::max(pieces, finePieces(hw(), moved));
+  }
+  if (!toTile && tailStores) {
+    // The running estimates say which queues the program loaded most, not
+    // which are free now: at the end of the program they all are.
+    program_.levelQueues();
+    pieces = hw().dmaEngines;
   }
   pieces = std::clamp<int64_t>(pieces, 1, std::min<int64_t>(hw().dmaEngines, nr));
   int64_t rowsPer = (nr + pieces - 1) / pieces;

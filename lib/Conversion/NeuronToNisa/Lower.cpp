@@ -81,6 +81,22 @@ HbmBuffer FunctionLowering::bufferOf(Value v) {
   llvm_unreachable("value without a buffer: lowered out of order");
 }
 
+bool FunctionLowering::endsProgram(Operation *op) {
+  while (op->getParentOp() && !isa<func::FuncOp>(op->getParentOp()))
+    op = op->getParentOp();
+  if (!op->getParentOp())
+    return false;
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    if (isa<ReshapeOp, SliceOp, func::ReturnOp>(next))
+      continue;
+    auto t = dyn_cast<TransposeOp>(next);
+    if (t && !t.getPerm().empty() && t.getPerm().back() == static_cast<int64_t>(t.getPerm().size()) - 1)
+      continue;
+    return false;
+  }
+  return true;
+}
+
 HbmBuffer FunctionLowering::resultBuffer(Value v) {
   auto it = outputDestinations.find(v);
   if (it != outputDestinations.end())

@@ -68,6 +68,8 @@ struct MatmulLowering {
   /// contiguous), so the shared rhs is loaded once, not once per batch (1
   /// when nothing was folded).
   int64_t foldedBatches = 1;
+  /// Batches the kernel walks one after another (set by run()).
+  size_t batchBlocks = 1;
   Type aType, bType, f32;
   /// B's element type in HBM: bType, or a wider float when an --auto-cast
   /// cast was folded into this matmul (the transposed tiles are converted
@@ -501,6 +503,12 @@ struct MatmulLowering {
     }
   }
 
+  /// Whether row block [m0, m0 + mb) of batch `bi` ends the program: the
+  /// kernel's last block, and the program's last kernel.
+  bool endsProgram(size_t bi, int64_t m0, int64_t mb) const {
+    return bi + 1 == batchBlocks && m0 + mb >= M && FunctionLowering::endsProgram(mm);
+  }
+
   /// One block with K streamed: for each column tile, K tiles one at a
   /// time (the next ones loading while this one multiplies), each used by
   /// every row tile of the block, which all accumulate at once.
@@ -541,9 +549,11 @@ struct MatmulLowering {
           multiply(accs[j / P], msz, moving, ksz, movOffset, ns, k == 0, fp32);
         }
       }
+      kb.tailStores = t + 1 == nts && endsProgram(bi, m0, mb);
       for (int64_t j = 0; j < mb; j += P)
         epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j,
                               std::min<int64_t>(P, mb - j), n0, ns, accs[j / P], 0);
+      kb.tailStores = false;
     }
   }
 
@@ -559,6 +569,7 @@ struct MatmulLowering {
       aOffs.assign(1, 0);
       bOffs.resize(1);
     }
+    batchBlocks = aOffs.size();
     a = fl.bufferOf(mm.getLhs());
     b = fl.bufferOf(mm.getRhs());
     allocate();
@@ -642,7 +653,9 @@ struct MatmulLowering {
                                               DenseI64ArrayAttr(), UnitAttr());
               multiply(accum, msz, moving, ksz, k * nsz, ns, k == 0, fp32);
             }
+            kb.tailStores = t + 1 == nts && j + P >= mb && endsProgram(bi, m0, mb);
             epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j, msz, n0, ns, accum, 0);
+            kb.tailStores = false;
           }
           loadAhead(steps);
         }

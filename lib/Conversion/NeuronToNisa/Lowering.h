@@ -56,6 +56,12 @@ public:
   /// Values whose computation writes straight into a program output.
   DenseMap<Value, HbmBuffer> outputDestinations;
 
+  /// Whether the kernel lowered from `op` (or from the function-level op
+  /// holding it) is the program's last: only views, slices and permutes
+  /// that keep the contiguous dim (copies the backend folds into its
+  /// stores) follow it. Nothing runs after its last stores.
+  static bool endsProgram(Operation *op);
+
 private:
   DenseMap<Value, HbmBuffer> buffers;
   DenseMap<Attribute, HbmBuffer> constants;

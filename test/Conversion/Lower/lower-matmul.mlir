@@ -39,7 +39,9 @@
 // CHECK: nisa.dma_copy q{{[0-9]+}} @{{stA[0-9]+}}[0:2, 0, [1,300]] = @in0[38400, [300,2], [1,300]]
 // CHECK: nisa.load_stationary @[[AT]][0:128, 128, [1,2]]
 // CHECK: nisa.multiply_moving @{{acc[0-9]+}}[0:2, 0, [1,96]] = @[[MOV]][0:128, 0, [1,96]] start
-// CHECK: nisa.dma_copy q{{[0-9]+}} @out0[12288, [96,2], [1,96]]
+// The program's last stores, one row per queue.
+// CHECK: nisa.dma_copy q{{[0-9]+}} @out0[12288, [1,96]] = @{{t[0-9]+}}[0:1, 0, [1,96]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @out0[12384, [1,96]] = @{{t[0-9]+}}[1:2, 0, [1,96]]
 func.func @bias_relu(%a: tensor<130x300xf32>, %b: tensor<300x96xf32>, %c: tensor<96xf32>) -> tensor<130x96xf32> {
   %0 = neuron.kernel "matmul-epilogue"(%a, %b, %c) : (tensor<130x300xf32>, tensor<300x96xf32>, tensor<96xf32>) -> tensor<130x96xf32> {
   ^bb0(%x: tensor<130x300xf32>, %y: tensor<300x96xf32>, %z: tensor<96xf32>):
