@@ -16,7 +16,10 @@
 // SBUF for all its row tiles when they fit (read from HBM once); else each
 // block is loaded where it is used. A causal offset skips blocks no row of
 // the tile sees and masks the diagonal blocks with GpSimdE's affine_select,
-// reading no mask; an additive mask is loaded per block. The scores of the
+// reading no mask; an additive mask is loaded per block, except a mask that
+// is one row per head (a key-padding bias, the same for every query): that
+// row rides the QKᵀ contraction as one more partition of Kᵀ (against 1 /
+// scale in Qᵀ), loaded once per head with its keys. The scores of the
 // next block are computed before the softmax of this one, so TensorE works
 // while ScalarE and VectorE do.
 //
@@ -39,6 +42,40 @@ namespace {
 /// The running max starts here rather than at -inf, so that exp(x - max)
 /// of a masked (-inf) score is 0 even while a row has seen only masked keys.
 constexpr float kLowestMax = -1.0e30f;
+
+/// Whether every value of `mask` divided by `scale` is exact in `type`, so
+/// that TensorE may add it as a row of the contraction in that type: 0 and
+/// infinities always are; the values must be known, from constants reached
+/// through views, broadcasts and selects between them.
+bool biasExactIn(Value mask, Type type, float scale) {
+  Operation *def = mask.getDefiningOp();
+  if (!def || !isa<FloatType>(type))
+    return false;
+  if (isa<ReshapeOp, BroadcastToOp>(def))
+    return biasExactIn(def->getOperand(0), type, scale);
+  if (auto select = dyn_cast<SelectOp>(def))
+    return biasExactIn(select.getOnTrue(), type, scale) &&
+           biasExactIn(select.getOnFalse(), type, scale);
+  auto constant = dyn_cast<ConstantOp>(def);
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : DenseElementsAttr();
+  if (!dense || !isa<FloatType>(dense.getElementType()))
+    return false;
+  const llvm::fltSemantics &sem = cast<FloatType>(type).getFloatSemantics();
+  for (APFloat v : dense.getValues<APFloat>()) {
+    if (v.isZero() || v.isInfinity())
+      continue;
+    bool lost = false;
+    APFloat scaled(v.convertToDouble() / static_cast<double>(scale));
+    APFloat single = scaled;
+    single.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    if (lost)
+      return false;
+    single.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+    if (lost)
+      return false;
+  }
+  return true;
+}
 
 /// One step of the kernel: the key block `block` of row tile `tile` of head
 /// group `group`.
@@ -95,13 +132,25 @@ struct AttentionLowering {
 
   // Tiles.
   SmallVector<FlatSymbolRefAttr> kT, vT, qT, stQ, stK, sPs, tp, oPs, sSb, maskSb, maskScaled, pSb,
-      pT, oSb, state, outSb;
+      pT, oSb, state, outSb, biasSb;
 
   /// The mask is divided by the scale once per block (shared by a group's
   /// heads in lockstep), so each head adds it to the raw scores with a
   /// plain add straight from PSUM (VectorE's fast path) and the exp applies
   /// the scale: exp(scale · (S + mask / scale) - max).
-  bool prescaleMask() { return op.getMask() && scale > 0; }
+  bool prescaleMask() { return maskBlocks() && scale > 0; }
+  /// The mask is loaded and added per block (it is not a key bias).
+  bool maskBlocks() { return op.getMask() && !keyBias; }
+  /// The mask is one row of N per head group (the same for every query row
+  /// and every head sharing the group's keys) and the last head-dim tile
+  /// has a spare partition at a quadrant start: the row is partition
+  /// D % 128 of Kᵀ and Qᵀ's partition there multiplies it by 1 / scale, so
+  /// TensorE adds it while it computes the scores (no mask tile per block,
+  /// no add, no rescale).
+  bool keyBias = false;
+  /// Partitions of the last head-dim tile (the bias row sits after them).
+  int64_t lastDimRows() const { return D - (dt - 1) * P; }
+  int64_t biasSlot = 0;
   int64_t tpSlot = 0;
   /// The next staging tile resident K rows load into: a ring over all
   /// groups, so that a group's K load does not wait for the previous
@@ -153,13 +202,20 @@ struct AttentionLowering {
         maskStrides[sd] = mt.getDimSize(d) == 1 ? 0 : strides[d];
       }
     }
+    // One bias row per group's keys: the mask must not vary along the
+    // queries, nor between the heads sharing those keys.
+    keyBias = op.getMask() && scale > 0 && maskStrides[rank - 2] == 0 &&
+              (R == 1 || maskStrides[rank - 3] == 0) && D % P != 0 &&
+              (D % P) % hw.partitionQuadrant == 0 &&
+              (et.isF32() || biasExactIn(op.getMask(), et, scale));
     planTiles();
     // SBUF per partition: everything but K/V, then K/V resident or streamed.
-    int64_t eb = e(), mb = op.getMask() ? nisa::elementBytes(maskType) : 0;
+    int64_t eb = e(), mb = maskBlocks() ? nisa::elementBytes(maskType) : 0;
     int64_t ob = nisa::elementBytes(outType);
     int64_t fixed = tileRing * (dt * P * eb + D * eb + Dv * 4 + kStateColumns * 4 + Dv * ob) +
                     kRing * (bn * 4 + bn * mb + (prescaleMask() ? bn * 4 : 0) + 2 * bn * eb) +
-                    static_cast<int64_t>(patterns.size()) * bn * 4;
+                    static_cast<int64_t>(patterns.size()) * bn * 4 +
+                    (keyBias && !biasDirect() ? kRing * bn * nisa::elementBytes(maskType) : 0);
     int64_t budget = hw.sbufPartitionBytes * 85 / 100; // heuristic: room for the allocator
     int64_t kv = dt * N * eb + nkt * Dv * eb;
     int64_t stageK = kRing * kStageTiles() * D * eb;
@@ -203,7 +259,7 @@ struct AttentionLowering {
     // The R heads of a group walk the keys in lockstep when they share one
     // mask (it does not vary by head) and each row tile is one head's: a
     // mask block is then loaded once for all R of them.
-    lockstep = op.getMask() && R > 1 && M % P == 0 && maskStrides[rank - 3] == 0;
+    lockstep = maskBlocks() && R > 1 && M % P == 0 && maskStrides[rank - 3] == 0;
     if (!causal && !lockstep) {
       for (int64_t r0 = 0; r0 < rows; r0 += P)
         tiles.push_back({r0, std::min(P, rows - r0)});
@@ -326,7 +382,7 @@ struct AttentionLowering {
   void allocate() {
     auto sb = nisa::MemorySpace::sbuf;
     auto ps = nisa::MemorySpace::psum;
-    int64_t dp = std::min(D, P);
+    int64_t dp = std::min(D + (keyBias ? 1 : 0), P);
     for (int64_t i = 0; i < (resident ? kvCopies : kRing); ++i) {
       kT.push_back(kb.alloc(sb, dp, dt * (resident ? N : bn), et, "kT"));
       vT.push_back(
@@ -348,11 +404,13 @@ struct AttentionLowering {
         oPs.push_back(kb.alloc(ps, P, Dv, f32, "o"));
       }
       sSb.push_back(kb.alloc(sb, P, bn, f32, "ssb"));
-      if (op.getMask()) {
+      if (maskBlocks()) {
         maskSb.push_back(kb.alloc(sb, P, bn, maskType, "mask"));
         if (prescaleMask())
           maskScaled.push_back(kb.alloc(sb, P, bn, f32, "mscaled"));
       }
+      if (keyBias && !biasDirect())
+        biasSb.push_back(kb.alloc(sb, P, bn, maskType, "bias"));
       pSb.push_back(kb.alloc(sb, P, bn, et, "p"));
       pT.push_back(kb.alloc(sb, std::min(N, P), llvm::divideCeil(bn, P) * P, et, "pT"));
     }
@@ -444,6 +502,61 @@ struct AttentionLowering {
   int64_t qOffset(int64_t grp) const { return (grp / G * H + grp % G * R) * M * D; }
   int64_t kvOffset(int64_t grp, int64_t width) const { return grp * N * width; }
 
+  /// The element offset of group `grp`'s first mask row: its batch index
+  /// over the leading dims, then its first head.
+  int64_t maskOffset(int64_t grp) {
+    int64_t rank = op.getQuery().getType().getRank();
+    int64_t b = grp / G, off = 0;
+    for (int64_t d = rank - 4; d >= 0; --d) {
+      int64_t size = op.getQuery().getType().getDimSize(d);
+      off += (b % size) * maskStrides[d];
+      b /= size;
+    }
+    return off + grp % G * R * maskStrides[rank - 3];
+  }
+
+  /// The bias row is loaded straight into Kᵀ and Qᵀ's row holds 1 / scale
+  /// (f32 keys and mask: TensorE multiplies them as the prescale did);
+  /// otherwise it is staged and divided by the scale into the keys' type on
+  /// GpSimdE (ScalarE and VectorE run the softmax in order, and would stall
+  /// on the row's load), against ones.
+  bool biasDirect() { return et.isF32() && maskType == et; }
+
+  /// The key bias of keys [n0, n0 + cols) of group `grp` into partition
+  /// lastDimRows() of Kᵀ tile `dst` at free offset `at`.
+  void loadKeyBias(int64_t grp, int64_t n0, int64_t cols, FlatSymbolRefAttr dst, int64_t at) {
+    int64_t rank = op.getQuery().getType().getRank(), p = lastDimRows();
+    HbmView view;
+    view.sym = mask.sym;
+    view.elementType = maskType;
+    view.offset = maskOffset(grp);
+    view.rowSizes = {1};
+    view.rowStrides = {0};
+    view.colSizes = {N};
+    view.colStrides = {maskStrides[rank - 1]};
+    if (biasDirect()) {
+      kb.transfer(true, dst, et, p, at, view, 0, 1, n0, cols);
+      return;
+    }
+    FlatSymbolRefAttr stage = biasSb[biasSlot++ % kRing];
+    kb.transfer(true, stage, maskType, p, 0, view, 0, 1, n0, cols);
+    kb.charge(Engine::gpsimd, kb.estimate(Opcode::TensorScalar, Engine::gpsimd, 1, cols));
+    tensorScalar(Engine::gpsimd, dst, kb.tileAP(p, 1, at, cols), stage, kb.tileAP(p, 1, 0, cols),
+                 nisa::AluOp::multiply, 1.0f / scale, {}, {});
+  }
+
+  /// Qᵀ's row against the key bias (1 / scale or ones), in every Qᵀ
+  /// buffer (the transposes write the partitions before it, never it).
+  void buildBiasOnes() {
+    float value = biasDirect() ? 1.0f / scale : 1.0f;
+    for (FlatSymbolRefAttr t : qT) {
+      kb.charge(Engine::gpsimd, kb.estimate(Opcode::Memset, Engine::gpsimd, 1, P));
+      kb.emit<nisa::MemsetOp>(Engine::gpsimd, t, kb.tileAP(lastDimRows(), 1, (dt - 1) * P, P),
+                              kb.builder().getF32FloatAttr(value), DenseI64ArrayAttr(),
+                              UnitAttr());
+    }
+  }
+
   /// Makes K and V of group `grp` resident.
   void loadGroupKV(int64_t grp) {
     int64_t slot = grp % kvCopies;
@@ -453,6 +566,8 @@ struct AttentionLowering {
       loadKeysTransposed(kvOffset(grp, D), n0, cols, stK[stageSlot++ % kRing], kT[slot], n0, N);
     }
     loadKeyRows(v, kvOffset(grp, Dv), Dv, vT[slot], 0, 0, nkt);
+    for (int64_t c0 = 0; keyBias && c0 < N; c0 += bn)
+      loadKeyBias(grp, c0, std::min(bn, N - c0), kT[slot], (dt - 1) * N + c0);
   }
 
   /// Qᵀ of a row tile into qT[slot].
@@ -498,20 +613,15 @@ struct AttentionLowering {
     if (!resident) {
       loadKeysTransposed(kvOffset(st.group, D), c0, cols, stK[s % kRing], kT[s % kRing], 0, bn);
       loadKeyRows(v, kvOffset(st.group, Dv), Dv, vT[s % kRing], 0, c0, llvm::divideCeil(cols, P));
+      if (keyBias)
+        loadKeyBias(st.group, c0, cols, kT[s % kRing], (dt - 1) * bn);
     }
-    if (op.getMask() && st.loadsMask) {
+    if (maskBlocks() && st.loadsMask) {
       HbmView view;
       view.sym = mask.sym;
       view.elementType = maskType;
       int64_t rank = op.getQuery().getType().getRank();
-      // The batch index of the group, over the leading dims.
-      int64_t b = st.group / G, off = 0;
-      for (int64_t d = rank - 4; d >= 0; --d) {
-        int64_t size = op.getQuery().getType().getDimSize(d);
-        off += (b % size) * maskStrides[d];
-        b /= size;
-      }
-      view.offset = off + st.group % G * R * maskStrides[rank - 3];
+      view.offset = maskOffset(st.group);
       view.rowSizes = {R, M};
       view.rowStrides = {maskStrides[rank - 3], maskStrides[rank - 2]};
       view.colSizes = {N};
@@ -526,7 +636,8 @@ struct AttentionLowering {
     }
     bool fp32 = et.isF32();
     for (int64_t d = 0; d < dt; ++d) {
-      int64_t dsz = std::min(P, D - d * P);
+      // The last tile contracts the key bias too.
+      int64_t dsz = std::min(P, D - d * P) + (keyBias && d + 1 == dt ? 1 : 0);
       auto [keys, at] = keysOf(s, d);
       kb.charge(Engine::tensor,
                 kb.estimate(Opcode::MultiplyMoving, Engine::tensor, dsz, cols, fp32));
@@ -573,7 +684,7 @@ struct AttentionLowering {
       kb.emit<nisa::TensorTensorOp>(eng, nisa::AluOp::add, sSb[slot], box, src, box,
                                     maskScaled[st.maskSlot], box, DenseI64ArrayAttr(), UnitAttr());
       src = sSb[slot];
-    } else if (op.getMask()) {
+    } else if (maskBlocks()) {
       Engine eng = Engine::vector;
       kb.charge(eng, kb.estimate(Opcode::ScalarTensorTensor, eng, rows, cols, false, true));
       kb.emit<nisa::ScalarTensorTensorOp>(
@@ -751,6 +862,8 @@ struct AttentionLowering {
     kb.setSource(op);
     if (scale > 0)
       buildPatterns();
+    if (keyBias)
+      buildBiasOnes();
     // Software pipeline: scores and softmax run ahead of the outputs, so
     // that TensorE, VectorE and ScalarE each have work while the others
     // finish theirs.
@@ -845,6 +958,7 @@ LogicalResult mlir::neuron::lowering::lowerAttention(FunctionLowering &fl, Atten
         << lowering.steps.size() << " steps"
         << (lowering.resident ? ", K/V resident in SBUF" : ", K/V streamed per block")
         << (lowering.lockstep ? ", the group's heads in lockstep over one mask block" : "")
-        << (lowering.causal ? ", causal blocks skipped" : "");
+        << (lowering.causal ? ", causal blocks skipped" : "")
+        << (lowering.keyBias ? ", the mask added as a key bias row of the scores' contraction" : "");
   return success();
 }

@@ -4,7 +4,9 @@ a broadcast add of zeros for grouped-query attention, softmax as
 max/sub/exp/sum/reciprocal/mul), with its inputs and numpy's f64 reference.
 
 usage: gen_attention.py DIR [--batch B] [--heads H] [--kv-heads G] [--q M]
-       [--kv N] [--dim D] [--vdim DV] [--mask none|input|per-head|causal-const]
+       [--kv N] [--dim D] [--vdim DV]
+       [--mask none|input|per-head|causal-const|key-padding|key-padding-bool|
+               key-padding-shared]
        [--causal-offset C] [--scale-on scores|query] [--dtype f32|bf16] [--seed S]
        [--key-transposed] [--no-data]
 Writes DIR/m.mlir, DIR/in*.npy (q, k, v[, mask]) and DIR/expected.npy. With
@@ -12,7 +14,10 @@ Writes DIR/m.mlir, DIR/in*.npy (q, k, v[, mask]) and DIR/expected.npy. With
 reference uses the same bf16-rounded values. With --key-transposed the key
 input is kᵀ, [B, G, D, N], as some exporters pass it. With --no-data only the
 program is written (for timing runs at sizes numpy's reference would take
-long to compute).
+long to compute). The key-padding masks are one row per batch and head,
+[B·H, 1, N], the same for every query: floats added to the scores, or booleans
+that a select turns into -inf (padded key) and 0 (key 0 is never padded);
+key-padding-shared is one float row [1, 1, N] for every batch and head.
 """
 import argparse
 import os
@@ -60,6 +65,15 @@ if not a.no_data:
     elif a.mask == "per-head":
         mask = rng.uniform(-2, 0, (B, H, M, N)).astype(f)
         ins.append(mask)
+    elif a.mask in ("key-padding", "key-padding-shared"):
+        mask = rng.uniform(-2, 0, (B * H if a.mask == "key-padding" else 1, 1, N)).astype(f)
+        mask[:, :, rng.random(N) < 0.25] = -1e4
+        ins.append(mask)
+    elif a.mask == "key-padding-bool":
+        pad = rng.random((B * H, 1, N)) < 0.3
+        pad[:, :, 0] = False
+        mask = np.where(pad, -np.inf, 0.0).astype(f)
+        ins.append(pad)
 
 
 def bf16(x):
@@ -78,6 +92,10 @@ def reference():
         s = s + mask.astype(np.float64)[None, None]
     elif a.mask == "per-head":
         s = s + mask.astype(np.float64)
+    elif a.mask in ("key-padding", "key-padding-bool"):
+        s = s + mask.astype(np.float64).reshape(B, H, 1, N)
+    elif a.mask == "key-padding-shared":
+        s = s + mask.astype(np.float64)[None]
     s = s - s.max(axis=-1, keepdims=True)
     pr = np.exp(s)
     pr /= pr.sum(axis=-1, keepdims=True)
@@ -142,6 +160,12 @@ if a.mask == "input":
     args.append("%%mask: %s" % ty(M, N))
 elif a.mask == "per-head":
     args.append("%%mask: %s" % ty(B, H, M, N))
+elif a.mask == "key-padding":
+    args.append("%%mask: %s" % ty(B * H, 1, N))
+elif a.mask == "key-padding-shared":
+    args.append("%%mask: %s" % ty(1, 1, N))
+elif a.mask == "key-padding-bool":
+    args.append("%%mask: %s" % ty(B * H, 1, N, el="i1"))
 e("func.func @attention(%s) -> %s {" % (", ".join(args), ty(B, H, M, DV)))
 e('  %shift = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>')
 e('  %%zp = "tosa.const"() {values = dense<0.0> : tensor<1x%s>} : () -> tensor<1x%s>' % (E, E))
@@ -182,6 +206,17 @@ if a.mask != "none":
     if a.mask == "per-head":
         m3 = reshape("%mask", ty(B, H, M, N), B * H, M, N)
         mt = st
+    elif a.mask == "key-padding":
+        m3, mt = "%mask", ty(B * H, 1, N)
+    elif a.mask == "key-padding-shared":
+        m3, mt = "%mask", ty(1, 1, N)
+    elif a.mask == "key-padding-bool":
+        one = ty(1, 1, 1)
+        e('  %%ninf = "tosa.const"() {values = dense<0xFF800000> : %s} : () -> %s' % (one, one))
+        e('  %%zero = "tosa.const"() {values = dense<0.0> : %s} : () -> %s' % (one, one))
+        m3, mt = new(), ty(B * H, 1, N)
+        e("  %s = tosa.select %%mask, %%ninf, %%zero : (%s, %s, %s) -> %s"
+          % (m3, ty(B * H, 1, N, el="i1"), one, one, mt))
     else:
         m3 = reshape("%mask", ty(M, N), 1, M, N)
         mt = ty(1, M, N)
