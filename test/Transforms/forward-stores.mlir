@@ -195,3 +195,81 @@ nisa.program @busy target "trn1" {
     nisa.dma_copy q3 @z[0, [4,128], [1,4]] = @f[0:128, 0, [1,4]]
   }
 }
+
+// -----
+
+// A load in pieces of 16 partitions (a bf16 transfer split eight ways): a
+// piece starting at partition 16, 48, 80 or 112 cannot be an engine access
+// on its own, so it joins the copy of the piece before it. Both pieces of a
+// pair go, one copy of 32 partitions takes their place. In @k2 an engine
+// instruction sits between the two pieces: the second stays a load (the
+// copy would write its partitions before that instruction runs), and so
+// does the store it reads; in @k3 a store of the tile sits between them.
+// CHECK-LABEL: nisa.program @pieces
+// CHECK:      nisa.kernel @k1
+// CHECK-NEXT: nisa.alloc @a sbuf 128x64xbf16
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @a[0:32, 0, [1,64]] = @k0.b[0:32, 0, [1,64]]
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @a[32:64, 0, [1,64]] = @k0.b[32:64, 0, [1,64]]
+// CHECK-NEXT: nisa.activation exp
+// CHECK:      nisa.kernel @k2
+// CHECK-NEXT: nisa.alloc @a sbuf 128x64xbf16
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @a[0:16, 0, [1,64]] = @k0.c[0:16, 0, [1,64]]
+// CHECK-NEXT: nisa.memset
+// CHECK-NEXT: nisa.dma_copy q5 @a[16:32, 0, [1,64]] = @tmp2[1024, [64,16], [1,64]]
+// CHECK:      nisa.kernel @k3
+// CHECK-NEXT: nisa.alloc @a sbuf 128x64xbf16
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @a[0:16, 0, [1,64]] = @k0.c[0:16, 0, [1,64]]
+// CHECK-NEXT: nisa.dma_copy q6 @w[0, [64,16], [1,64]] = @a[16:32, 0, [1,64]]
+// CHECK-NEXT: nisa.dma_copy q5 @a[16:32, 0, [1,64]] = @tmp2[1024, [64,16], [1,64]]
+// expected-remark @below {{4 store(s) to HBM dropped: nothing loads them any more}}
+nisa.program @pieces target "trn1" {
+  nisa.hbm @x input 0 : tensor<64x64xbf16>
+  nisa.hbm @y output 0 : tensor<64x64xbf16>
+  nisa.hbm @z output 1 : tensor<32x64xbf16>
+  nisa.hbm @w output 2 : tensor<16x64xbf16>
+  nisa.hbm @v output 3 : tensor<32x64xbf16>
+  nisa.hbm @tmp internal : tensor<64x64xbf16>
+  nisa.hbm @tmp2 internal : tensor<32x64xbf16>
+  nisa.kernel @k0 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 128x64xbf16
+    nisa.alloc @b sbuf 128x64xbf16
+    nisa.alloc @c sbuf 128x64xbf16
+    nisa.dma_copy q0 @a[0:64, 0, [1,64]] = @x[0, [64,64], [1,64]]
+    nisa.activation exp @b[0:64, 0, [1,64]] = @a[0:64, 0, [1,64]]
+    nisa.activation exp @c[0:32, 0, [1,64]] = @a[0:32, 0, [1,64]]
+    nisa.dma_copy q1 @tmp[0, [64,16], [1,64]] = @b[0:16, 0, [1,64]]
+    nisa.dma_copy q2 @tmp[1024, [64,16], [1,64]] = @b[16:32, 0, [1,64]]
+    nisa.dma_copy q1 @tmp[2048, [64,16], [1,64]] = @b[32:48, 0, [1,64]]
+    nisa.dma_copy q2 @tmp[3072, [64,16], [1,64]] = @b[48:64, 0, [1,64]]
+    nisa.dma_copy q1 @tmp2[0, [64,16], [1,64]] = @c[0:16, 0, [1,64]]
+    nisa.dma_copy q2 @tmp2[1024, [64,16], [1,64]] = @c[16:32, 0, [1,64]]
+  }
+  // expected-remark @below {{reads 4 load(s), 8192 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @k1 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 128x64xbf16
+    nisa.dma_copy q3 @a[0:16, 0, [1,64]] = @tmp[0, [64,16], [1,64]]
+    nisa.dma_copy q4 @a[16:32, 0, [1,64]] = @tmp[1024, [64,16], [1,64]]
+    nisa.dma_copy q3 @a[32:48, 0, [1,64]] = @tmp[2048, [64,16], [1,64]]
+    nisa.dma_copy q4 @a[48:64, 0, [1,64]] = @tmp[3072, [64,16], [1,64]]
+    nisa.activation exp @a[0:64, 0, [1,64]] = @a[0:64, 0, [1,64]]
+    nisa.dma_copy q5 @y[0, [64,64], [1,64]] = @a[0:64, 0, [1,64]]
+  }
+  // expected-remark @below {{reads 1 load(s), 2048 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @k2 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 128x64xbf16
+    nisa.dma_copy q3 @a[0:16, 0, [1,64]] = @tmp2[0, [64,16], [1,64]]
+    nisa.memset gpsimd @a[64:128, 0, [1,64]] = 0.0
+    nisa.dma_copy q5 @a[16:32, 0, [1,64]] = @tmp2[1024, [64,16], [1,64]]
+    nisa.activation exp @a[0:32, 0, [1,64]] = @a[0:32, 0, [1,64]]
+    nisa.dma_copy q6 @z[0, [64,32], [1,64]] = @a[0:32, 0, [1,64]]
+  }
+  // expected-remark @below {{reads 1 load(s), 2048 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @k3 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 128x64xbf16
+    nisa.dma_copy q3 @a[0:16, 0, [1,64]] = @tmp2[0, [64,16], [1,64]]
+    nisa.dma_copy q6 @w[0, [64,16], [1,64]] = @a[16:32, 0, [1,64]]
+    nisa.dma_copy q5 @a[16:32, 0, [1,64]] = @tmp2[1024, [64,16], [1,64]]
+    nisa.activation exp @a[0:32, 0, [1,64]] = @a[0:32, 0, [1,64]]
+    nisa.dma_copy q6 @v[0, [64,32], [1,64]] = @a[0:32, 0, [1,64]]
+  }
+}

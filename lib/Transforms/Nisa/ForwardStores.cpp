@@ -70,6 +70,11 @@ struct Forward {
   int32_t tile;
   AccessPatternAttr srcAp;
   Engine engine;
+  /// Loads of the partitions right after `load`'s that the copy covers too
+  /// (a piece starting off a quadrant boundary cannot be a copy alone).
+  SmallVector<DmaCopyOp, 1> merged = {};
+  AccessPatternAttr dstAp = {}; ///< what the copy writes: `load`'s and `merged`'s
+  int64_t step = 0;             ///< program-order index of `load`
 };
 
 /// Walks a program in order, tracking where each element of each small
@@ -130,20 +135,25 @@ struct ForwardStoresPass : mlir::nisa::impl::NisaForwardStoresPassBase<ForwardSt
     std::multimap<int64_t, Operation *> expiry;
     for (auto &[t, last] : lastRead)
       expiry.insert({last, t});
-    SmallVector<Forward> forwards;
+    forwards.clear();
     step = 0;
     for (KernelOp k : kernels) {
+      lastBarrierStep = -1;
       for (Operation &op : k.getBodyBlock()) {
         auto inst = dyn_cast<InstructionOpInterface>(op);
         if (!inst)
           continue;
         SmallVector<MemoryAccess> accesses;
         inst.getAccesses(accesses);
-        if (auto dma = dyn_cast<DmaCopyOp>(op))
+        auto dma = dyn_cast<DmaCopyOp>(op);
+        if (dma && dma.getDstAp().isTile() && !dma.getSrcAp().isTile()) {
           if (std::optional<Forward> f = tryForward(dma, k, resolver, step)) {
             forwards.push_back(*f);
             work[kernelIndex[k]][engineSlot(f->engine)] += f->srcAp.getNumElements() + hw->minII;
           }
+        } else {
+          lastBarrierStep = step;
+        }
         record(inst, k, resolver, accesses, step);
         for (auto [it, end] = expiry.equal_range(step); it != end; ++it)
           origins.erase(it->second);
@@ -245,8 +255,6 @@ private:
     if (n > kMaxLoadElements || !dap.isTile())
       return std::nullopt;
     int64_t ps = dap.getPartStart(), pc = dap.getPartCount();
-    if (hw->maxPartitionSpan(ps) < pc)
-      return std::nullopt;
     const std::vector<Origin> &origin = origins[t];
     SmallVector<int64_t> hidx;
     hidx.reserve(n);
@@ -315,6 +323,10 @@ private:
       if (srcElem[j] != e)
         return std::nullopt;
     }
+    if (hw->maxPartitionSpan(ps) < pc) {
+      extendPrevious(load, k, tile, base, sizes, strides);
+      return std::nullopt;
+    }
     // Only where the kernel's engines have time to spare.
     int64_t to = kernelIndex.lookup(k);
     const std::array<int64_t, 3> &busy = work[to];
@@ -337,6 +349,8 @@ private:
     Forward f{load, k, tile,
               AccessPatternAttr::get(load.getContext(), ps, pc, base, sizes, strides),
               Engine::scalar};
+    f.step = step;
+    f.dstAp = dap;
     // The least busy of the engines that copy.
     int best = 0;
     for (int e = 1; e < 3; ++e)
@@ -344,6 +358,36 @@ private:
         best = e;
     f.engine = best == 0 ? Engine::scalar : best == 1 ? Engine::vector : Engine::gpsimd;
     return f;
+  }
+
+  /// A load whose partitions start off a quadrant boundary (an engine
+  /// access cannot start there) joins the copy of the load just before it
+  /// in the kernel when that one ends where this one starts, into the same
+  /// tile, from the same tile at the same offsets, with only loads between
+  /// them (pieces of one transfer: a [128, 512] bf16
+  /// load in pieces of 16 partitions was half copies, half loads waiting on
+  /// the stores they replace).
+  void extendPrevious(DmaCopyOp load, KernelOp k, int32_t tile, int64_t base,
+                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+    if (forwards.empty())
+      return;
+    Forward &f = forwards.back();
+    AccessPatternAttr fd = f.dstAp, ld = load.getDstAp();
+    if (f.kernel != k || f.tile != tile || f.step <= lastBarrierStep ||
+        f.load.getDstAttr() != load.getDstAttr() ||
+        fd.getPartStart() + fd.getPartCount() != ld.getPartStart() ||
+        fd.getOffset() != ld.getOffset() || fd.getSizes() != ld.getSizes() ||
+        fd.getStrides() != ld.getStrides() || f.srcAp.getOffset() != base ||
+        f.srcAp.getSizes() != sizes || f.srcAp.getStrides() != strides)
+      return;
+    int64_t p0 = fd.getPartStart(), count = fd.getPartCount() + ld.getPartCount();
+    if (hw->maxPartitionSpan(p0) < count)
+      return;
+    MLIRContext *ctx = load.getContext();
+    f.dstAp = AccessPatternAttr::get(ctx, p0, count, fd.getOffset(), fd.getSizes(),
+                                     fd.getStrides());
+    f.srcAp = AccessPatternAttr::get(ctx, p0, count, base, sizes, strides);
+    f.merged.push_back(load);
   }
 
   /// Rewrites the program: carried tiles move to its body, loads become
@@ -369,8 +413,8 @@ private:
       StringAttr src = names.count(f.tile) ? names[f.tile] : tile.getSymNameAttr();
       OpBuilder b(f.load);
       auto copy = TensorCopyOp::create(b, f.load.getLoc(), EngineAttr::get(ctx, f.engine),
-                                       f.load.getDstAttr(),
-                                       f.load.getDstAp(), FlatSymbolRefAttr::get(src), f.srcAp,
+                                       f.load.getDstAttr(), f.dstAp,
+                                       FlatSymbolRefAttr::get(src), f.srcAp,
                                        DenseI64ArrayAttr(), UnitAttr());
       for (NamedAttribute attr : f.load->getDiscardableAttrs())
         copy->setAttr(attr.getName(), attr.getValue());
@@ -382,11 +426,14 @@ private:
         }
       }
       auto &[count, bytes] = perKernel[f.kernel];
-      ++count;
+      count += 1 + static_cast<int64_t>(f.merged.size());
       bytes += f.srcAp.getTotalElements() * elementBytes(tile.getElementType());
-      if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(f.kernel, f.load.getSrcAttr())))
-        --readers[t];
-      f.load->erase();
+      f.merged.push_back(f.load);
+      for (DmaCopyOp load : f.merged) {
+        if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(f.kernel, load.getSrcAttr())))
+          --readers[t];
+        load->erase();
+      }
     }
     int64_t dropped = 0;
     if (!keepStores) {
@@ -411,6 +458,11 @@ private:
   }
 
   const neuronc::HardwareModel *hw = nullptr;
+  SmallVector<Forward> forwards;
+  /// Step of the current kernel's last instruction other than a load into
+  /// a tile (an engine instruction or a store may touch the partitions a
+  /// joined piece's copy writes early).
+  int64_t lastBarrierStep = -1;
   SmallVector<KernelOp> kernels;
   llvm::DenseMap<KernelOp, int64_t> kernelIndex;
   SmallVector<int64_t> kernelBytes; ///< SBUF bytes per partition of each kernel's tiles
