@@ -273,3 +273,52 @@ nisa.program @pieces target "trn1" {
     nisa.dma_copy q6 @v[0, [64,32], [1,64]] = @a[0:32, 0, [1,64]]
   }
 }
+
+// -----
+
+// A concat that stayed a kernel of HBM-to-HBM copies: the elements it
+// copies keep their origins, so the next kernel's loads of the concatenated
+// tensor become copies from the tiles its producers stored from (each
+// part on the partitions it was stored from), and the concat's copies go
+// with the stores nothing loads any more, then their sources' stores.
+// CHECK-LABEL: nisa.program @concat
+// CHECK:      nisa.kernel @cat
+// CHECK-NOT:  nisa.dma_copy
+// CHECK:      nisa.kernel @use
+// CHECK-NEXT: nisa.alloc @a sbuf 64x32xf32
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @a[0:32, 0, [1,32]] = @k0.b[0:32, 0, [1,32]]
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @a[32:64, 0, [1,32]] = @k1.b[32:64, 0, [1,32]]
+// expected-remark @below {{4 store(s) to HBM dropped: nothing loads them any more}}
+nisa.program @concat target "trn1" {
+  nisa.hbm @x input 0 : tensor<32x32xf32>
+  nisa.hbm @y output 0 : tensor<64x32xf32>
+  nisa.hbm @t0 internal : tensor<32x32xf32>
+  nisa.hbm @t1 internal : tensor<32x32xf32>
+  nisa.hbm @cc internal : tensor<64x32xf32>
+  nisa.kernel @k0 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 32x32xf32
+    nisa.alloc @b sbuf 32x32xf32
+    nisa.dma_copy q0 @a[0:32, 0, [1,32]] = @x[0, [32,32], [1,32]]
+    nisa.activation exp @b[0:32, 0, [1,32]] = @a[0:32, 0, [1,32]]
+    nisa.dma_copy q1 @t0[0, [32,32], [1,32]] = @b[0:32, 0, [1,32]]
+  }
+  nisa.kernel @k1 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 64x32xf32
+    nisa.alloc @b sbuf 64x32xf32
+    nisa.dma_copy q0 @a[32:64, 0, [1,32]] = @x[0, [32,32], [1,32]]
+    nisa.activation relu @b[32:64, 0, [1,32]] = @a[32:64, 0, [1,32]]
+    nisa.dma_copy q1 @t1[0, [32,32], [1,32]] = @b[32:64, 0, [1,32]]
+  }
+  nisa.kernel @cat "concat" from "neuron.concat" {
+    nisa.dma_copy q2 @cc[0, [1,1024]] = @t0[0, [1,1024]]
+    nisa.dma_copy q3 @cc[1024, [1,1024]] = @t1[0, [1,1024]]
+  }
+  // expected-remark @below {{reads 2 load(s), 8192 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 64x32xf32
+    nisa.dma_copy q4 @a[0:32, 0, [1,32]] = @cc[0, [32,32], [1,32]]
+    nisa.dma_copy q5 @a[32:64, 0, [1,32]] = @cc[1024, [32,32], [1,32]]
+    nisa.activation exp @a[0:64, 0, [1,32]] = @a[0:64, 0, [1,32]]
+    nisa.dma_copy q6 @y[0, [32,64], [1,32]] = @a[0:64, 0, [1,32]]
+  }
+}

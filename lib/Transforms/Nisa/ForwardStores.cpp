@@ -211,8 +211,29 @@ private:
         std::fill(origin.begin(), origin.end(), Origin());
         continue;
       }
-      AllocOp src =
-          dma ? dyn_cast_or_null<AllocOp>(resolver.lookup(k, dma.getSrcAttr())) : AllocOp();
+      Operation *srcDecl = dma ? resolver.lookup(k, dma.getSrcAttr()) : nullptr;
+      // An HBM-to-HBM copy (a concat or slice kernel nothing folded) hands
+      // its source's origins on: DenseNet's concatenated features are still
+      // in the tiles their layers stored them from.
+      auto srcTensor = dyn_cast_or_null<HbmOp>(srcDecl);
+      auto known = srcTensor ? origins.find(srcTensor) : origins.end();
+      if (known != origins.end()) {
+        std::vector<Origin> carried;
+        carried.reserve(dma.getSrcAp().getTotalElements());
+        dma.getSrcAp().walkElements([&](int64_t, int64_t h) {
+          bool in = h >= 0 && h < static_cast<int64_t>(known->second.size());
+          carried.push_back(in ? known->second[h] : Origin());
+        });
+        std::vector<Origin> &into = origins[t];
+        size_t i = 0;
+        a.ap.walkElements([&](int64_t, int64_t h) {
+          if (h >= 0 && h < static_cast<int64_t>(into.size()))
+            into[h] = i < carried.size() ? carried[i] : Origin();
+          ++i;
+        });
+        continue;
+      }
+      auto src = dyn_cast_or_null<AllocOp>(srcDecl);
       if (!src || src.getSpace() != MemorySpace::sbuf) {
         a.ap.walkElements([&](int64_t, int64_t h) {
           if (h >= 0 && h < static_cast<int64_t>(origin.size()))
@@ -437,17 +458,26 @@ private:
     }
     int64_t dropped = 0;
     if (!keepStores) {
-      // Stores into a tensor nothing reads any more.
-      SmallVector<Operation *> dead;
-      for (KernelOp k : kernels)
-        for (Operation &op : k.getBodyBlock())
-          if (auto dma = dyn_cast<DmaCopyOp>(op))
-            if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(k, dma.getDstAttr())))
-              if (t.getKind() == HbmKind::internal && readers.count(t) && readers[t] == 0)
-                dead.push_back(dma);
-      dropped = dead.size();
-      for (Operation *op : dead)
-        op->erase();
+      // Stores into a tensor nothing reads any more; a dropped HBM-to-HBM
+      // copy no longer reads its source, whose stores may go in turn.
+      for (bool again = true; again;) {
+        SmallVector<DmaCopyOp> dead;
+        for (KernelOp k : kernels)
+          for (Operation &op : k.getBodyBlock())
+            if (auto dma = dyn_cast<DmaCopyOp>(op))
+              if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(k, dma.getDstAttr())))
+                if (t.getKind() == HbmKind::internal && readers.count(t) && readers[t] == 0)
+                  dead.push_back(dma);
+        for (DmaCopyOp dma : dead) {
+          KernelOp k = dma->getParentOfType<KernelOp>();
+          if (auto src = dyn_cast_or_null<HbmOp>(resolver.lookup(k, dma.getSrcAttr())))
+            if (src.getKind() == HbmKind::internal && readers.count(src))
+              --readers[src];
+          dma->erase();
+        }
+        dropped += static_cast<int64_t>(dead.size());
+        again = !dead.empty();
+      }
     }
     if (remarks)
       for (auto &[k, v] : perKernel)
