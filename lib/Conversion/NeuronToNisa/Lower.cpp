@@ -90,7 +90,8 @@ bool FunctionLowering::endsProgram(Operation *op) {
     if (isa<ReshapeOp, SliceOp, func::ReturnOp>(next))
       continue;
     auto t = dyn_cast<TransposeOp>(next);
-    if (t && !t.getPerm().empty() && t.getPerm().back() == static_cast<int64_t>(t.getPerm().size()) - 1)
+    int64_t rank = t ? static_cast<int64_t>(t.getPerm().size()) : 0;
+    if (rank > 0 && t.getPerm().back() == rank - 1)
       continue;
     return false;
   }

@@ -64,13 +64,11 @@ bool biasExactIn(Value mask, Type type, float scale) {
   for (APFloat v : dense.getValues<APFloat>()) {
     if (v.isZero() || v.isInfinity())
       continue;
+    // Exact in `type` (a subset of f32 here) is exact in the f32 the
+    // engine divides in.
     bool lost = false;
     APFloat scaled(v.convertToDouble() / static_cast<double>(scale));
-    APFloat single = scaled;
-    single.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
-    if (lost)
-      return false;
-    single.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+    scaled.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
     if (lost)
       return false;
   }
@@ -959,6 +957,7 @@ LogicalResult mlir::neuron::lowering::lowerAttention(FunctionLowering &fl, Atten
         << (lowering.resident ? ", K/V resident in SBUF" : ", K/V streamed per block")
         << (lowering.lockstep ? ", the group's heads in lockstep over one mask block" : "")
         << (lowering.causal ? ", causal blocks skipped" : "")
-        << (lowering.keyBias ? ", the mask added as a key bias row of the scores' contraction" : "");
+        << (lowering.keyBias ? ", the mask added as a key bias row of the scores' contraction"
+                             : "");
   return success();
 }

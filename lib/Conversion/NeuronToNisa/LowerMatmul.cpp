@@ -68,8 +68,8 @@ struct MatmulLowering {
   /// contiguous), so the shared rhs is loaded once, not once per batch (1
   /// when nothing was folded).
   int64_t foldedBatches = 1;
-  /// Batches the kernel walks one after another (set by run()).
-  size_t batchBlocks = 1;
+  /// Whether this is the program's last kernel (set by run()).
+  bool lastKernel = false;
   Type aType, bType, f32;
   /// B's element type in HBM: bType, or a wider float when an --auto-cast
   /// cast was folded into this matmul (the transposed tiles are converted
@@ -503,16 +503,12 @@ struct MatmulLowering {
     }
   }
 
-  /// Whether row block [m0, m0 + mb) of batch `bi` ends the program: the
-  /// kernel's last block, and the program's last kernel.
-  bool endsProgram(size_t bi, int64_t m0, int64_t mb) const {
-    return bi + 1 == batchBlocks && m0 + mb >= M && FunctionLowering::endsProgram(mm);
-  }
-
   /// One block with K streamed: for each column tile, K tiles one at a
   /// time (the next ones loading while this one multiplies), each used by
   /// every row tile of the block, which all accumulate at once.
-  void runStreamed(size_t bi, int64_t bOff, int64_t m0, int64_t mb, int64_t nts, bool fp32) {
+  /// `lastBlock`: the program's last kernel's last row block.
+  void runStreamed(size_t bi, int64_t bOff, int64_t m0, int64_t mb, int64_t nts, bool fp32,
+                   bool lastBlock) {
     // K in groups of kg tiles, numbered across the column tiles (group q
     // uses ring slot q). A B that is only loaded runs `ahead` groups ahead
     // of the multiplies, across column tiles too, so the DMA's latency
@@ -549,7 +545,7 @@ struct MatmulLowering {
           multiply(accs[j / P], msz, moving, ksz, movOffset, ns, k == 0, fp32);
         }
       }
-      kb.tailStores = t + 1 == nts && endsProgram(bi, m0, mb);
+      kb.tailStores = lastBlock && t + 1 == nts;
       for (int64_t j = 0; j < mb; j += P)
         epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j,
                               std::min<int64_t>(P, mb - j), n0, ns, accs[j / P], 0);
@@ -569,7 +565,7 @@ struct MatmulLowering {
       aOffs.assign(1, 0);
       bOffs.resize(1);
     }
-    batchBlocks = aOffs.size();
+    lastKernel = FunctionLowering::endsProgram(mm);
     a = fl.bufferOf(mm.getLhs());
     b = fl.bufferOf(mm.getRhs());
     allocate();
@@ -613,8 +609,9 @@ struct MatmulLowering {
         bool perRowTile = needAT && !streamK;
         if (!perRowTile)
           loadStationary(aOffs[bi], m0, mb);
+        bool lastBlock = lastKernel && bi + 1 == aOffs.size() && m0 + mb >= M;
         if (streamK) {
-          runStreamed(bi, bOffs[bi], m0, mb, nts, fp32);
+          runStreamed(bi, bOffs[bi], m0, mb, nts, fp32, lastBlock);
           continue;
         }
         // Moving tiles of column tile t+1 load while column tile t
@@ -653,7 +650,7 @@ struct MatmulLowering {
                                               DenseI64ArrayAttr(), UnitAttr());
               multiply(accum, msz, moving, ksz, k * nsz, ns, k == 0, fp32);
             }
-            kb.tailStores = t + 1 == nts && j + P >= mb && endsProgram(bi, m0, mb);
+            kb.tailStores = lastBlock && t + 1 == nts && j + P >= mb;
             epilogue.emitEpilogue(kb, static_cast<int64_t>(bi) * M + m0 + j, msz, n0, ns, accum, 0);
             kb.tailStores = false;
           }

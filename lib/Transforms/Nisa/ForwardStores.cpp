@@ -213,8 +213,8 @@ private:
       }
       Operation *srcDecl = dma ? resolver.lookup(k, dma.getSrcAttr()) : nullptr;
       // An HBM-to-HBM copy (a concat or slice kernel nothing folded) hands
-      // its source's origins on: DenseNet's concatenated features are still
-      // in the tiles their layers stored them from.
+      // its source's origins on: the parts of SqueezeNet's fire concat are
+      // still in the tiles their convolutions stored them from.
       auto srcTensor = dyn_cast_or_null<HbmOp>(srcDecl);
       auto known = srcTensor ? origins.find(srcTensor) : origins.end();
       if (known != origins.end()) {
@@ -224,11 +224,10 @@ private:
           bool in = h >= 0 && h < static_cast<int64_t>(known->second.size());
           carried.push_back(in ? known->second[h] : Origin());
         });
-        std::vector<Origin> &into = origins[t];
         size_t i = 0;
         a.ap.walkElements([&](int64_t, int64_t h) {
-          if (h >= 0 && h < static_cast<int64_t>(into.size()))
-            into[h] = i < carried.size() ? carried[i] : Origin();
+          if (h >= 0 && h < static_cast<int64_t>(origin.size()))
+            origin[h] = i < carried.size() ? carried[i] : Origin();
           ++i;
         });
         continue;
