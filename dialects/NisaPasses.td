@@ -34,7 +34,7 @@ def NisaAllocateMemoryPass : Pass<"nisa-allocate-memory", "::mlir::nisa::Program
 }
 
 def NisaFoldCopyKernelsPass : Pass<"nisa-fold-copy-kernels", "::mlir::nisa::ProgramOp"> {
-  let summary = "Absorbs kernels that only copy one HBM tensor into another into the DMAs that read the copy or write its source";
+  let summary = "Absorbs kernels that only copy HBM tensors (slices, permutes, concats) into the DMAs that read the copy or write its sources";
   let description = [{
     Runs first on the program, before `nisa-forward-stores`. A kernel made
     only of HBM-to-HBM DMAs from one tensor into another (a slice,
@@ -50,10 +50,13 @@ def NisaFoldCopyKernelsPass : Pass<"nisa-fold-copy-kernels", "::mlir::nisa::Prog
     program output), when the copy reads each source element once, the
     source's every other access is a DMA writing it before the copy and
     nothing touches the result before the copy, those writers store into the
-    result directly. Either way a pattern whose contiguous runs would drop
-    below both their old length and half a DMA run's overhead keeps the
-    kernel. Tensors over 2^22 elements, or rewritten DMAs over 2^24 elements
-    in all, are left alone.
+    result directly. A concat (copies from several sources) folds part by
+    part: each internal source copied element for element and read by
+    nothing else is written into its place by its writers, and the kernel
+    keeps the other parts. Either way the kernel stays when the runs the
+    rewritten DMAs gain cost a kernel's queues more time than one DMA
+    latency plus the copy's longest transfer. Tensors over 2^22 elements, or
+    rewritten DMAs over 2^24 elements in all, are left alone.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",

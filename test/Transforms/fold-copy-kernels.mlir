@@ -1,6 +1,7 @@
 // Kernels that only copy one HBM tensor into another are absorbed into the
 // DMAs that write their source or, when those cannot take them, into the
-// DMAs that read the copy.
+// DMAs that read the copy; each part of a concat that only it reads, into
+// the DMAs that write that part.
 // RUN: neuron-opt %s --nisa-fold-copy-kernels=remarks -split-input-file -verify-diagnostics | FileCheck %s
 // The folded programs allocate, synchronize and pass the race check.
 // The reader kernel's location takes the copies' (the profile's "Absorbed").
@@ -198,17 +199,148 @@ nisa.program @stays target "trn1" {
 
 // -----
 
+// A concat: each source that only the concat reads is written into its
+// part of the result by its producer (@a, then @d, whose producer writes
+// after @pa has already written @c's first part), and the concat keeps the
+// part of @b, which @peek reads too.
+// CHECK-LABEL: nisa.program @concat
+// CHECK-NOT:  nisa.hbm @a internal
+// CHECK-NOT:  nisa.hbm @d internal
+// CHECK:      nisa.kernel @pa
+// CHECK:      nisa.dma_copy q1 @c[0, [96,4], [1,32]] = @t[0:4, 0, [1,32]]
+// CHECK:      nisa.kernel @pd
+// CHECK:      nisa.dma_copy q1 @c[64, [96,4], [1,32]] = @t[0:4, 0, [1,32]]
+// CHECK:      nisa.kernel @concat
+// CHECK-NEXT: nisa.dma_copy q1 @c[32, [96,4], [1,32]] = @b[0, [32,4], [1,32]]
+// CHECK-NEXT: }
+// RACES-LABEL: nisa.program @concat
+// RACES:      nisa.kernel @use
+nisa.program @concat target "trn1" {
+  nisa.hbm @x input 0 : tensor<4x32xf32>
+  nisa.hbm @y output 0 : tensor<4x96xf32>
+  nisa.hbm @z output 1 : tensor<4x32xf32>
+  nisa.hbm @a internal : tensor<4x32xf32>
+  nisa.hbm @b internal : tensor<4x32xf32>
+  nisa.hbm @d internal : tensor<4x32xf32>
+  nisa.hbm @c internal : tensor<4x96xf32>
+  nisa.kernel @pa "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x32xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @x[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @a[0, [32,4], [1,32]] = @t[0:4, 0, [1,32]]
+  }
+  nisa.kernel @pb "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x32xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @x[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @b[0, [32,4], [1,32]] = @t[0:4, 0, [1,32]]
+  }
+  nisa.kernel @pd "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x32xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @x[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @d[0, [32,4], [1,32]] = @t[0:4, 0, [1,32]]
+  }
+  // expected-remark @below {{copy kernel @concat (concat): its copy of @a folded into the stores of 1 kernel(s): they write @c directly}}
+  // expected-remark @below {{copy kernel @concat (concat): its copy of @d folded into the stores of 1 kernel(s): they write @c directly}}
+  nisa.kernel @concat "concat" from "neuron.concat" {
+    nisa.dma_copy q0 @c[0, [96,4], [1,32]] = @a[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @c[32, [96,4], [1,32]] = @b[0, [32,4], [1,32]]
+    nisa.dma_copy q2 @c[64, [96,4], [1,32]] = @d[0, [32,4], [1,32]]
+  }
+  nisa.kernel @peek "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x32xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @b[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @z[0, [32,4], [1,32]] = @t[0:4, 0, [1,32]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x96xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,96]] = @c[0, [96,4], [1,96]]
+    nisa.dma_copy q1 @y[0, [96,4], [1,96]] = @t[0:4, 0, [1,96]]
+  }
+}
+
+// -----
+
+// A concat whose every source folds is gone; its result is written by the
+// producers alone and read where it was.
+// CHECK-LABEL: nisa.program @concat_gone
+// CHECK-NOT:  nisa.kernel @concat
+// CHECK:      nisa.kernel @use
+// CHECK-NEXT: nisa.alloc @t sbuf 4x64xf32
+// CHECK-NEXT: nisa.dma_copy q0 @t[0:4, 0, [1,64]] = @c[0, [64,4], [1,64]]
+// RACES-LABEL: nisa.program @concat_gone
+// RACES:      nisa.kernel @use
+// RACES-NEXT: nisa.alloc
+// RACES-NEXT: nisa.dma_copy q0 {{.*}} wait(
+nisa.program @concat_gone target "trn1" {
+  nisa.hbm @x input 0 : tensor<4x32xf32>
+  nisa.hbm @y output 0 : tensor<4x64xf32>
+  nisa.hbm @a internal : tensor<4x32xf32>
+  nisa.hbm @d internal : tensor<4x32xf32>
+  nisa.hbm @c internal : tensor<4x64xf32>
+  nisa.kernel @pa "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x32xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @x[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @a[0, [32,4], [1,32]] = @t[0:4, 0, [1,32]]
+  }
+  nisa.kernel @pd "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x32xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,32]] = @x[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @d[0, [32,4], [1,32]] = @t[0:4, 0, [1,32]]
+  }
+  // expected-remark @below {{copy kernel @concat (concat): its copy of @a folded into the stores of 1 kernel(s): they write @c directly}}
+  // expected-remark @below {{copy kernel @concat (concat): its copy of @d folded into the stores of 1 kernel(s): they write @c directly}}
+  nisa.kernel @concat "concat" from "neuron.concat" {
+    nisa.dma_copy q0 @c[0, [64,4], [1,32]] = @a[0, [32,4], [1,32]]
+    nisa.dma_copy q1 @c[32, [64,4], [1,32]] = @d[0, [32,4], [1,32]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x64xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,64]] = @c[0, [64,4], [1,64]]
+    nisa.dma_copy q1 @y[0, [64,4], [1,64]] = @t[0:4, 0, [1,64]]
+  }
+}
+
+// -----
+
 // A transposing copy stays when its reader would read it an element at a
-// time where it read whole rows: runs far below a DMA run's overhead cost
-// more on the reader's chain than the copy kernel did.
+// time where it read whole rows on one queue, while the copy spread its
+// element runs over four: each run costs dmaRunOverheadBytes on its queue
+// (15 ns on trn1), and 896 more of them on the reader's one queue cost more
+// than the copy kernel's latency and longest transfer.
 // CHECK-LABEL: nisa.program @short_runs
 // CHECK: nisa.kernel @transpose
-// CHECK: nisa.dma_copy q0 @t[0:16, 0, [1,8]] = @p[0, [8,16], [1,8]]
+// CHECK: nisa.dma_copy q0 @t[0:128, 0, [1,8]] = @p[0, [8,128], [1,8]]
 nisa.program @short_runs target "trn1" {
+  nisa.hbm @x input 0 : tensor<8x128xf32>
+  nisa.hbm @y output 0 : tensor<128x8xf32>
+  nisa.hbm @p internal : tensor<128x8xf32>
+  // expected-remark @below {{copy kernel @transpose stays: the loads of @use would read it in runs of 4 bytes instead of 4096, 13.49 us more per queue than the copy kernel's 5.32 us}}
+  nisa.kernel @transpose "transpose" from "neuron.transpose" {
+    nisa.dma_copy q0 @p[0, [8,32], [1,8]] = @x[0, [1,32], [128,8]]
+    nisa.dma_copy q1 @p[256, [8,32], [1,8]] = @x[32, [1,32], [128,8]]
+    nisa.dma_copy q2 @p[512, [8,32], [1,8]] = @x[64, [1,32], [128,8]]
+    nisa.dma_copy q3 @p[768, [8,32], [1,8]] = @x[96, [1,32], [128,8]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 128x8xf32
+    nisa.dma_copy q0 @t[0:128, 0, [1,8]] = @p[0, [8,128], [1,8]]
+    nisa.dma_copy q1 @y[0, [8,128], [1,8]] = @t[0:128, 0, [1,8]]
+  }
+}
+
+// -----
+
+// A transposing copy whose own DMA moves element runs on one queue folds
+// into its reader even though the reader read whole rows: the reader now
+// moves the copy's runs, and the copy's latency leaves the chain (the
+// channel shuffle of ShuffleNet at 2x2 pixels: runs of 16 bytes).
+// CHECK-LABEL: nisa.program @short_runs_both
+// CHECK-NOT: nisa.kernel @transpose
+// CHECK: nisa.dma_copy q0 @t[0:16, 0, [1,8]] = @x[0, [1,16], [16,8]]
+nisa.program @short_runs_both target "trn1" {
   nisa.hbm @x input 0 : tensor<8x16xf32>
   nisa.hbm @y output 0 : tensor<16x8xf32>
   nisa.hbm @p internal : tensor<16x8xf32>
-  // expected-remark @below {{copy kernel @transpose stays: a load of @use would read it in runs of 4 bytes instead of 512}}
+  // expected-remark @below {{copy kernel @transpose (transpose) folded into the loads of 1 kernel(s): they read @x directly}}
   nisa.kernel @transpose "transpose" from "neuron.transpose" {
     nisa.dma_copy q0 @p[0, [8,16], [1,8]] = @x[0, [1,16], [16,8]]
   }

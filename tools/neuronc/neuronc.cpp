@@ -85,9 +85,10 @@ static cl::opt<bool> prefetchLoads(
     cl::init(true), cl::cat(category));
 static cl::opt<bool> foldCopies(
     "fold-copies",
-    cl::desc("Above -O0, a kernel that only copies one HBM tensor into another (a slice, a "
-             "permute keeping the contiguous dim) is absorbed into the loads that read the copy "
-             "(--nisa-fold-copy-kernels); =false to measure what that saves"),
+    cl::desc("Above -O0, a kernel that only copies HBM tensors (a slice, a permute keeping the "
+             "contiguous dim, a concat's parts) is absorbed into the stores of its sources or the "
+             "loads that read the copy (--nisa-fold-copy-kernels); =false to measure what that "
+             "saves"),
     cl::init(true), cl::cat(category));
 static cl::opt<unsigned> tensorParallel(
     "tp",

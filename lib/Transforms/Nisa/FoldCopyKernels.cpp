@@ -19,14 +19,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "neuronc/ISA/HardwareModel.h"
+#include "neuronc/ISA/InstructionCost.h"
 #include "neuronc/Transforms/NisaPasses.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::nisa {
 #define GEN_PASS_DEF_NISAFOLDCOPYKERNELSPASS
@@ -46,10 +51,14 @@ constexpr int64_t kMaxCheckedElements = int64_t(1) << 24;
 /// Dims of an HBM pattern a DMA takes (the dma_copy verifier's limit).
 constexpr int64_t kMaxDmaDims = 4;
 
-/// A kernel that only copies one HBM tensor into another.
+/// The DMAs of a kernel that only copies HBM tensors into one other that
+/// come from one source: the whole kernel, or one source's part of a
+/// concat.
 struct CopyKernel {
   KernelOp kernel;
   HbmOp source, result;
+  SmallVector<DmaCopyOp> dmas;
+  bool part = false; ///< other DMAs of the kernel copy other sources
 };
 
 /// Which DMAs of the program a copy kernel folds into.
@@ -74,35 +83,74 @@ struct FoldCopyKernelsPass : mlir::nisa::impl::NisaFoldCopyKernelsPassBase<FoldC
     SmallVector<KernelOp> kernels(program.getBodyBlock().getOps<KernelOp>());
     // Folding one kernel changes what later candidates read (a slice, then
     // a permute of it), so each candidate is looked at with fresh facts.
-    for (KernelOp k : kernels)
-      if (std::optional<CopyKernel> copy = asCopyKernel(resolver, k))
-        tryFold(program, resolver, *copy);
+    for (KernelOp k : kernels) {
+      std::optional<SmallVector<CopyKernel>> parts = asCopyKernel(resolver, k);
+      if (!parts)
+        continue;
+      if (parts->size() == 1) {
+        tryFold(program, resolver, parts->front());
+        continue;
+      }
+      // A concat: each source whose producer can write its part of the
+      // result directly does, and the kernel keeps the other parts.
+      for (CopyKernel &part : *parts)
+        tryFoldPart(program, resolver, part);
+    }
   }
 
 private:
   const neuronc::HardwareModel *hw = nullptr;
 
-  /// `k` as a copy kernel: only HBM-to-HBM DMAs from one tensor into
-  /// another of the same element type, without gathers.
-  static std::optional<CopyKernel> asCopyKernel(MemoryResolver &resolver, KernelOp k) {
-    CopyKernel copy{k, {}, {}};
+  /// `k` as a copy kernel, one part per source: only HBM-to-HBM DMAs
+  /// into one tensor from others of its element type, without gathers.
+  static std::optional<SmallVector<CopyKernel>> asCopyKernel(MemoryResolver &resolver,
+                                                              KernelOp k) {
+    SmallVector<CopyKernel> parts;
     for (Operation &op : k.getBodyBlock()) {
       auto dma = dyn_cast<DmaCopyOp>(op);
       if (!dma || dma.getIndirect() || dma.getSrcAp().isTile() || dma.getDstAp().isTile())
         return std::nullopt;
       auto src = dyn_cast_or_null<HbmOp>(resolver.lookup(k, dma.getSrcAttr()));
       auto dst = dyn_cast_or_null<HbmOp>(resolver.lookup(k, dma.getDstAttr()));
-      if (!src || !dst || src == dst || (copy.source && copy.source != src) ||
-          (copy.result && copy.result != dst))
+      if (!src || !dst || src == dst || (!parts.empty() && parts.front().result != dst) ||
+          src.getElementType() != dst.getElementType() ||
+          src.getNumElements() > kMaxResultElements)
         return std::nullopt;
-      copy.source = src;
-      copy.result = dst;
+      auto it = llvm::find_if(parts, [&](const CopyKernel &c) { return c.source == src; });
+      if (it == parts.end())
+        it = parts.insert(parts.end(), CopyKernel{k, src, dst, {}});
+      it->dmas.push_back(dma);
     }
-    if (!copy.source || copy.source.getElementType() != copy.result.getElementType() ||
-        copy.result.getNumElements() > kMaxResultElements ||
-        copy.source.getNumElements() > kMaxResultElements)
+    if (parts.empty() || parts.front().result.getNumElements() > kMaxResultElements)
       return std::nullopt;
-    return copy;
+    for (CopyKernel &c : parts)
+      c.part = parts.size() > 1;
+    return parts;
+  }
+
+  /// Folds one source's part of a concat into the DMAs that write the
+  /// source (it must be internal and read by nothing else).
+  void tryFoldPart(ProgramOp program, MemoryResolver &resolver, CopyKernel part) {
+    if (part.source.getKind() != HbmKind::internal)
+      return;
+    std::vector<int64_t> to(part.source.getNumElements(), -1);
+    for (DmaCopyOp dma : part.dmas) {
+      SmallVector<int64_t> src;
+      dma.getSrcAp().walkElements([&](int64_t, int64_t e) { src.push_back(e); });
+      size_t i = 0;
+      bool ok = true;
+      dma.getDstAp().walkElements([&](int64_t, int64_t e) {
+        if (!ok || i >= src.size() || src[i] < 0 ||
+            src[i] >= static_cast<int64_t>(to.size()) || to[src[i]] >= 0) {
+          ok = false; // an element copied twice (a broadcast)
+          return;
+        }
+        to[src[i++]] = e;
+      });
+      if (!ok || i != src.size())
+        return;
+    }
+    foldInto(program, resolver, part, to, Side::writers);
   }
 
   /// Folds `copy` into the DMAs that write its source or, failing that,
@@ -110,7 +158,7 @@ private:
   void tryFold(ProgramOp program, MemoryResolver &resolver, CopyKernel copy) {
     // Where each result element comes from.
     std::vector<int64_t> from(copy.result.getNumElements(), -1);
-    for (auto dma : copy.kernel.getBodyBlock().getOps<DmaCopyOp>()) {
+    for (DmaCopyOp dma : copy.dmas) {
       SmallVector<int64_t> src;
       dma.getSrcAp().walkElements([&](int64_t, int64_t e) { src.push_back(e); });
       size_t i = 0;
@@ -171,6 +219,30 @@ private:
     SmallVector<KernelOp> rewritten;
     int64_t checked = 0;
     bool after = false;
+    /// The queue time the rewrites add to one kernel, its queues, and the
+    /// run lengths of its costliest rewrite (for the remark).
+    struct Added {
+      double ns = 0, worst = 0;
+      llvm::SmallDenseSet<int64_t, 8> queues;
+      int64_t beforeRun = 0, nowRun = 0;
+    };
+    llvm::MapVector<KernelOp, Added> added;
+    // The result elements the writers will write: before the copy, other
+    // writes of the result (a concat's parts folded earlier) must miss them.
+    llvm::BitVector written;
+    if (!readers) {
+      written.resize(copy.result.getNumElements());
+      for (int64_t e : map)
+        if (e >= 0)
+          written.set(e);
+    }
+    auto misses = [&](AccessPatternAttr ap) {
+      bool hit = false;
+      ap.walkElements([&](int64_t, int64_t e) {
+        hit |= e < 0 || e >= static_cast<int64_t>(written.size()) || written.test(e);
+      });
+      return !hit;
+    };
     for (KernelOp k : program.getBodyBlock().getOps<KernelOp>()) {
       if (k == copy.kernel) {
         after = true;
@@ -178,9 +250,11 @@ private:
       }
       WalkResult walk = resolver.walkAccesses(k, [&](InstructionOpInterface inst,
                                                      const MemoryAccess &a, Operation *decl) {
-        if (readers ? (decl == copy.source && a.write && after)
-                    : (decl == copy.result && !after))
+        if (readers && decl == copy.source && a.write && after)
           return WalkResult::interrupt();
+        if (!readers && decl == copy.result && !after)
+          return copy.part && a.write && misses(a.ap) ? WalkResult::advance()
+                                                      : WalkResult::interrupt();
         if (decl != from)
           return WalkResult::advance();
         auto dma = dyn_cast<DmaCopyOp>(inst.getOperation());
@@ -193,20 +267,22 @@ private:
         std::optional<AccessPatternAttr> ap = compose(a.ap, map);
         if (!ap)
           return WalkResult::interrupt();
-        // A run costs its bytes plus dmaRunOverheadBytes on its queue, and
-        // inside the kernel that cost sits on its chain: a load cut into
-        // runs much shorter than that (a transposed K read an element at a
-        // time) costs more there than the copy kernel did.
+        // Each run costs dmaRunOverheadBytes on its queue beyond its bytes
+        // (the runs of a DMA are those of its worse side), and that time
+        // sits on the rewritten kernel's chain.
         int64_t eb = nisa::elementBytes(copy.source.getElementType());
-        int64_t before = a.ap.getRunElements() * eb, now = ap->getRunElements() * eb;
-        if (now < std::min(before, hw->dmaRunOverheadBytes / 2)) {
-          if (remarks)
-            emitRemark(copy.kernel.getLoc())
-                << "copy kernel @" << copy.kernel.getSymName() << " stays: "
-                << (readers ? "a load of @" : "a store of @") << k.getSymName()
-                << (readers ? " would read it" : " would write it") << " in runs of " << now
-                << " bytes instead of " << before;
-          return WalkResult::interrupt();
+        AccessPatternAttr other = readers ? dma.getDstAp() : dma.getSrcAp();
+        int64_t otherRuns = runsOf(other);
+        int64_t bytes = a.ap.getTotalElements() * eb;
+        double ns = neuronc::dmaQueueNs(*hw, bytes, std::max(otherRuns, runsOf(*ap)), false) -
+                    neuronc::dmaQueueNs(*hw, bytes, std::max(otherRuns, runsOf(a.ap)), false);
+        Added &entry = added[k];
+        entry.ns += std::max(ns, 0.0);
+        entry.queues.insert(dma.getQueue());
+        if (ns > entry.worst) {
+          entry.worst = ns;
+          entry.beforeRun = a.ap.getRunElements() * eb;
+          entry.nowRun = ap->getRunElements() * eb;
         }
         rewrites.push_back({dma, *ap});
         if (!llvm::is_contained(rewritten, k))
@@ -218,6 +294,25 @@ private:
     }
     if (rewrites.empty())
       return false; // a dead copy is for the dead-code rules, not this one
+    // Shorter runs in a kernel's DMAs (a transposed K read an element at a
+    // time) may cost it more than the copy kernel did: one DMA latency and
+    // its longest transfer on the chain between producer and consumer.
+    double saved = copyKernelNs(copy);
+    for (auto &[k, add] : added) {
+      double ns = add.ns / static_cast<double>(std::max<size_t>(add.queues.size(), 1));
+      if (ns <= saved)
+        continue;
+      if (remarks)
+        emitRemark(copy.kernel.getLoc())
+            << "copy kernel @" << copy.kernel.getSymName() << " stays: the "
+            << (readers ? "loads of @" : "stores of @") << k.getSymName() << " would "
+            << (readers ? "read" : "write") << " it in runs of " << add.nowRun
+            << " bytes instead of " << add.beforeRun << ", "
+            << llvm::formatv("{0:F2}", ns / 1e3).str()
+            << " us more per queue than the copy kernel's "
+            << llvm::formatv("{0:F2}", saved / 1e3).str() << " us";
+      return false;
+    }
 
     auto toName = FlatSymbolRefAttr::get(to.getSymNameAttr());
     for (auto [dma, ap] : rewrites) {
@@ -232,16 +327,43 @@ private:
     Location copyLoc = copy.kernel.getLoc();
     for (KernelOp k : rewritten)
       k->setLoc(FusedLoc::get(k.getContext(), {k.getLoc(), copyLoc}));
-    if (remarks)
-      emitRemark(copyLoc) << "copy kernel @" << copy.kernel.getSymName() << " ("
-                          << copy.kernel.getKind() << ") folded into the "
-                          << (readers ? "loads" : "stores") << " of " << rewritten.size()
-                          << " kernel(s): they " << (readers ? "read" : "write") << " @"
-                          << to.getSymName() << " directly";
-    copy.kernel.erase();
+    if (remarks) {
+      InFlightDiagnostic remark = emitRemark(copyLoc);
+      remark << "copy kernel @" << copy.kernel.getSymName() << " (" << copy.kernel.getKind()
+             << ")";
+      if (copy.part)
+        remark << ": its copy of @" << copy.source.getSymName();
+      remark << " folded into the " << (readers ? "loads" : "stores") << " of "
+             << rewritten.size() << " kernel(s): they " << (readers ? "read" : "write") << " @"
+             << to.getSymName() << " directly";
+    }
+    for (DmaCopyOp dma : copy.dmas)
+      dma.erase();
+    if (copy.kernel.getBodyBlock().empty())
+      copy.kernel.erase();
     if (SymbolTable::symbolKnownUseEmpty(from, program))
       from.erase();
     return true;
+  }
+
+  /// Contiguous runs a DMA operand's pattern moves (each partition of a
+  /// tile is its own run).
+  static int64_t runsOf(AccessPatternAttr ap) {
+    int64_t n = ap.getTotalElements();
+    return std::max<int64_t>(1, n / std::max<int64_t>(1, ap.getRunElements()));
+  }
+
+  /// What `copy` costs the chain it sits on: one DMA latency and its
+  /// longest transfer (its DMAs run on queues of their own, side by side).
+  double copyKernelNs(CopyKernel copy) const {
+    int64_t eb = nisa::elementBytes(copy.source.getElementType());
+    double longest = 0;
+    for (DmaCopyOp dma : copy.dmas) {
+      int64_t runs = std::max(runsOf(dma.getSrcAp()), runsOf(dma.getDstAp()));
+      longest = std::max(longest, neuronc::dmaQueueNs(*hw, dma.getSrcAp().getTotalElements() * eb,
+                                                      runs, false));
+    }
+    return hw->dmaLatencyNs + longest;
   }
 
   /// `(size, stride)` dims, outermost first, walking the source offsets
