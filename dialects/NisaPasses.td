@@ -53,7 +53,10 @@ def NisaFoldCopyKernelsPass : Pass<"nisa-fold-copy-kernels", "::mlir::nisa::Prog
     result directly. A concat (copies from several sources) folds part by
     part: each internal source copied element for element and read by
     nothing else is written into its place by its writers, and the kernel
-    keeps the other parts. Either way the kernel stays when the runs the
+    keeps the other parts; a source that several concats copy lives in its
+    place in the last one's result (its writers and readers name that place,
+    and the earlier concats become slices of it). Either way the kernel
+    stays when the runs the
     rewritten DMAs gain cost a kernel's queues more time than one DMA
     latency plus the copy's longest transfer. Tensors over 2^22 elements, or
     rewritten DMAs over 2^24 elements in all, are left alone.

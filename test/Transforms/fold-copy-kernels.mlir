@@ -301,6 +301,128 @@ nisa.program @concat_gone target "trn1" {
 
 // -----
 
+// A dense block: every layer's concat copies the block input and all
+// earlier layers' features again. Each of them lives in its place in the
+// last concat's result instead: @p0 and the layers store there, the
+// concats before the last become slices of it and fold into their
+// readers, and the last keeps nothing.
+// CHECK-LABEL: nisa.program @dense
+// CHECK-NOT:  nisa.kernel @cat
+// CHECK:      nisa.kernel @p0
+// CHECK:      nisa.dma_copy q1 @c3[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+// CHECK:      nisa.kernel @l1
+// CHECK-NEXT: nisa.alloc
+// CHECK-NEXT: nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @c3[0, [8,4], [1,8]]
+// CHECK-NEXT: nisa.dma_copy q1 @c3[32, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+// CHECK:      nisa.kernel @l2
+// CHECK-NEXT: nisa.alloc
+// CHECK-NEXT: nisa.dma_copy q0 @t[0:8, 0, [1,8]] = @c3[0, [8,8], [1,8]]
+// CHECK-NEXT: nisa.dma_copy q1 @c3[64, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+// CHECK-NOT:  nisa.kernel @cat
+// RACES-LABEL: nisa.program @dense
+// RACES:      nisa.kernel @l2
+// RACES-NEXT: nisa.alloc
+// RACES-NEXT: nisa.dma_copy q0 @t[0:8, 0, [1,8]] = @c3[0, [8,8], [1,8]] wait(q1 >= 2)
+nisa.program @dense target "trn1" {
+  nisa.hbm @x input 0 : tensor<4x8xf32>
+  nisa.hbm @y output 0 : tensor<12x8xf32>
+  nisa.hbm @x0 internal : tensor<4x8xf32>
+  nisa.hbm @c1 internal : tensor<4x8xf32>
+  nisa.hbm @n1 internal : tensor<4x8xf32>
+  nisa.hbm @c2 internal : tensor<8x8xf32>
+  nisa.hbm @n2 internal : tensor<4x8xf32>
+  nisa.hbm @c3 internal : tensor<12x8xf32>
+  nisa.kernel @p0 "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x8xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @x[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @x0[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  // expected-remark @below {{copy kernel @cat1 (concat) folded into the loads of 1 kernel(s): they read @x0 directly}}
+  nisa.kernel @cat1 "concat" from "neuron.concat" {
+    nisa.dma_copy q0 @c1[0, [8,4], [1,8]] = @x0[0, [8,4], [1,8]]
+  }
+  nisa.kernel @l1 "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x8xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @c1[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @n1[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  // expected-remark @below {{copy kernel @cat2 (concat): @x0 lives in its place in @c3, the result of @cat3 (3 DMA(s) name it)}}
+  // expected-remark @below {{copy kernel @cat2 (concat): @n1 lives in its place in @c3, the result of @cat3 (2 DMA(s) name it)}}
+  // expected-remark @below {{copy kernel @cat2 (concat) folded into the loads of 1 kernel(s): they read @c3 directly}}
+  nisa.kernel @cat2 "concat" from "neuron.concat" {
+    nisa.dma_copy q0 @c2[0, [8,4], [1,8]] = @x0[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @c2[32, [8,4], [1,8]] = @n1[0, [8,4], [1,8]]
+  }
+  nisa.kernel @l2 "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 8x8xf32
+    nisa.dma_copy q0 @t[0:8, 0, [1,8]] = @c2[0, [8,8], [1,8]]
+    nisa.dma_copy q1 @n2[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  // expected-remark @below {{copy kernel @cat3 (concat): its copy of @n2 folded into the stores of 1 kernel(s): they write @c3 directly}}
+  nisa.kernel @cat3 "concat" from "neuron.concat" {
+    nisa.dma_copy q0 @c3[0, [8,4], [1,8]] = @x0[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @c3[32, [8,4], [1,8]] = @n1[0, [8,4], [1,8]]
+    nisa.dma_copy q2 @c3[64, [8,4], [1,8]] = @n2[0, [8,4], [1,8]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 12x8xf32
+    nisa.dma_copy q0 @t[0:12, 0, [1,8]] = @c3[0, [8,12], [1,8]]
+    nisa.dma_copy q1 @y[0, [8,12], [1,8]] = @t[0:12, 0, [1,8]]
+  }
+}
+
+// -----
+
+// The same block with the input written again after the first concat read
+// it: it cannot live in the last concat's result (that would move the
+// second write before the second read), so both concats keep their copies
+// of it.
+// CHECK-LABEL: nisa.program @dense_rewritten
+// CHECK:      nisa.kernel @cat2
+// CHECK-NEXT: nisa.dma_copy q0 @c2[0, [8,4], [1,8]] = @x0[0, [8,4], [1,8]]
+// CHECK:      nisa.kernel @cat3
+// CHECK-NEXT: nisa.dma_copy q0 @c3[0, [8,4], [1,8]] = @x0[0, [8,4], [1,8]]
+nisa.program @dense_rewritten target "trn1" {
+  nisa.hbm @x input 0 : tensor<4x8xf32>
+  nisa.hbm @y output 0 : tensor<12x8xf32>
+  nisa.hbm @x0 internal : tensor<4x8xf32>
+  nisa.hbm @n1 internal : tensor<4x8xf32>
+  nisa.hbm @c2 internal : tensor<8x8xf32>
+  nisa.hbm @c3 internal : tensor<12x8xf32>
+  nisa.kernel @p0 "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x8xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @x[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @x0[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  nisa.kernel @l1 "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x8xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @x[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @n1[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  // expected-remark @below {{copy kernel @cat2 (concat): @n1 lives in its place in @c3, the result of @cat3 (2 DMA(s) name it)}}
+  nisa.kernel @cat2 "concat" from "neuron.concat" {
+    nisa.dma_copy q0 @c2[0, [8,4], [1,8]] = @x0[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @c2[32, [8,4], [1,8]] = @n1[0, [8,4], [1,8]]
+  }
+  nisa.kernel @l2 "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 8x8xf32
+    nisa.dma_copy q0 @t[0:8, 0, [1,8]] = @c2[0, [8,8], [1,8]]
+    nisa.dma_copy q1 @x0[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  nisa.kernel @cat3 "concat" from "neuron.concat" {
+    nisa.dma_copy q0 @c3[0, [8,4], [1,8]] = @x0[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @c3[32, [8,4], [1,8]] = @n1[0, [8,4], [1,8]]
+    nisa.dma_copy q2 @c3[64, [8,4], [1,8]] = @x[0, [8,4], [1,8]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 12x8xf32
+    nisa.dma_copy q0 @t[0:12, 0, [1,8]] = @c3[0, [8,12], [1,8]]
+    nisa.dma_copy q1 @y[0, [8,12], [1,8]] = @t[0:12, 0, [1,8]]
+  }
+}
+
+// -----
+
 // A transposing copy stays when its reader would read it an element at a
 // time where it read whole rows on one queue, while the copy spread its
 // element runs over four: each run costs dmaRunOverheadBytes on its queue

@@ -94,7 +94,7 @@ private:
 SmallVector<std::pair<int64_t, int64_t>, 2> waitsOf(Operation *op) {
   SmallVector<std::pair<int64_t, int64_t>, 2> out;
   if (auto w = op->getAttrOfType<DenseI64ArrayAttr>("wait"))
-    for (size_t i = 0; i + 1 < w.size(); i += 2)
+    for (int64_t i = 0; i + 1 < static_cast<int64_t>(w.size()); i += 2)
       out.push_back({w[i], w[i + 1]});
   return out;
 }

@@ -14,7 +14,10 @@
 // producer's time rather than at the head of the consumer's (a copy into a
 // program output, which no reader can take, only folds that way). The rewritten
 // kernels' locations take the copy's source op, so the profile lists it as
-// absorbed.
+// absorbed. A concat is one such copy per source: each source only it reads
+// is stored into its place by its producer, and a source several concats
+// copy (a dense block's features) lives in its place in the last of them,
+// the earlier ones becoming slices of that.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +33,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -84,22 +88,42 @@ struct FoldCopyKernelsPass : mlir::nisa::impl::NisaFoldCopyKernelsPassBase<FoldC
     // Folding one kernel changes what later candidates read (a slice, then
     // a permute of it), so each candidate is looked at with fresh facts.
     for (KernelOp k : kernels) {
+      if (erased.contains(k.getOperation()))
+        continue;
       std::optional<SmallVector<CopyKernel>> parts = asCopyKernel(resolver, k);
       if (!parts)
         continue;
-      if (parts->size() == 1) {
-        tryFold(program, resolver, parts->front());
-        continue;
+      if (parts->front().part) {
+        // A concat: each source whose producer can write its part of the
+        // result directly does, and the kernel keeps the other parts; a
+        // source later concats copy too lives in its place in the last.
+        for (CopyKernel &part : *parts)
+          if (!tryFoldPart(program, resolver, part))
+            tryRehome(program, resolver, part);
+        if (erased.contains(k.getOperation()))
+          continue;
+        parts = asCopyKernel(resolver, k);
+        if (!parts || parts->front().part)
+          continue;
       }
-      // A concat: each source whose producer can write its part of the
-      // result directly does, and the kernel keeps the other parts.
-      for (CopyKernel &part : *parts)
-        tryFoldPart(program, resolver, part);
+      // One source (a slice, a permute, or a concat whose parts all live in
+      // a later concat now).
+      tryFold(program, resolver, parts->front());
     }
   }
 
 private:
   const neuronc::HardwareModel *hw = nullptr;
+  /// Kernels erased so far (a concat emptied by a later one's rehoming).
+  llvm::SmallPtrSet<Operation *, 16> erased;
+
+  /// Erases `k` when folding left it no DMAs.
+  void eraseIfEmpty(KernelOp k) {
+    if (!k.getBodyBlock().empty())
+      return;
+    erased.insert(k.getOperation());
+    k.erase();
+  }
 
   /// `k` as a copy kernel, one part per source: only HBM-to-HBM DMAs
   /// into one tensor from others of its element type, without gathers.
@@ -123,16 +147,20 @@ private:
     }
     if (parts.empty() || parts.front().result.getNumElements() > kMaxResultElements)
       return std::nullopt;
+    // A part when the kernel writes less than its whole result (a concat
+    // whose other sources were placed already).
+    int64_t written = 0;
     for (CopyKernel &c : parts)
-      c.part = parts.size() > 1;
+      for (DmaCopyOp dma : c.dmas)
+        written += dma.getDstAp().getTotalElements();
+    for (CopyKernel &c : parts)
+      c.part = parts.size() > 1 || written < c.result.getNumElements();
     return parts;
   }
 
-  /// Folds one source's part of a concat into the DMAs that write the
-  /// source (it must be internal and read by nothing else).
-  void tryFoldPart(ProgramOp program, MemoryResolver &resolver, CopyKernel part) {
-    if (part.source.getKind() != HbmKind::internal)
-      return;
+  /// Where each element of `part`'s source goes in its result; empty when
+  /// one is copied twice (a broadcast).
+  static std::vector<int64_t> partMap(CopyKernel part) {
     std::vector<int64_t> to(part.source.getNumElements(), -1);
     for (DmaCopyOp dma : part.dmas) {
       SmallVector<int64_t> src;
@@ -148,9 +176,127 @@ private:
         to[src[i++]] = e;
       });
       if (!ok || i != src.size())
-        return;
+        return {};
     }
-    foldInto(program, resolver, part, to, Side::writers);
+    return to;
+  }
+
+  /// Folds one source's part of a concat into the DMAs that write the
+  /// source (it must be internal and read by nothing else).
+  bool tryFoldPart(ProgramOp program, MemoryResolver &resolver, CopyKernel part) {
+    if (part.source.getKind() != HbmKind::internal)
+      return false;
+    std::vector<int64_t> to = partMap(part);
+    return !to.empty() && foldInto(program, resolver, part, to, Side::writers);
+  }
+
+  /// A source that several concats copy (DenseNet's features, which every
+  /// later layer's concat copies again) lives in its place in the last of
+  /// them: every DMA that writes or reads it names that place instead, and
+  /// the last concat's copy of it is gone (the earlier concats then copy
+  /// from the last one's result, and fold into their readers as slices of
+  /// it). Needs: the source internal and accessed only by DMAs, all its
+  /// writes before its reads; the last concat copying each of its elements
+  /// once into an internal result; every other access to that result
+  /// before the concat missing the source's place (other sources placed
+  /// the same way), and after it only reads; and the runs of the rewritten
+  /// DMAs costing no more than the copy did.
+  bool tryRehome(ProgramOp program, MemoryResolver &resolver, CopyKernel part) {
+    HbmOp source = part.source;
+    if (source.getKind() != HbmKind::internal)
+      return false;
+    std::optional<CopyKernel> home;
+    for (KernelOp k : program.getBodyBlock().getOps<KernelOp>())
+      if (std::optional<SmallVector<CopyKernel>> parts = asCopyKernel(resolver, k);
+          parts && parts->front().part)
+        for (CopyKernel &p : *parts)
+          if (p.source == source)
+            home = p;
+    if (!home || home->kernel == part.kernel || home->result.getKind() != HbmKind::internal)
+      return false;
+    std::vector<int64_t> to = partMap(*home);
+    if (to.empty() || llvm::is_contained(to, -1))
+      return false;
+    HbmOp result = home->result;
+    llvm::BitVector place(result.getNumElements());
+    for (int64_t e : to)
+      place.set(e);
+    auto misses = [&](AccessPatternAttr ap) {
+      bool hit = false;
+      ap.walkElements([&](int64_t, int64_t e) {
+        hit |= e < 0 || e >= static_cast<int64_t>(place.size()) || place.test(e);
+      });
+      return !hit;
+    };
+    /// A DMA access of the source, and its pattern over the result.
+    struct Rewrite {
+      DmaCopyOp dma;
+      bool dst;
+      AccessPatternAttr ap;
+    };
+    SmallVector<Rewrite> rewrites;
+    llvm::MapVector<KernelOp, std::pair<double, llvm::SmallDenseSet<int64_t, 8>>> added;
+    int64_t eb = nisa::elementBytes(source.getElementType()), checked = 0;
+    bool read = false, after = false;
+    for (KernelOp k : program.getBodyBlock().getOps<KernelOp>()) {
+      bool isHome = k == home->kernel;
+      WalkResult walk = resolver.walkAccesses(k, [&](InstructionOpInterface inst,
+                                                     const MemoryAccess &a, Operation *decl) {
+        if (decl == result && !isHome)
+          return misses(a.ap) || (after && !a.write) ? WalkResult::advance()
+                                                      : WalkResult::interrupt();
+        if (decl != source)
+          return WalkResult::advance();
+        auto dma = dyn_cast<DmaCopyOp>(inst.getOperation());
+        if (!dma || dma.getIndirect() || (a.write && read))
+          return WalkResult::interrupt(); // an engine's access, or a write after a read
+        read |= !a.write;
+        if (isHome && !a.write)
+          return WalkResult::advance(); // the copy that goes
+        checked += a.ap.getTotalElements();
+        std::optional<AccessPatternAttr> ap = compose(a.ap, to);
+        if (!ap || checked > kMaxCheckedElements)
+          return WalkResult::interrupt();
+        AccessPatternAttr other = a.write ? dma.getSrcAp() : dma.getDstAp();
+        int64_t bytes = a.ap.getTotalElements() * eb, otherRuns = runsOf(other);
+        double ns = neuronc::dmaQueueNs(*hw, bytes, std::max(otherRuns, runsOf(*ap)), false) -
+                    neuronc::dmaQueueNs(*hw, bytes, std::max(otherRuns, runsOf(a.ap)), false);
+        auto &entry = added[k];
+        entry.first += std::max(ns, 0.0);
+        entry.second.insert(dma.getQueue());
+        rewrites.push_back({dma, a.write, *ap});
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return false;
+      after |= isHome;
+    }
+    double saved = copyKernelNs(*home);
+    for (auto &[k, add] : added)
+      if (add.first / static_cast<double>(std::max<size_t>(add.second.size(), 1)) > saved)
+        return false;
+    auto name = FlatSymbolRefAttr::get(result.getSymNameAttr());
+    for (Rewrite &r : rewrites) {
+      if (r.dst) {
+        r.dma.setDstAttr(name);
+        r.dma.setDstApAttr(r.ap);
+      } else {
+        r.dma.setSrcAttr(name);
+        r.dma.setSrcApAttr(r.ap);
+      }
+    }
+    if (remarks)
+      emitRemark(part.kernel.getLoc())
+          << "copy kernel @" << part.kernel.getSymName() << " (" << part.kernel.getKind()
+          << "): @" << source.getSymName() << " lives in its place in @" << result.getSymName()
+          << ", the result of @" << home->kernel.getSymName() << " (" << rewrites.size()
+          << " DMA(s) name it)";
+    for (DmaCopyOp dma : home->dmas)
+      dma.erase();
+    eraseIfEmpty(home->kernel);
+    if (SymbolTable::symbolKnownUseEmpty(source, program))
+      source.erase();
+    return true;
   }
 
   /// Folds `copy` into the DMAs that write its source or, failing that,
@@ -228,7 +374,8 @@ private:
     };
     llvm::MapVector<KernelOp, Added> added;
     // The result elements the writers will write: before the copy, other
-    // writes of the result (a concat's parts folded earlier) must miss them.
+    // accesses to the result (a concat's parts folded or placed earlier)
+    // must miss them.
     llvm::BitVector written;
     if (!readers) {
       written.resize(copy.result.getNumElements());
@@ -236,10 +383,20 @@ private:
         if (e >= 0)
           written.set(e);
     }
-    auto misses = [&](AccessPatternAttr ap) {
+    // The source elements the readers will read: after the copy, writes of
+    // the source must miss them (a concat's result that later concats'
+    // sources are placed in).
+    llvm::BitVector readSet;
+    if (readers) {
+      readSet.resize(copy.source.getNumElements());
+      for (int64_t e : map)
+        if (e >= 0 && e < static_cast<int64_t>(readSet.size()))
+          readSet.set(e);
+    }
+    auto misses = [&](AccessPatternAttr ap, const llvm::BitVector &set) {
       bool hit = false;
       ap.walkElements([&](int64_t, int64_t e) {
-        hit |= e < 0 || e >= static_cast<int64_t>(written.size()) || written.test(e);
+        hit |= e < 0 || e >= static_cast<int64_t>(set.size()) || set.test(e);
       });
       return !hit;
     };
@@ -251,9 +408,10 @@ private:
       WalkResult walk = resolver.walkAccesses(k, [&](InstructionOpInterface inst,
                                                      const MemoryAccess &a, Operation *decl) {
         if (readers && decl == copy.source && a.write && after)
-          return WalkResult::interrupt();
+          return copy.part || !misses(a.ap, readSet) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
         if (!readers && decl == copy.result && !after)
-          return copy.part && a.write && misses(a.ap) ? WalkResult::advance()
+          return copy.part && misses(a.ap, written) ? WalkResult::advance()
                                                       : WalkResult::interrupt();
         if (decl != from)
           return WalkResult::advance();
@@ -339,8 +497,7 @@ private:
     }
     for (DmaCopyOp dma : copy.dmas)
       dma.erase();
-    if (copy.kernel.getBodyBlock().empty())
-      copy.kernel.erase();
+    eraseIfEmpty(copy.kernel);
     if (SymbolTable::symbolKnownUseEmpty(from, program))
       from.erase();
     return true;
