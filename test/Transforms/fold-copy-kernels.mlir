@@ -423,6 +423,40 @@ nisa.program @dense_rewritten target "trn1" {
 
 // -----
 
+// A zero-interleaving concat (ConvTranspose's stride: [x, 0] along the
+// last axis, reshaped): the part of @p keeps its copy, since its producer
+// would store runs interleaved with the concat's zeros, and two writes
+// whose extents interleave reach the race checker as one overwriting the
+// other unread.
+// CHECK-LABEL: nisa.program @interleave
+// CHECK:      nisa.kernel @zeros
+// CHECK-NEXT: nisa.dma_copy q0 @r[0, [16,4], [1,8]] = @p[0, [8,4], [1,8]]
+// CHECK-NEXT: nisa.dma_copy q1 @r[8, [16,4], [1,8]] = @z[0, [8,4], [1,8]]
+// RACES-LABEL: nisa.program @interleave
+nisa.program @interleave target "trn1" {
+  nisa.hbm @x input 0 : tensor<4x8xf32>
+  nisa.hbm @y output 0 : tensor<8x8xf32>
+  nisa.hbm @z const : tensor<4x8xf32> = dense<0.0> : tensor<4x8xf32>
+  nisa.hbm @p internal : tensor<4x8xf32>
+  nisa.hbm @r internal : tensor<8x8xf32>
+  nisa.kernel @prod "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 4x8xf32
+    nisa.dma_copy q0 @t[0:4, 0, [1,8]] = @x[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @p[0, [8,4], [1,8]] = @t[0:4, 0, [1,8]]
+  }
+  nisa.kernel @zeros "concat" from "neuron.concat" {
+    nisa.dma_copy q0 @r[0, [16,4], [1,8]] = @p[0, [8,4], [1,8]]
+    nisa.dma_copy q1 @r[8, [16,4], [1,8]] = @z[0, [8,4], [1,8]]
+  }
+  nisa.kernel @use "exp" from "neuron.exp" {
+    nisa.alloc @t sbuf 8x8xf32
+    nisa.dma_copy q0 @t[0:8, 0, [1,8]] = @r[0, [8,8], [1,8]]
+    nisa.dma_copy q1 @y[0, [8,8], [1,8]] = @t[0:8, 0, [1,8]]
+  }
+}
+
+// -----
+
 // A transposing copy stays when its reader would read it an element at a
 // time where it read whole rows on one queue, while the copy spread its
 // element runs over four: each run costs dmaRunOverheadBytes on its queue
