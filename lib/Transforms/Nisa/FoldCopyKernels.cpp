@@ -518,11 +518,11 @@ private:
   /// Whether the DMAs of `part`'s kernel that copy constants or inputs
   /// (parts that stay, after the part's writers) write outside the extent
   /// of `set`.
-  /// Extents, not elements: a zero-interleaving concat (ConvTranspose's
-  /// stride) whose data part its producer would store, between the runs
-  /// the concat then fills with zeros, compiled into writes the race
-  /// checker, whose lattice test needs runs shorter than their period, took
-  /// for one overwriting the other unread.
+  /// Extents, not elements: the zero-interleaving concats of ConvTranspose's
+  /// stride, folded into each other, left data and zeros written at stride 2
+  /// in alternate blocks, disjoint but beyond what the race checker tells
+  /// apart (more runs than it keeps, one residue of its lattice): it
+  /// reported one overwriting the other unread.
   static bool othersOutside(MemoryResolver &resolver, CopyKernel part,
                             const llvm::BitVector &set) {
     for (auto dma : part.kernel.getBodyBlock().getOps<DmaCopyOp>()) {
