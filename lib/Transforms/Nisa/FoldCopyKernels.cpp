@@ -71,6 +71,42 @@ enum class Side {
   writers, ///< the stores of its source write its result
 };
 
+/// Contiguous runs a DMA operand's pattern moves (each partition of a tile
+/// is its own run).
+int64_t runsOf(AccessPatternAttr ap) {
+  int64_t n = ap.getTotalElements();
+  return std::max<int64_t>(1, n / std::max<int64_t>(1, ap.getRunElements()));
+}
+
+/// The queue time rewritten DMAs add to one kernel: each run costs
+/// dmaRunOverheadBytes on its queue beyond its bytes (a DMA's runs are its
+/// worse side's), and that time sits on the kernel's chain.
+struct AddedTime {
+  double ns = 0, worst = 0;
+  llvm::SmallDenseSet<int64_t, 8> queues;
+  int64_t beforeRun = 0, nowRun = 0; ///< bytes, of the costliest rewrite
+
+  /// Adds `dma`, whose HBM side `before` becomes `now` (`other`: its side
+  /// that stays).
+  void add(const neuronc::HardwareModel &hw, DmaCopyOp dma, AccessPatternAttr before,
+           AccessPatternAttr now, AccessPatternAttr other, int64_t elementBytes) {
+    int64_t bytes = before.getTotalElements() * elementBytes, otherRuns = runsOf(other);
+    double d = neuronc::dmaQueueNs(hw, bytes, std::max(otherRuns, runsOf(now)), false) -
+               neuronc::dmaQueueNs(hw, bytes, std::max(otherRuns, runsOf(before)), false);
+    ns += std::max(d, 0.0);
+    queues.insert(dma.getQueue());
+    if (d > worst) {
+      worst = d;
+      beforeRun = before.getRunElements() * elementBytes;
+      nowRun = now.getRunElements() * elementBytes;
+    }
+  }
+  /// The added time per queue the kernel's rewritten DMAs use.
+  double perQueue() const {
+    return ns / static_cast<double>(std::max<size_t>(queues.size(), 1));
+  }
+};
+
 /// Folds copy kernels into the DMAs that read their results, or write
 /// their sources.
 struct FoldCopyKernelsPass : mlir::nisa::impl::NisaFoldCopyKernelsPassBase<FoldCopyKernelsPass> {
@@ -158,26 +194,39 @@ private:
     return parts;
   }
 
-  /// Where each element of `part`'s source goes in its result; empty when
-  /// one is copied twice (a broadcast).
-  static std::vector<int64_t> partMap(CopyKernel part) {
-    std::vector<int64_t> to(part.source.getNumElements(), -1);
-    for (DmaCopyOp dma : part.dmas) {
+  /// Records, for each element `dmas` copy, `map[key] = value` with key
+  /// and value the (source, result) element or the reverse; false when a
+  /// key is out of range or met twice, or a DMA's sides differ in length.
+  static bool mapCopies(ArrayRef<DmaCopyOp> dmas, bool bySource, std::vector<int64_t> &map) {
+    for (DmaCopyOp dma : dmas) {
       SmallVector<int64_t> src;
       dma.getSrcAp().walkElements([&](int64_t, int64_t e) { src.push_back(e); });
       size_t i = 0;
       bool ok = true;
       dma.getDstAp().walkElements([&](int64_t, int64_t e) {
-        if (!ok || i >= src.size() || src[i] < 0 ||
-            src[i] >= static_cast<int64_t>(to.size()) || to[src[i]] >= 0) {
-          ok = false; // an element copied twice (a broadcast)
+        if (!ok || i >= src.size()) {
+          ok = false;
           return;
         }
-        to[src[i++]] = e;
+        int64_t key = bySource ? src[i] : e, value = bySource ? e : src[i];
+        ++i;
+        if (key < 0 || key >= static_cast<int64_t>(map.size()) || map[key] >= 0)
+          ok = false;
+        else
+          map[key] = value;
       });
       if (!ok || i != src.size())
-        return {};
+        return false;
     }
+    return true;
+  }
+
+  /// Where each element of `part`'s source goes in its result; empty when
+  /// one is copied twice (a broadcast).
+  static std::vector<int64_t> partMap(CopyKernel part) {
+    std::vector<int64_t> to(part.source.getNumElements(), -1);
+    if (!mapCopies(part.dmas, /*bySource=*/true, to))
+      return {};
     return to;
   }
 
@@ -218,10 +267,7 @@ private:
     if (to.empty() || llvm::is_contained(to, -1))
       return false;
     HbmOp result = home->result;
-    llvm::BitVector place(result.getNumElements());
-    for (int64_t e : to)
-      place.set(e);
-    auto misses = [&](AccessPatternAttr ap) { return disjoint(ap, place); };
+    llvm::BitVector place = imageOf(to, result.getNumElements());
     if (!othersOutside(resolver, *home, place))
       return false;
     /// A DMA access of the source, and its pattern over the result.
@@ -231,7 +277,7 @@ private:
       AccessPatternAttr ap;
     };
     SmallVector<Rewrite> rewrites;
-    llvm::MapVector<KernelOp, std::pair<double, llvm::SmallDenseSet<int64_t, 8>>> added;
+    llvm::MapVector<KernelOp, AddedTime> added;
     int64_t eb = nisa::elementBytes(source.getElementType()), checked = 0;
     bool read = false, after = false;
     for (KernelOp k : program.getBodyBlock().getOps<KernelOp>()) {
@@ -239,7 +285,7 @@ private:
       WalkResult walk = resolver.walkAccesses(k, [&](InstructionOpInterface inst,
                                                      const MemoryAccess &a, Operation *decl) {
         if (decl == result && !isHome)
-          return misses(a.ap) || (after && !a.write) ? WalkResult::advance()
+          return disjoint(a.ap, place) || (after && !a.write) ? WalkResult::advance()
                                                       : WalkResult::interrupt();
         if (decl != source)
           return WalkResult::advance();
@@ -253,13 +299,7 @@ private:
         std::optional<AccessPatternAttr> ap = compose(a.ap, to);
         if (!ap || checked > kMaxCheckedElements)
           return WalkResult::interrupt();
-        AccessPatternAttr other = a.write ? dma.getSrcAp() : dma.getDstAp();
-        int64_t bytes = a.ap.getTotalElements() * eb, otherRuns = runsOf(other);
-        double ns = neuronc::dmaQueueNs(*hw, bytes, std::max(otherRuns, runsOf(*ap)), false) -
-                    neuronc::dmaQueueNs(*hw, bytes, std::max(otherRuns, runsOf(a.ap)), false);
-        auto &entry = added[k];
-        entry.first += std::max(ns, 0.0);
-        entry.second.insert(dma.getQueue());
+        added[k].add(*hw, dma, a.ap, *ap, a.write ? dma.getSrcAp() : dma.getDstAp(), eb);
         rewrites.push_back({dma, a.write, *ap});
         return WalkResult::advance();
       });
@@ -269,7 +309,7 @@ private:
     }
     double saved = copyKernelNs(*home);
     for (auto &[k, add] : added)
-      if (add.first / static_cast<double>(std::max<size_t>(add.second.size(), 1)) > saved)
+      if (add.perQueue() > saved)
         return false;
     auto name = FlatSymbolRefAttr::get(result.getSymNameAttr());
     for (Rewrite &r : rewrites) {
@@ -300,22 +340,8 @@ private:
   void tryFold(ProgramOp program, MemoryResolver &resolver, CopyKernel copy) {
     // Where each result element comes from.
     std::vector<int64_t> from(copy.result.getNumElements(), -1);
-    for (DmaCopyOp dma : copy.dmas) {
-      SmallVector<int64_t> src;
-      dma.getSrcAp().walkElements([&](int64_t, int64_t e) { src.push_back(e); });
-      size_t i = 0;
-      bool ok = true;
-      dma.getDstAp().walkElements([&](int64_t, int64_t e) {
-        if (!ok || i >= src.size() || e < 0 || e >= static_cast<int64_t>(from.size()) ||
-            from[e] >= 0) {
-          ok = false; // written twice, or a pattern the verifier should have refused
-          return;
-        }
-        from[e] = src[i++];
-      });
-      if (!ok || i != src.size())
-        return;
-    }
+    if (!mapCopies(copy.dmas, /*bySource=*/false, from))
+      return; // written twice, or a pattern the verifier should have refused
     if (llvm::is_contained(from, -1))
       return; // part of the result comes from elsewhere
     // The writers first: a producer's stores spread over its compute,
@@ -358,41 +384,17 @@ private:
     HbmOp from = readers ? copy.result : copy.source;
     HbmOp to = readers ? copy.source : copy.result;
     SmallVector<std::pair<DmaCopyOp, AccessPatternAttr>> rewrites;
-    SmallVector<KernelOp> rewritten;
     int64_t checked = 0;
     bool after = false;
-    /// The queue time the rewrites add to one kernel, its queues, and the
-    /// run lengths of its costliest rewrite (for the remark).
-    struct Added {
-      double ns = 0, worst = 0;
-      llvm::SmallDenseSet<int64_t, 8> queues;
-      int64_t beforeRun = 0, nowRun = 0;
-    };
-    llvm::MapVector<KernelOp, Added> added;
-    // The result elements the writers will write: before the copy, other
-    // accesses to the result (a concat's parts folded or placed earlier)
-    // must miss them.
-    llvm::BitVector written;
-    if (!readers) {
-      written.resize(copy.result.getNumElements());
-      for (int64_t e : map)
-        if (e >= 0)
-          written.set(e);
-    }
-    // The source elements the readers will read: after the copy, writes of
-    // the source must miss them (a concat's result that later concats'
-    // sources are placed in).
-    llvm::BitVector readSet;
-    if (readers) {
-      readSet.resize(copy.source.getNumElements());
-      for (int64_t e : map)
-        if (e >= 0 && e < static_cast<int64_t>(readSet.size()))
-          readSet.set(e);
-    }
-    auto misses = [&](AccessPatternAttr ap, const llvm::BitVector &set) {
-      return disjoint(ap, set);
-    };
-    if (!readers && copy.part && !othersOutside(resolver, copy, written))
+    /// Per rewritten kernel, in program order.
+    llvm::MapVector<KernelOp, AddedTime> added;
+    // The elements of `to` the rewritten DMAs will access. Writers: before
+    // the copy, other accesses to the result (a concat's parts folded or
+    // placed earlier) must miss them. Readers: after the copy, writes of the
+    // source must miss them (a concat's result that later concats' sources
+    // are placed in).
+    llvm::BitVector image = imageOf(map, to.getNumElements());
+    if (!readers && copy.part && !othersOutside(resolver, copy, image))
       return false;
     for (KernelOp k : program.getBodyBlock().getOps<KernelOp>()) {
       if (k == copy.kernel) {
@@ -402,10 +404,10 @@ private:
       WalkResult walk = resolver.walkAccesses(k, [&](InstructionOpInterface inst,
                                                      const MemoryAccess &a, Operation *decl) {
         if (readers && decl == copy.source && a.write && after)
-          return copy.part || !misses(a.ap, readSet) ? WalkResult::interrupt()
+          return copy.part || !disjoint(a.ap, image) ? WalkResult::interrupt()
                                                      : WalkResult::advance();
         if (!readers && decl == copy.result && !after)
-          return copy.part && misses(a.ap, written) ? WalkResult::advance()
+          return copy.part && disjoint(a.ap, image) ? WalkResult::advance()
                                                       : WalkResult::interrupt();
         if (decl != from)
           return WalkResult::advance();
@@ -419,26 +421,9 @@ private:
         std::optional<AccessPatternAttr> ap = compose(a.ap, map);
         if (!ap)
           return WalkResult::interrupt();
-        // Each run costs dmaRunOverheadBytes on its queue beyond its bytes
-        // (the runs of a DMA are those of its worse side), and that time
-        // sits on the rewritten kernel's chain.
-        int64_t eb = nisa::elementBytes(copy.source.getElementType());
-        AccessPatternAttr other = readers ? dma.getDstAp() : dma.getSrcAp();
-        int64_t otherRuns = runsOf(other);
-        int64_t bytes = a.ap.getTotalElements() * eb;
-        double ns = neuronc::dmaQueueNs(*hw, bytes, std::max(otherRuns, runsOf(*ap)), false) -
-                    neuronc::dmaQueueNs(*hw, bytes, std::max(otherRuns, runsOf(a.ap)), false);
-        Added &entry = added[k];
-        entry.ns += std::max(ns, 0.0);
-        entry.queues.insert(dma.getQueue());
-        if (ns > entry.worst) {
-          entry.worst = ns;
-          entry.beforeRun = a.ap.getRunElements() * eb;
-          entry.nowRun = ap->getRunElements() * eb;
-        }
+        added[k].add(*hw, dma, a.ap, *ap, readers ? dma.getDstAp() : dma.getSrcAp(),
+                     nisa::elementBytes(copy.source.getElementType()));
         rewrites.push_back({dma, *ap});
-        if (!llvm::is_contained(rewritten, k))
-          rewritten.push_back(k);
         return WalkResult::advance();
       });
       if (walk.wasInterrupted())
@@ -451,7 +436,7 @@ private:
     // its longest transfer on the chain between producer and consumer.
     double saved = copyKernelNs(copy);
     for (auto &[k, add] : added) {
-      double ns = add.ns / static_cast<double>(std::max<size_t>(add.queues.size(), 1));
+      double ns = add.perQueue();
       if (ns <= saved)
         continue;
       if (remarks)
@@ -477,7 +462,7 @@ private:
       }
     }
     Location copyLoc = copy.kernel.getLoc();
-    for (KernelOp k : rewritten)
+    for (KernelOp k : added.keys())
       k->setLoc(FusedLoc::get(k.getContext(), {k.getLoc(), copyLoc}));
     if (remarks) {
       InFlightDiagnostic remark = emitRemark(copyLoc);
@@ -486,7 +471,7 @@ private:
       if (copy.part)
         remark << ": its copy of @" << copy.source.getSymName();
       remark << " folded into the " << (readers ? "loads" : "stores") << " of "
-             << rewritten.size() << " kernel(s): they " << (readers ? "read" : "write") << " @"
+             << added.size() << " kernel(s): they " << (readers ? "read" : "write") << " @"
              << to.getSymName() << " directly";
     }
     for (DmaCopyOp dma : copy.dmas)
@@ -495,6 +480,15 @@ private:
     if (SymbolTable::symbolKnownUseEmpty(from, program))
       from.erase();
     return true;
+  }
+
+  /// The elements of an `n`-element tensor that `map` names.
+  static llvm::BitVector imageOf(const std::vector<int64_t> &map, int64_t n) {
+    llvm::BitVector image(n);
+    for (int64_t e : map)
+      if (e >= 0 && e < n)
+        image.set(e);
+    return image;
   }
 
   /// Whether none of `ap`'s elements is in `set`.
@@ -534,12 +528,6 @@ private:
     return true;
   }
 
-  /// Contiguous runs a DMA operand's pattern moves (each partition of a
-  /// tile is its own run).
-  static int64_t runsOf(AccessPatternAttr ap) {
-    int64_t n = ap.getTotalElements();
-    return std::max<int64_t>(1, n / std::max<int64_t>(1, ap.getRunElements()));
-  }
 
   /// What `copy` costs the chain it sits on: one DMA latency and its
   /// longest transfer (its DMAs run on queues of their own, side by side).
