@@ -72,6 +72,8 @@ struct ConvLowering {
   int64_t inSlots = 3, accSlots = 2, outSlots = 6;
   /// Tiles per value of a fused epilogue (RowKernel::setEpilogueBuffers).
   int epilogueBuffers = 2;
+  /// The deepest ring of epilogue tiles deepenRings keeps.
+  static constexpr int kMaxEpilogueRing = 8;
   bool packed = false;  ///< weights packed to [C, taps, F] at compile time
   /// Input rows in SBUF with their padding columns (pitch W + pads); else
   /// unpadded (pitch W: each channel's block is one contiguous DMA run) and
@@ -295,36 +297,46 @@ struct ConvLowering {
   /// (few channels: a stem's 3, a MnasNet projection's 16) takes a DMA
   /// latency to arrive and little TensorE time to use, so three blocks in
   /// flight leave TensorE waiting on every third one (MnasNet's 112x112
-  /// layers ran at 1.5 us per 448-pixel tile); likewise an epilogue whose
-  /// stores are that small waits for the store two tiles back. Kernels of
-  /// more such blocks, or epilogue tiles, than are in flight keep six input
-  /// blocks (for small blocks) and four tiles per epilogue value, when they
-  /// fit `room` with the tile unchanged.
+  /// layers ran at 1.5 us per 448-pixel tile): kernels of more such blocks
+  /// than are in flight keep six. An epilogue tile's round trip (its
+  /// residual's load, its store, two DMA latencies) is longer than the
+  /// TensorE and queue time of a tile whenever the tiles are many and
+  /// short, so kernels of more epilogue tiles than two keep up to
+  /// kMaxEpilogueRing of them in flight (ResNet-50's 14x14 and 7x7
+  /// bottlenecks at batch 8 waited on the store two tiles back: 145 -> 90
+  /// and 326 -> 188 us per block). Both only where they fit `room` with the
+  /// tile unchanged; the input ring first, the deepest epilogue ring that
+  /// fits next to it.
   template <typename In, typename Out> void deepenRings(int64_t room, In &inputBytes, Out &outBytes) {
     if (pool)
       return;
     int64_t blockBytes = ct * std::min(P, Cg) * khPack * nb * rowsIn * W * (convertIn ? esrc : ein);
     int64_t blocks = llvm::divideCeil(N, nb) * llvm::divideCeil(OH, R);
     int64_t tiles = blocks * groups * llvm::divideCeil(Fg, P);
-    int64_t storeBytes = std::min(P, Fg) * nb * R * ncw * eout;
     bool smallBlocks = blockBytes < hw.dmaEfficientBytes && blocks > inSlots;
-    bool smallStores = epilogue && storeBytes < hw.dmaEfficientBytes && tiles > epilogueBuffers;
-    if (!smallBlocks && !smallStores)
-      return;
+    int ring = epilogue ? static_cast<int>(std::min<int64_t>(kMaxEpilogueRing, tiles)) : 0;
+    auto need = [&](int buffers) {
+      return inputBytes() + outBytes() +
+             (epilogue ? epilogue->epilogueBytesPerPartition(nb * R * ncw, buffers) : 0);
+    };
+    // The deepest epilogue ring (at least the current one) that fits.
+    auto fitRing = [&] {
+      for (int b = ring; b > epilogueBuffers; --b)
+        if (need(b) <= room)
+          return b;
+      return need(epilogueBuffers) <= room ? epilogueBuffers : 0;
+    };
     int64_t saved = inSlots;
-    if (smallBlocks)
+    if (smallBlocks) {
       inSlots = 6;
-    // Blocks that arrive sooner leave their tiles' epilogues waiting on
-    // the stores two tiles back instead (MnasNet's 8 -> 48 channel
-    // expansion at 112x112, 43 KiB stores: 21.8 -> 12.1 us with four).
-    int buffers = epilogue ? 4 : epilogueBuffers;
-    int64_t need = inputBytes() + outBytes() +
-                   (epilogue ? epilogue->epilogueBytesPerPartition(nb * R * ncw, buffers) : 0);
-    if (need <= room) {
-      epilogueBuffers = buffers;
-      return;
+      if (int b = fitRing()) {
+        epilogueBuffers = b;
+        return;
+      }
+      inSlots = saved;
     }
-    inSlots = saved;
+    if (int b = fitRing())
+      epilogueBuffers = b;
   }
 
   /// The weight's constant (through a fused kernel's input), if it is one.
