@@ -966,6 +966,9 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
         << (lowering.inSlots != 3 ? ", " + std::to_string(lowering.inSlots) +
                                         " small input blocks in flight"
                                   : std::string())
+        << (lowering.epilogueBuffers != 2
+                ? ", " + std::to_string(lowering.epilogueBuffers) + " epilogue tiles in flight"
+                : std::string())
         << "; stores on " << kb->storeQueues << " of " << fl.pb.hw().dmaEngines << " DMA queues";
   return success();
 }
