@@ -89,7 +89,12 @@ struct ConvLowering {
   HbmBuffer zeros; ///< zeros to fill packed copies' rows outside the image
 
   HbmBuffer x, w, y, bias;
-  SmallVector<FlatSymbolRefAttr> wT;   ///< per channel tile: [csz, taps x fChunk]
+  SmallVector<FlatSymbolRefAttr> wT;   ///< per set and channel tile: [csz, taps x fChunk]
+  /// Weight sets in rotation (groups and weight chunks in turn) and the one
+  /// the multiplies read.
+  int64_t wSets = 1, wSet = 0;
+  /// The deepest ring of weight sets deepenRings keeps.
+  static constexpr int64_t kMaxWeightSets = 4;
   SmallVector<FlatSymbolRefAttr> inT_; ///< inSlots x ct input blocks
   SmallVector<FlatSymbolRefAttr> stage; ///< with convertIn: the blocks as loaded
   /// With convertIn and packed rows: each block converted, unpacked, at
@@ -290,6 +295,17 @@ struct ConvLowering {
       return false;
     }
     deepenRings(budget - fChunk * perChannel - planeBytes(fChunk), inputBytes, outBytes);
+    // heuristic: the weights of the next group or chunk load while this one
+    // multiplies, up to kMaxWeightSets sets where SBUF allows. With one set
+    // each load waits for the last multiply of the one before: RegNetY's
+    // grouped 3x3 convolutions at 2x2 pixels (five sets of 88 channels)
+    // took a DMA latency and a transfer per set, TensorE idle between.
+    int64_t sets = groups * llvm::divideCeil(Fg, fChunk);
+    int64_t left = budget - planeBytes(fChunk) - inputBytes() - outBytes() -
+                   (epilogue ? epilogue->epilogueBytesPerPartition(nb * R * ncw, epilogueBuffers)
+                             : 0);
+    wSets = std::clamp<int64_t>(left / std::max<int64_t>(1, fChunk * perChannel), 1,
+                                std::min(kMaxWeightSets, sets));
     return true;
   }
 
@@ -398,9 +414,10 @@ struct ConvLowering {
   void allocate() {
     auto sb = nisa::MemorySpace::sbuf, ps = nisa::MemorySpace::psum;
     int64_t parts = khPack * Cg; // partitions of the one channel tile when packed
-    for (int64_t c = 0; c < ct; ++c)
-      wT.push_back(kb.alloc(sb, khPack > 1 ? parts : std::min(P, Cg - c * P),
-                            (khPack > 1 ? khGroups * KW : T) * fChunk, inT, "w"));
+    for (int64_t s = 0; s < wSets; ++s)
+      for (int64_t c = 0; c < ct; ++c)
+        wT.push_back(kb.alloc(sb, khPack > 1 ? parts : std::min(P, Cg - c * P),
+                              (khPack > 1 ? khGroups * KW : T) * fChunk, inT, "w"));
     for (int64_t s = 0; s < inSlots * ct; ++s)
       inT_.push_back(kb.alloc(sb, khPack > 1 ? parts : std::min(P, Cg - (s % ct) * P),
                               nb * rowsIn * Wp, inT, "x"));
@@ -468,16 +485,18 @@ struct ConvLowering {
 
   /// Loads the weights of group `g`, output channels [f0, f0 + fn) of it.
   void loadWeights(int64_t g, int64_t f0, int64_t fn) {
+    wSet = (wSet + 1) % wSets;
     for (int64_t c = 0; c < ct; ++c) {
+      FlatSymbolRefAttr into = wT[wSet * ct + c];
       int64_t c0 = c * P, csz = std::min(P, Cg - c0);
       if (khPack > 1) // [khPack·C, khGroups·KW, Fg]
-        load(wT[c], 0, khPack * Cg, 0, {khGroups * KW, fn}, {fChunk, 1}, w, f0,
+        load(into, 0, khPack * Cg, 0, {khGroups * KW, fn}, {fChunk, 1}, w, f0,
              khGroups * KW * Fg, {Fg, 1});
       else if (packed) // [C, taps, Fg]: per channel, taps x fn with rows of fn
-        load(wT[c], 0, csz, 0, {T, fn}, {fChunk, 1}, w, ((g * Cg + c0) * T) * Fg + f0, T * Fg,
+        load(into, 0, csz, 0, {T, fn}, {fChunk, 1}, w, ((g * Cg + c0) * T) * Fg + f0, T * Fg,
              {Fg, 1});
       else // [F, Cg, taps]: element-strided
-        load(wT[c], 0, csz, 0, {T, fn}, {fChunk, 1}, w, ((g * Fg + f0) * Cg + c0) * T, T,
+        load(into, 0, csz, 0, {T, fn}, {fChunk, 1}, w, ((g * Fg + f0) * Cg + c0) * T, T,
              {1, Cg * T});
     }
   }
@@ -663,7 +682,7 @@ struct ConvLowering {
       strides.push_back(sw);
       dsizes.push_back(c1 - c0);
       dstrides.push_back(1);
-      kb.emit<nisa::LoadStationaryOp>(wT[c], kb.tileAP(0, csz, tap * fChunk + fw, fsz),
+      kb.emit<nisa::LoadStationaryOp>(wT[wSet * ct + c], kb.tileAP(0, csz, tap * fChunk + fw, fsz),
                                       DenseI64ArrayAttr(), UnitAttr());
       auto dst = c1 - c0 == t.cols ? kb.tileAP(0, fsz, 0, t.pixels())
                                    : kb.tileAP(0, fsz, c0, dsizes, dstrides);
@@ -966,6 +985,8 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
         << (lowering.inSlots != 3 ? ", " + std::to_string(lowering.inSlots) +
                                         " small input blocks in flight"
                                   : std::string())
+        << (lowering.wSets > 1 ? ", " + std::to_string(lowering.wSets) + " weight sets in flight"
+                               : std::string())
         << (lowering.epilogueBuffers != 2
                 ? ", " + std::to_string(lowering.epilogueBuffers) + " epilogue tiles in flight"
                 : std::string())
