@@ -93,7 +93,7 @@ struct ConvLowering {
   /// Weight sets in rotation (groups and weight chunks in turn) and the one
   /// the multiplies read.
   int64_t wSets = 1, wSet = 0;
-  /// The deepest ring of weight sets deepenRings keeps.
+  /// The deepest ring of weight sets `plan` keeps.
   static constexpr int64_t kMaxWeightSets = 4;
   SmallVector<FlatSymbolRefAttr> inT_; ///< inSlots x ct input blocks
   SmallVector<FlatSymbolRefAttr> stage; ///< with convertIn: the blocks as loaded
