@@ -1,0 +1,265 @@
+//===- ConvPlan.cpp - Shapes, tiles and weights of a convolution ----------===//
+//
+// ConvLowering's plan: the convolution's shapes, the output tile and weight
+// chunk that fit SBUF and PSUM, the depth of its rings, and its constant
+// weights packed at compile time. Nothing here emits an instruction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConvLowering.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::neuron::lowering;
+
+bool ConvLowering::readShapes(std::string &why) {
+  auto xt = conv.getInput().getType(), wt = conv.getWeight().getType();
+  auto yt = conv.getResult().getType();
+  int64_t k = xt.getRank() - 2;
+  if (k > 2) {
+    why = std::to_string(k) + "-D convolutions are tiled as 2-D ones: run "
+                              "--neuron-decompose-windows first (neuronc does)";
+    return false;
+  }
+  auto sp = [&](ShapedType t, int64_t d2) { return k == 2 ? t.getDimSize(d2) : 1; };
+  N = xt.getDimSize(0);
+  C = xt.getDimSize(1);
+  H = sp(xt, 2);
+  W = xt.getDimSize(xt.getRank() - 1);
+  F = wt.getDimSize(0);
+  Cg = wt.getDimSize(1);
+  KH = sp(wt, 2);
+  KW = wt.getDimSize(wt.getRank() - 1);
+  OH = sp(yt, 2);
+  OW = yt.getDimSize(yt.getRank() - 1);
+  ArrayRef<int64_t> s = conv.getStrides(), d = conv.getDilations(), p = conv.getPadding();
+  sh = k == 2 ? s[0] : 1;
+  sw = s.back();
+  dh = k == 2 ? d[0] : 1;
+  dw = d.back();
+  pt = k == 2 ? p[0] : 0;
+  pl = k == 2 ? p[1] : p[0];
+  int64_t pr = p.back();
+  groups = conv.getGroups();
+  Fg = F / groups;
+  T = KH * KW;
+  Wp = W + pl + pr;
+  // Unpadded rows when some column tap reads no padding at any output
+  // column (it starts each accumulation and covers the whole tile).
+  if (pl + pr > 0 && OW <= hw.psumBankFp32())
+    for (int64_t kw = 0; kw < KW && padCols; ++kw) {
+      auto [a, b] = validColumns(kw);
+      if (a == 0 && b == OW) {
+        padCols = false;
+        fullTap = kw;
+        Wp = W;
+      }
+    }
+  inT = xt.getElementType();
+  outT = yt.getElementType();
+  f32 = Builder(conv.getContext()).getF32Type();
+  ein = nisa::elementBytes(inT);
+  xSrcType = inT;
+  if (fl.hasBuffer(conv.getInput()) && fl.bufferOf(conv.getInput()).elementType)
+    xSrcType = fl.bufferOf(conv.getInput()).elementType;
+  convertIn = xSrcType != inT;
+  esrc = nisa::elementBytes(xSrcType);
+  eout = nisa::elementBytes(outT);
+  ct = llvm::divideCeil(Cg, P);
+  // Packing two rows (64 channels) loads the input twice for 1.5x fewer
+  // matmuls of a 3x3: measured slower (ResNet-50's 3x3x64 at 56², batch 8:
+  // 86 -> 95 us), so at least three.
+  if (groups == 1 && ct == 1 && KH > 1 && P / Cg >= 3 && constantWeight()) {
+    // Packed copies start at partitions the engines cannot start at, so a
+    // wider input (a stem's image under --auto-cast) is converted once,
+    // at partition 0 on its C partitions, and the copies are made from it
+    // by SBUF-to-SBUF DMA (loadPackedConverted) -- when that costs less
+    // than a conversion kernel over all partitions, which moves the image
+    // through HBM once more (a 64² image: converted here; a 224² one,
+    // 50176 elements on each of 3 partitions: by a kernel of its own).
+    if (convertIn) {
+      double rate = static_cast<double>(hw.vectorElementsPerCycle) /
+                    static_cast<double>(P) * hw.vectorClockGHz; // per partition
+      double here = static_cast<double>(N * H * W) / rate;
+      // The kernel's load and store, then this one waiting for that store
+      // and loading again: four DMA latencies besides the bytes.
+      double kernel = static_cast<double>(N * C * H * W * (esrc + ein)) / hw.hbmGBps +
+                      4 * hw.dmaLatencyNs;
+      if (here > kernel) {
+        why = "converting the image on its " + std::to_string(Cg) +
+              " partitions for packed kernel rows costs more than a conversion kernel";
+        return false;
+      }
+    }
+    khPack = std::min(KH, P / Cg);
+    khGroups = llvm::divideCeil(KH, khPack);
+  }
+  return true;
+}
+
+bool ConvLowering::plan(std::string &why) {
+  if (!readShapes(why))
+    return false;
+  int64_t bank = hw.psumBankFp32();
+  int64_t budget = hw.sbufPartitionBytes * 85 / 100; // room for the allocator
+  // Output tile: whole rows of as many images as one bank holds; else
+  // as many rows as it holds; else a bank of one row's columns.
+  ncw = std::min(OW, bank);
+  if (OH * OW <= bank) {
+    R = OH;
+    nb = std::min(N, bank / (OH * OW));
+  } else {
+    R = std::max<int64_t>(1, bank / ncw);
+    R = llvm::divideCeil(OH, llvm::divideCeil(OH, R)); // even row blocks
+    nb = 1;
+  }
+  accSlots = std::min<int64_t>(4, hw.psumPartitionBytes / hw.psumBankBytes());
+  auto inputBytes = [&] {
+    rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
+    return inSlots * ct * nb * rowsIn * Wp *
+           (ein + (convertIn ? esrc + (khPack > 1 ? ein : 0) : 0));
+  };
+  auto outBytes = [&] {
+    if (pool)
+      return pool->bytesPerPartition() + (epilogue ? 0 : 4);
+    return outSlots * nb * R * ncw * eout + (epilogue ? 0 : 4);
+  };
+  // Shrink the tile until the input blocks take at most half of SBUF.
+  while (inputBytes() + outBytes() > budget / 2 && (nb > 1 || R > 1)) {
+    if (nb > 1)
+      nb = llvm::divideCeil(nb, 2);
+    else
+      R = llvm::divideCeil(R, 2);
+  }
+  int64_t used = inputBytes() + outBytes();
+  if (epilogue)
+    used += epilogue->epilogueBytesPerPartition(nb * R * ncw);
+  if (used > budget) {
+    rowTooWide = OW > 1;
+    why = "one input row block of " + std::to_string(rowsIn) + " x " + std::to_string(Wp) +
+          " elements per channel does not fit SBUF";
+    return false;
+  }
+  // Weights: as many output channels of the group as fit what is left
+  // (with a fused pooling, next to one plane per channel tile and image).
+  int64_t perChannel = ct * T * ein;
+  auto planeBytes = [&](int64_t fc) {
+    return pool ? static_cast<int64_t>(llvm::divideCeil(fc, P)) * nb * pool->planeElements() * eout
+                : 0;
+  };
+  // Chunks after the first start on a tile boundary (whole tiles); all of
+  // the group's channels in one chunk need no rounding (160 channels are
+  // one chunk, not 128 + 32 with the input loaded twice).
+  fChunk = std::min(Fg, (budget - used) / perChannel);
+  if (fChunk >= P && fChunk < Fg)
+    fChunk = fChunk / P * P;
+  while (fChunk >= 1 && fChunk * perChannel + planeBytes(fChunk) > budget - used)
+    fChunk = fChunk > P ? fChunk - P : fChunk / 2;
+  if (pool && fChunk < 1 && planeBytes(1) + perChannel > budget - used) {
+    why = "one plane of the convolution's output (" +
+          std::to_string(pool->planeElements() * eout) +
+          " bytes per partition) does not fit SBUF next to its tiles";
+    return false;
+  }
+  if (fChunk < 1) {
+    why = "the weights of one output channel (" + std::to_string(Cg) + " channels x " +
+          std::to_string(T) + " taps) do not fit SBUF next to the input blocks";
+    return false;
+  }
+  deepenRings(budget - fChunk * perChannel - planeBytes(fChunk), inputBytes, outBytes);
+  // heuristic: the weights of the next group or chunk load while this one
+  // multiplies, up to kMaxWeightSets sets where SBUF allows. With one set
+  // each load waits for the last multiply of the one before: RegNetY's
+  // grouped 3x3 convolutions at 2x2 pixels (five sets of 88 channels)
+  // took a DMA latency and a transfer per set, TensorE idle between.
+  int64_t sets = groups * llvm::divideCeil(Fg, fChunk);
+  int64_t left = budget - planeBytes(fChunk) - inputBytes() - outBytes() -
+                 (epilogue ? epilogue->epilogueBytesPerPartition(nb * R * ncw, epilogueBuffers)
+                           : 0);
+  wSets = std::clamp<int64_t>(left / std::max<int64_t>(1, fChunk * perChannel), 1,
+                              std::min(kMaxWeightSets, sets));
+  return true;
+}
+
+void ConvLowering::deepenRings(int64_t room, llvm::function_ref<int64_t()> inputBytes,
+                               llvm::function_ref<int64_t()> outBytes) {
+  if (pool)
+    return;
+  int64_t blockBytes = ct * std::min(P, Cg) * khPack * nb * rowsIn * W * (convertIn ? esrc : ein);
+  int64_t blocks = llvm::divideCeil(N, nb) * llvm::divideCeil(OH, R);
+  int64_t tiles = blocks * groups * llvm::divideCeil(Fg, P);
+  bool smallBlocks = blockBytes < hw.dmaEfficientBytes && blocks > inSlots;
+  int ring = epilogue ? static_cast<int>(std::min<int64_t>(kMaxEpilogueRing, tiles)) : 0;
+  auto need = [&](int buffers) {
+    return inputBytes() + outBytes() +
+           (epilogue ? epilogue->epilogueBytesPerPartition(nb * R * ncw, buffers) : 0);
+  };
+  // The deepest epilogue ring (at least the current one) that fits.
+  auto fitRing = [&] {
+    for (int b = ring; b > epilogueBuffers; --b)
+      if (need(b) <= room)
+        return b;
+    return need(epilogueBuffers) <= room ? epilogueBuffers : 0;
+  };
+  int64_t saved = inSlots;
+  if (smallBlocks) {
+    inSlots = 6;
+    if (int b = fitRing()) {
+      epilogueBuffers = b;
+      return;
+    }
+    inSlots = saved;
+  }
+  if (int b = fitRing())
+    epilogueBuffers = b;
+}
+
+ConstantOp ConvLowering::constantWeight() {
+  Value weight = conv.getWeight();
+  if (auto arg = dyn_cast<BlockArgument>(weight))
+    if (auto k = dyn_cast<KernelOp>(arg.getOwner()->getParentOp()))
+      weight = k.getInputs()[arg.getArgNumber()];
+  auto c = weight.getDefiningOp<ConstantOp>();
+  return c && isa<DenseElementsAttr>(c.getValue()) ? c : ConstantOp();
+}
+
+std::optional<HbmBuffer> ConvLowering::packWeights() {
+  ConstantOp c = constantWeight();
+  if (!c)
+    return std::nullopt;
+  auto dense = cast<DenseElementsAttr>(c.getValue());
+  if (khPack > 1) {
+    auto packedType = RankedTensorType::get({khPack * Cg, khGroups * KW, Fg}, inT);
+    int64_t eb = ein;
+    std::vector<char> out(packedType.getNumElements() * eb, 0);
+    ArrayRef<char> raw = dense.getRawData();
+    for (int64_t f = 0; f < F; ++f)
+      for (int64_t ci = 0; ci < Cg; ++ci)
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            int64_t src = dense.isSplat() ? 0 : (((f * Cg + ci) * KH + kh) * KW + kw) * eb;
+            int64_t row = (kh % khPack) * Cg + ci, col = (kh / khPack) * KW + kw;
+            std::memcpy(&out[((row * khGroups * KW + col) * Fg + f) * eb], &raw[src], eb);
+          }
+    return fl.pb.declare(nisa::HbmKind::constant, packedType, c.getLoc(), std::nullopt, {},
+                         DenseElementsAttr::getFromRawBuffer(packedType, out));
+  }
+  auto packedType = RankedTensorType::get({C, T, Fg}, inT);
+  if (dense.isSplat())
+    return fl.pb.declare(nisa::HbmKind::constant, packedType, c.getLoc(), std::nullopt, {},
+                         DenseElementsAttr::get(packedType, dense.getSplatValue<Attribute>()));
+  ArrayRef<char> raw = dense.getRawData();
+  int64_t eb = ein;
+  std::vector<char> out(raw.size());
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t g = f / Fg, fo = f % Fg;
+    for (int64_t ci = 0; ci < Cg; ++ci)
+      for (int64_t t = 0; t < T; ++t) {
+        int64_t src = ((f * Cg + ci) * T + t) * eb;
+        int64_t dst = (((g * Cg + ci) * T + t) * Fg + fo) * eb;
+        std::memcpy(&out[dst], &raw[src], eb);
+      }
+  }
+  return fl.pb.declare(nisa::HbmKind::constant, packedType, c.getLoc(), std::nullopt, {},
+                       DenseElementsAttr::getFromRawBuffer(packedType, out));
+}
