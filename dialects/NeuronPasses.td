@@ -340,6 +340,23 @@ def NeuronFusePoolPass : Pass<"neuron-fuse-pool", "::mlir::func::FuncOp"> {
   }];
 }
 
+def NeuronFuseConvChainsPass : Pass<"neuron-fuse-conv-chains", "::mlir::func::FuncOp"> {
+  let summary = "Chains a pointwise convolution to the convolution kernel that produces its input";
+  let description = [{
+    A 1x1 `neuron.conv` (stride 1, no padding, one group, no bias) whose
+    input is the output of a `conv-epilogue` kernel (or of a convolution
+    through an --auto-cast narrowing) joins that kernel as its tail, in a
+    kernel of kind `conv-chain`: per output tile, the lowering computes all
+    of the first convolution's channels and its epilogue, leaves them in
+    SBUF and multiplies them into the second convolution's accumulators, so
+    the value between them is never read back from HBM (it is still stored
+    when other ops read it). Each kernel joins one chain; the pairs that save
+    the most bytes go first. Refused, with the reason recorded, for grouped
+    or strided tails, biases, a first convolution without an epilogue, rows
+    wider than a PSUM bank, or a reader of the first value before the tail.
+  }];
+}
+
 def NeuronFusionRemarksPass : Pass<"neuron-fusion-remarks", "::mlir::ModuleOp"> {
   let summary = "Emits every recorded fusion decision as a remark and removes the records";
   let description = [{

@@ -174,8 +174,9 @@ struct FusionRule {
 };
 /// The named rules in pipeline order; "elementwise" (general fusion, after
 /// canonicalization, not at -O1) comes before "pool", which pulls a pooling
-/// into the convolution kernel general fusion formed; "casts" moves casts
-/// to where general fusion takes them in (not at -O1 either).
+/// into the convolution kernel general fusion formed, and "chains", which
+/// joins a pointwise convolution to such a kernel; "casts" moves casts to
+/// where general fusion takes them in (not at -O1 either).
 const FusionRule kFusionRules[] = {
     {"transposes", [] { return neuron::createNeuronFoldTransposesPass(); }},
     {"batchnorm", [] { return neuron::createNeuronFoldBatchNormPass(); }},
@@ -190,6 +191,7 @@ const FusionRule kFusionRules[] = {
     {"casts", [] { return neuron::createNeuronHoistCastsPass(); }},
     {"elementwise", [] { return neuron::createNeuronFuseElementwisePass(); }},
     {"pool", [] { return neuron::createNeuronFusePoolPass(); }},
+    {"chains", [] { return neuron::createNeuronFuseConvChainsPass(); }},
 };
 } // namespace
 
@@ -205,7 +207,7 @@ void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly,
   for (const FusionRule &rule : kFusionRules) {
     bool general = rule.name == "elementwise";
     // Moving casts pays when general fusion then takes them into kernels.
-    bool forGeneral = general || rule.name == "casts";
+    bool forGeneral = general || rule.name == "casts" || rule.name == "chains";
     if (general)
       fpm.addPass(createCanonicalizerPass());
     if (!llvm::is_contained(disabled, rule.name) && !(forGeneral && namedOnly))

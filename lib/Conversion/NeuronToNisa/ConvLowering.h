@@ -88,6 +88,18 @@ struct ConvLowering {
   SmallVector<FlatSymbolRefAttr> planes;
   SmallVector<int64_t> pooled;
 
+  /// SBUF bytes per partition the plan leaves to others (the tiles of the
+  /// convolution chained to this one).
+  int64_t reserved = 0;
+  /// A chained convolution (conv-chain kernels): its input blocks are
+  /// written on chip by the epilogue of the convolution before it, not
+  /// loaded.
+  bool onChip = false;
+  /// The convolution chained to this one, and the slot of its input block
+  /// ring the current output tile's epilogue writes.
+  ConvLowering *chained = nullptr;
+  int chainSlot = 0;
+
   ConvLowering(FunctionLowering &fl, KernelBuilder &kb, ConvOp conv, RowKernel *epilogue)
       : fl(fl), kb(kb), conv(conv), epilogue(epilogue), hw(fl.pb.hw()), P(hw.partitions) {}
 
@@ -212,6 +224,22 @@ struct ConvLowering {
   /// Emits the kernel: per group and weight chunk, the weights, then per
   /// output tile its input block, multiplies and store.
   void run();
+  /// Bytes the kernel loads (input, weights, epilogue operands) and stores,
+  /// for the split of the DMA queues between them.
+  double loadBytes() const;
+  double storeBytes() const;
+  /// Buffers, constants, tiles and the bias: everything before the first
+  /// weights (run does it; a conv-chain kernel for both convolutions).
+  void begin();
+  /// SBUF bytes per partition a chained convolution's tiles take with
+  /// output tiles of `pixels` pixels: its resident weights, its ring of
+  /// input blocks and its epilogue.
+  int64_t chainedBytes(int64_t pixels) const;
+  /// Plans a chained convolution on the output tiles of `head` (already
+  /// planned): the same tiles, all weights resident, input blocks written
+  /// by `head`'s epilogue. False (with `why`) when its tiles do not fit
+  /// what `head` left.
+  bool planChained(const ConvLowering &head, std::string &why);
 };
 
 } // namespace mlir::neuron::lowering

@@ -101,7 +101,7 @@ bool ConvLowering::plan(std::string &why) {
   if (!readShapes(why))
     return false;
   int64_t bank = hw.psumBankFp32();
-  int64_t budget = hw.sbufPartitionBytes * 85 / 100; // room for the allocator
+  int64_t budget = hw.sbufPartitionBytes * 85 / 100 - reserved; // room for the allocator
   // Output tile: whole rows of as many images as one bank holds; else
   // as many rows as it holds; else a bank of one row's columns.
   ncw = std::min(OW, bank);
@@ -262,4 +262,41 @@ std::optional<HbmBuffer> ConvLowering::packWeights() {
   }
   return fl.pb.declare(nisa::HbmKind::constant, packedType, c.getLoc(), std::nullopt, {},
                        DenseElementsAttr::getFromRawBuffer(packedType, out));
+}
+
+int64_t ConvLowering::chainedBytes(int64_t pixels) const {
+  int64_t weights = ct * T * Fg * ein;
+  int64_t blocks = inSlots * ct * pixels * ein;
+  return weights + blocks +
+         (epilogue ? epilogue->epilogueBytesPerPartition(pixels, epilogueBuffers) : 0);
+}
+
+bool ConvLowering::planChained(const ConvLowering &head, std::string &why) {
+  if (!readShapes(why))
+    return false;
+  if (T != 1 || sh != 1 || sw != 1 || pt != 0 || pl != 0 || Wp != W || groups != 1 ||
+      N != head.N || H != head.OH || W != head.OW || Cg != head.F) {
+    why = "it does not read the first convolution's output tiles as they are";
+    return false;
+  }
+  if (!epilogue) {
+    why = "it has no epilogue to store its tiles";
+    return false;
+  }
+  nb = head.nb;
+  R = head.R;
+  ncw = head.ncw;
+  rowsIn = R;
+  fChunk = Fg;
+  wSets = 1;
+  // Two blocks: the first convolution's epilogue writes the next tile's
+  // while this one multiplies the last (TensorE runs them in that order).
+  inSlots = 2;
+  if (chainedBytes(nb * R * ncw) > head.reserved) {
+    why = "its weights, input blocks and epilogue (" +
+          std::to_string(chainedBytes(nb * R * ncw)) +
+          " bytes per partition) do not fit next to the first convolution's";
+    return false;
+  }
+  return true;
 }

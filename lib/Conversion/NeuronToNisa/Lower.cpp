@@ -215,6 +215,8 @@ LogicalResult lowerKernelOp(FunctionLowering &fl, KernelOp k) {
     if (isa<MatmulOp, ConvOp>(op))
       hero = &op;
   }
+  if (k.getKind() == "conv-chain")
+    return lowerConvChain(fl, k, ops, outputs);
   for (Operation *op : ops)
     if (op != hero)
       epilogue.push_back(op);

@@ -303,6 +303,17 @@ void ConvLowering::store(const OutTile &t, int64_t g, int64_t f0, int64_t fsz, i
     toPlanes(t, fAbs, f0 % fChunk / P, fsz, bcol, a);
     return;
   }
+  if (epilogue && chained) {
+    // Whole rows (ConvChain plans them): image i's rows go to its place in
+    // the chained convolution's input block, channel tile fAbs / P.
+    int64_t per = t.rows * t.cols;
+    FlatSymbolRefAttr block = chained->inT_[chainSlot * chained->ct + fAbs / P];
+    for (int64_t i = 0; i < t.nbc; ++i)
+      epilogue->emitEpilogueInto(kb, (t.n0 + i) * F + fAbs, fsz, t.oh0 * OW, per, acc[a],
+                                 i * per, block,
+                                 kb.tileAP(0, fsz, i * chained->rowsIn * chained->Wp, per));
+    return;
+  }
   if (epilogue) {
     int64_t per = t.rows * t.cols;
     for (int64_t i = 0; i < t.nbc; ++i) {
@@ -379,8 +390,24 @@ void ConvLowering::toPlanes(const OutTile &t, int64_t fAbs, int64_t ft, int64_t 
   }
 }
 
-void ConvLowering::run() {
-  x = fl.bufferOf(conv.getInput());
+double ConvLowering::loadBytes() const {
+  double loads = onChip ? 0.0
+                        : static_cast<double>(N) * C * H * W * ein *
+                              llvm::divideCeil(Fg, fChunk); // the input once per weight chunk
+  loads += static_cast<double>(F) * Cg * T * ein;           // the weights
+  if (epilogue)
+    loads += static_cast<double>(epilogue->inputBytes()); // e.g. a residual
+  return loads;
+}
+
+double ConvLowering::storeBytes() const {
+  return pool ? static_cast<double>(pool->outputBytes())
+              : static_cast<double>(N) * F * OH * OW * eout;
+}
+
+void ConvLowering::begin() {
+  if (!onChip)
+    x = fl.bufferOf(conv.getInput());
   if (std::optional<HbmBuffer> p = packWeights()) {
     w = *p;
     packed = true;
@@ -389,17 +416,6 @@ void ConvLowering::run() {
   }
   if (!epilogue && !pool)
     y = fl.resultBuffer(conv.getResult());
-  // Stores on queues of their own, in proportion to the bytes they move:
-  // a store waiting for its tile would hold back the input blocks queued
-  // behind it.
-  double loads = static_cast<double>(N) * C * H * W * ein *
-                 llvm::divideCeil(Fg, fChunk); // the input once per weight chunk
-  loads += static_cast<double>(F) * Cg * T * ein; // the weights
-  if (epilogue)
-    loads += static_cast<double>(epilogue->inputBytes()); // e.g. a residual
-  double stores = pool ? static_cast<double>(pool->outputBytes())
-                       : static_cast<double>(N) * F * OH * OW * eout;
-  kb.shareQueues(loads, stores);
   if (epilogue && epilogueBuffers != 2)
     epilogue->setEpilogueBuffers(epilogueBuffers);
   allocate();
@@ -418,6 +434,14 @@ void ConvLowering::run() {
           load(biasSb, 0, std::min(P, fn - f), biasColumn(g, fc + f), {1}, {1}, bias,
                g * Fg + fc + f, 1, {1});
   }
+}
+
+void ConvLowering::run() {
+  // Stores on queues of their own, in proportion to the bytes they move:
+  // a store waiting for its tile would hold back the input blocks queued
+  // behind it.
+  kb.shareQueues(loadBytes(), storeBytes());
+  begin();
   SmallVector<OutTile> tiles = outputTiles();
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t fc = 0; fc < Fg; fc += fChunk) {

@@ -86,6 +86,13 @@ LogicalResult lowerMatmul(FunctionLowering &fl, Operation *anchor, MatmulOp matm
                           ArrayRef<Operation *> epilogueOps,
                           ArrayRef<std::pair<Value, Value>> outputs, StringRef kind);
 
+/// A conv-chain kernel (`ops`: a convolution, its epilogue, a pointwise
+/// convolution of the epilogue's value, that one's epilogue) as one kernel
+/// that keeps the value between the convolutions in SBUF; as two
+/// conv-epilogue kernels when they do not fit together.
+LogicalResult lowerConvChain(FunctionLowering &fl, KernelOp k, ArrayRef<Operation *> ops,
+                             ArrayRef<std::pair<Value, Value>> outputs);
+
 /// A convolution as an implicit GEMM on TensorE, alone or as the hero of a
 /// fused kernel with its epilogue (`epilogueOps` computing `outputs`).
 LogicalResult lowerConv(FunctionLowering &fl, Operation *anchor, ConvOp conv,

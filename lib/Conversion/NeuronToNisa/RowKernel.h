@@ -77,10 +77,11 @@ public:
   void emitEpilogue(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0, int64_t nc,
                     FlatSymbolRefAttr psum, int64_t psumOffset);
 
-  /// Epilogue mode with the kernel's one output left on chip: as
-  /// emitEpilogue, but the output's values are computed into tile `dst` at
-  /// `dstAp` (nc elements per partition, any layout) instead of stored (a
-  /// convolution's planes that a fused pooling reads).
+  /// Epilogue mode with an output left on chip: as emitEpilogue, but the
+  /// values of the output given no HBM buffer are computed into tile `dst`
+  /// at `dstAp` (nc elements per partition, any layout) instead of stored
+  /// (a convolution's planes that a fused pooling reads, the input blocks
+  /// of a chained pointwise convolution); the other outputs are stored.
   void emitEpilogueInto(KernelBuilder &kb, int64_t r0, int64_t nr, int64_t c0, int64_t nc,
                         FlatSymbolRefAttr psum, int64_t psumOffset, FlatSymbolRefAttr dst,
                         nisa::AccessPatternAttr dstAp);

@@ -483,8 +483,18 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
     loadInput(n, v);
     stepVals[n] = v;
   }
-  for (const OutputInfo &o : outputs) {
-    if (sinkTile) {
+  // Outputs left on chip (no HBM buffer) first: a value both left on chip
+  // and stored is computed into the destination and stored from there.
+  SmallVector<const OutputInfo *> order;
+  for (const OutputInfo &o : outputs)
+    if (sinkTile && !o.buf.sym)
+      order.push_back(&o);
+  for (const OutputInfo &o : outputs)
+    if (!sinkTile || o.buf.sym)
+      order.push_back(&o);
+  for (const OutputInfo *out : order) {
+    const OutputInfo &o = *out;
+    if (sinkTile && !o.buf.sym) {
       Val dst;
       dst.sym = sinkTile;
       dst.ap = sinkAp;

@@ -1,0 +1,61 @@
+// A conv-chain kernel (neuron-fuse-conv-chains) lowers as two chained
+// convolutions: per output tile, every output channel of the first one and
+// its epilogue, left in SBUF as the second one's input block, which that one
+// multiplies a tile later. @bottleneck is ResNet's block boundary (conv3,
+// residual add, ReLU, stored because the next residual reads it, then the
+// next block's 1x1 conv1): 4 tiles of 2 images of 14x14, two channel tiles
+// into one. @spatial_head chains a 3x3 head over 2 images of 28x28 in row
+// blocks into a 4-tile pointwise tail; @partial_tiles has channel counts
+// that are not multiples of 128 (320 -> 200). @head_too_big has a head whose
+// weights are not all resident: the pointwise convolution is a kernel of its
+// own, and the remark says so. Every one checked on the simulator against
+// the interpreter, on both targets, f32 and bf16 (weights are arguments:
+// random, so a channel tile written to the wrong block shows).
+//
+// RUN: neuronc --no-cache %s --entry=bottleneck --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=BOTTLENECK
+// BOTTLENECK: remark: lowered as two chained convolutions: 1 channel tile(s) x 1 taps, then 2 channel tile(s) x 1 tap, on output tiles of 2 image(s) x 14 row(s) x 14 columns; the value between them stays in SBUF{{.*}}; stores on
+// RUN: neuronc --no-cache %s --entry=spatial_head --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPATIAL
+// SPATIAL: remark: lowered as two chained convolutions: 1 channel tile(s) x 9 taps, then 1 channel tile(s) x 1 tap, on output tiles of 1 image(s) x 14 row(s) x 28 columns; the value between them stays in SBUF
+// RUN: neuronc --no-cache %s --entry=partial_tiles --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PARTIAL
+// PARTIAL: remark: lowered as two chained convolutions: 1 channel tile(s) x 1 taps, then 3 channel tile(s) x 1 tap
+// RUN: neuronc --no-cache %s --entry=head_too_big --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIG
+// BIG: remark: the pointwise convolution is a kernel of its own: the first convolution's weights are not all resident or its output rows not whole
+// RUN: neuron-run %s --entry=bottleneck --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=bottleneck --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=bottleneck --check --random-inputs --auto-cast=matmult | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=spatial_head --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=spatial_head --check --random-inputs --auto-cast=matmult --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=partial_tiles --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=partial_tiles --check --random-inputs --auto-cast=matmult | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=head_too_big --check --random-inputs | FileCheck %s --check-prefix=SIM
+// SIM-NOT: WRONG
+// SIM: check: ok
+func.func @bottleneck(%x: tensor<8x64x14x14xf32>, %w3: tensor<256x64x1x1xf32>, %r: tensor<8x256x14x14xf32>, %w1: tensor<64x256x1x1xf32>) -> (tensor<8x256x14x14xf32>, tensor<8x64x14x14xf32>) {
+  %y = neuron.conv %x, %w3 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<8x64x14x14xf32>, tensor<256x64x1x1xf32>) -> tensor<8x256x14x14xf32>
+  %a = neuron.add %y, %r : tensor<8x256x14x14xf32>, tensor<8x256x14x14xf32> -> tensor<8x256x14x14xf32>
+  %z = neuron.relu %a : tensor<8x256x14x14xf32>
+  %y2 = neuron.conv %z, %w1 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<8x256x14x14xf32>, tensor<64x256x1x1xf32>) -> tensor<8x64x14x14xf32>
+  %z2 = neuron.relu %y2 : tensor<8x64x14x14xf32>
+  return %z, %z2 : tensor<8x256x14x14xf32>, tensor<8x64x14x14xf32>
+}
+func.func @spatial_head(%x: tensor<2x32x28x28xf32>, %w: tensor<128x32x3x3xf32>, %w2: tensor<512x128x1x1xf32>) -> tensor<2x512x28x28xf32> {
+  %y = neuron.conv %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 1 : (tensor<2x32x28x28xf32>, tensor<128x32x3x3xf32>) -> tensor<2x128x28x28xf32>
+  %z = neuron.relu %y : tensor<2x128x28x28xf32>
+  %y2 = neuron.conv %z, %w2 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<2x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<2x512x28x28xf32>
+  %z2 = neuron.sigmoid %y2 : tensor<2x512x28x28xf32>
+  return %z2 : tensor<2x512x28x28xf32>
+}
+func.func @partial_tiles(%x: tensor<1x40x9x9xf32>, %w: tensor<320x40x1x1xf32>, %w2: tensor<200x320x1x1xf32>) -> tensor<1x200x9x9xf32> {
+  %y = neuron.conv %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x40x9x9xf32>, tensor<320x40x1x1xf32>) -> tensor<1x320x9x9xf32>
+  %z = neuron.relu %y : tensor<1x320x9x9xf32>
+  %y2 = neuron.conv %z, %w2 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x320x9x9xf32>, tensor<200x320x1x1xf32>) -> tensor<1x200x9x9xf32>
+  %z2 = neuron.relu %y2 : tensor<1x200x9x9xf32>
+  return %z2 : tensor<1x200x9x9xf32>
+}
+func.func @head_too_big(%x: tensor<1x512x4x4xf32>, %w: tensor<1024x512x3x3xf32>, %w2: tensor<64x1024x1x1xf32>) -> tensor<1x64x4x4xf32> {
+  %y = neuron.conv %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 1 : (tensor<1x512x4x4xf32>, tensor<1024x512x3x3xf32>) -> tensor<1x1024x4x4xf32>
+  %z = neuron.relu %y : tensor<1x1024x4x4xf32>
+  %y2 = neuron.conv %z, %w2 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x1024x4x4xf32>, tensor<64x1024x1x1xf32>) -> tensor<1x64x4x4xf32>
+  %z2 = neuron.relu %y2 : tensor<1x64x4x4xf32>
+  return %z2 : tensor<1x64x4x4xf32>
+}
