@@ -117,3 +117,21 @@ func.func @best_pair(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>, %w2: t
   %t = neuron.relu %c3 : tensor<1x8x8x8xf32>
   return %t : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// A squeeze-excitation: the 1x1 convolution's kernel scales a feature map,
+// a value of another shape than its own output.
+// CHECK-LABEL: func.func @scale_of_another_shape
+// CHECK-NOT: conv-chain
+func.func @scale_of_another_shape(%s: tensor<1x8x1x1xf32>, %w: tensor<32x8x1x1xf32>, %x: tensor<1x32x8x8xf32>, %w2: tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32> {
+  %c = neuron.conv %s, %w strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x8x1x1xf32>, tensor<32x8x1x1xf32>) -> tensor<1x32x1x1xf32>
+  %g = neuron.sigmoid %c : tensor<1x32x1x1xf32>
+  // expected-remark @+1 {{fused kernel (conv-epilogue)}}
+  %m = neuron.mul %g, %x : tensor<1x32x1x1xf32>, tensor<1x32x8x8xf32> -> tensor<1x32x8x8xf32>
+  // expected-remark-re @+1 {{not fused conv-chain: the first convolution's kernel (neuron.kernel at {{.*}}) computes a value of another shape than its convolution's output (a squeeze-excitation's scale applied to a feature map): its epilogue does not run on the output tiles}}
+  %c2 = neuron.conv %m, %w2 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
+  // expected-remark @+1 {{fused kernel (conv-epilogue)}}
+  %r = neuron.relu %c2 : tensor<1x16x8x8xf32>
+  return %r : tensor<1x16x8x8xf32>
+}

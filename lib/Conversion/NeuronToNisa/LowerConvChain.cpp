@@ -33,34 +33,49 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
   for (Operation *op : ops)
     if (auto conv = dyn_cast<ConvOp>(op))
       (head ? tail : head) = conv;
-  // An op is the second convolution's when it reads (through others) that
-  // convolution's value; a constant goes with the ops that read it (the
-  // fused body defines its constants first).
+  // The first convolution's side is what the value between them and the
+  // kernel's results that do not read the second convolution are computed
+  // from; the rest is the second one's (an op of its epilogue that reads
+  // only the kernel's inputs may come before it); a constant goes with the
+  // ops that read it (the fused body defines its constants first).
+  Value link = tail.getInput();
   llvm::SmallPtrSet<Operation *, 16> late{tail.getOperation()};
   for (Operation *op : ops)
     if (llvm::any_of(op->getOperands(),
                      [&](Value v) { return late.contains(v.getDefiningOp()); }))
       late.insert(op);
+  llvm::SmallPtrSet<Operation *, 16> early;
+  SmallVector<Operation *> work;
+  auto reach = [&](Value v) {
+    if (Operation *def = v.getDefiningOp(); def && !isa<ConstantOp>(def) && early.insert(def).second)
+      work.push_back(def);
+  };
+  reach(link);
+  for (auto [inner, outer] : outputs)
+    if (!late.contains(inner.getDefiningOp()))
+      reach(inner);
+  while (!work.empty())
+    for (Value v : work.pop_back_val()->getOperands())
+      reach(v);
   SmallVector<Operation *> headEpilogue, tailEpilogue;
   for (Operation *op : ops) {
     if (op == head.getOperation() || op == tail.getOperation())
       continue;
     if (!isa<ConstantOp>(op)) {
-      (late.contains(op) ? tailEpilogue : headEpilogue).push_back(op);
+      (early.contains(op) ? headEpilogue : tailEpilogue).push_back(op);
       continue;
     }
-    auto readBy = [&](bool tailSide) {
+    auto readBy = [&](bool first) {
       return llvm::any_of(op->getUsers(), [&](Operation *u) {
-        return late.contains(u) == tailSide &&
-               u != head.getOperation() && u != tail.getOperation();
+        return early.contains(u) == first && u != head.getOperation() &&
+               u != tail.getOperation();
       });
     };
-    if (readBy(false))
-      headEpilogue.push_back(op);
     if (readBy(true))
+      headEpilogue.push_back(op);
+    if (readBy(false))
       tailEpilogue.push_back(op);
   }
-  Value link = tail.getInput();
   SmallVector<std::pair<Value, Value>> headOutputs, tailOutputs;
   std::optional<Value> linkOuter;
   for (auto [inner, outer] : outputs) {

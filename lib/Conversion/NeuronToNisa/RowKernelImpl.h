@@ -317,11 +317,11 @@ public:
   /// The rows per partition for a resident standalone kernel whose row
   /// tiles are tiny (1 when grouping does not apply).
   int64_t chooseGroups(int64_t budget) const;
-  /// `kb->transfer` of the current box between `tile` and `view`: columns
-  /// [c0, c0 + nc) for a full value, column 0 for a row value; one
-  /// transfer per segment.
+  /// `kb->transfer` of the current box between `tile` (from element
+  /// `tileOffset` of each partition) and `view`: columns [c0, c0 + nc) for
+  /// a full value, column 0 for a row value; one transfer per segment.
   void transferBox(bool toTile, FlatSymbolRefAttr tile, Type type, const HbmView &view,
-                   bool full);
+                   bool full, int64_t tileOffset = 0);
   int rowTile = 0;
   /// Tiles per row value, used in turn by successive row tiles.
   int rowSlots = 2;

@@ -97,16 +97,16 @@ void RowKernelImpl::loadInput(int n, Val dst) {
 }
 
 void RowKernelImpl::transferBox(bool toTile, FlatSymbolRefAttr tile, Type type,
-                                const HbmView &view, bool full) {
+                                const HbmView &view, bool full, int64_t tileOffset) {
   if (groups > 1) {
     // Row tile g of the step: rows p0 + g·P.., at free element g·cols.
     for (int64_t g = 0; g < groups; ++g)
-      kb->transfer(toTile, tile, type, 0, g * (full ? nc : 1), view, p0 + g * P, np,
-                   full ? c0 : 0, full ? nc : 1);
+      kb->transfer(toTile, tile, type, 0, tileOffset + g * (full ? nc : 1), view, p0 + g * P,
+                   np, full ? c0 : 0, full ? nc : 1);
     return;
   }
   for (int64_t s = 0; s < segments; ++s)
-    kb->transfer(toTile, tile, type, s * rowsPerSegment, 0, view, p0, rowsPerSegment,
+    kb->transfer(toTile, tile, type, s * rowsPerSegment, tileOffset, view, p0, rowsPerSegment,
                  full ? c0 + s * segmentCols : 0, elemsOf(full));
 }
 
@@ -484,7 +484,8 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
     stepVals[n] = v;
   }
   // Outputs left on chip (no HBM buffer) first: a value both left on chip
-  // and stored is computed into the destination and stored from there.
+  // and stored is computed into the destination and stored from there (at
+  // the destination's offset: the second image of a convolution's tile).
   SmallVector<const OutputInfo *> order;
   for (const OutputInfo &o : outputs)
     if (sinkTile && !o.buf.sym)
@@ -514,7 +515,8 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
     }
     Val v = materialize(o.node);
     HbmView view = viewOf(o.buf, o.strides, true);
-    transferBox(false, v.sym, nodes[o.node].type, view, /*full=*/true);
+    int64_t at = sinkTile && v.sym == sinkTile ? sinkAp.getOffset() : 0;
+    transferBox(false, v.sym, nodes[o.node].type, view, /*full=*/true, at);
   }
 }
 

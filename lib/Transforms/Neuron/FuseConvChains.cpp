@@ -167,6 +167,12 @@ struct FuseConvChainsPass
                             k == head ? "the first convolution" : "the convolution") +
                    "'s epilogue reduces its output (it runs as a kernel of its own)";
     Value link = narrow ? narrow.getResult() : outerInput(tail, second);
+    if (cast<RankedTensorType>(link.getType()).getShape() !=
+        first.getResult().getType().getShape())
+      return describe(head, "the first convolution's kernel") +
+             " computes a value of another shape than its convolution's output (a "
+             "squeeze-excitation's scale applied to a feature map): its epilogue does not run "
+             "on the output tiles";
     ValueRange tailInputs = isa<KernelOp>(tail) ? llvm::cast<KernelOp>(tail).getInputs()
                                                 : tail->getOperands();
     for (Value v : tailInputs)

@@ -20,11 +20,11 @@
 // TWO: remark: lowered as one convolution kernel:
 // TWO-NOT: epilogue tiles in flight
 // TWO-SAME: ; stores on
-// RUN: neuron-run %s --entry=deep --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=deep --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=three --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=three --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=deep --check --random-inputs --auto-cast=matmult | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=deep --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=deep --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=three --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=three --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=deep --check --fuse --random-inputs --auto-cast=matmult | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
 // SIM: check: ok
 func.func @deep(%x: tensor<8x128x7x7xf32>, %r: tensor<8x1024x7x7xf32>) -> tensor<8x1024x7x7xf32> {
