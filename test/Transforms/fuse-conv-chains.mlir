@@ -135,3 +135,20 @@ func.func @scale_of_another_shape(%s: tensor<1x8x1x1xf32>, %w: tensor<32x8x1x1xf
   %r = neuron.relu %c2 : tensor<1x16x8x8xf32>
   return %r : tensor<1x16x8x8xf32>
 }
+
+// -----
+
+// A tail whose weights outweigh the value by far (EfficientNet's late
+// blocks): chained, they would load when the kernel starts.
+// CHECK-LABEL: func.func @weights_dominate
+// CHECK-NOT: conv-chain
+func.func @weights_dominate(%x: tensor<1x16x2x2xf32>, %w: tensor<32x16x1x1xf32>, %w2: tensor<1024x32x1x1xf32>) -> tensor<1x1024x2x2xf32> {
+  %c = neuron.conv %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x16x2x2xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x2x2xf32>
+  // expected-remark @+1 {{fused kernel (conv-epilogue)}}
+  %r = neuron.relu %c : tensor<1x32x2x2xf32>
+  // expected-remark-re @+1 {{not fused conv-chain: the convolution (neuron.conv at {{.*}})'s weights (131072 bytes) are more than 64 times the value it would not read back (512 bytes): chained, they load when the kernel starts}}
+  %c2 = neuron.conv %r, %w2 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x32x2x2xf32>, tensor<1024x32x1x1xf32>) -> tensor<1x1024x2x2xf32>
+  // expected-remark @+1 {{fused kernel (conv-epilogue)}}
+  %s = neuron.relu %c2 : tensor<1x1024x2x2xf32>
+  return %s : tensor<1x1024x2x2xf32>
+}
