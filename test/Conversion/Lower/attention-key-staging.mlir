@@ -15,8 +15,8 @@
 // CHECK: nisa.dma_copy {{q[0-9]+}} @stK2[0:32, 0, [1,128]] = @in1[32768,
 // CHECK-NOT: = @in1[49152,
 // CHECK: nisa.dma_copy {{q[0-9]+}} @stK3[0:32, 0, [1,128]] = @in1[49152,
-// RUN: neuron-run %s --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
 // SIM: check: ok
 func.func @attn(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x256x64xf32>, %v: tensor<1x4x256x64xf32>) -> tensor<1x4x128x64xf32> {

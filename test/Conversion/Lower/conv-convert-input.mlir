@@ -60,21 +60,21 @@
 // RUN: neuronc --no-cache %s --entry=wide --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE
 // WIDE: remark: lowered as one cast kernel
 // WIDE: remark: lowered as one convolution kernel: {{.*}}weights read strided; stores on
-// RUN: neuron-run %s --entry=pointwise --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=pointwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=depthwise --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=depthwise --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=depthwise_bands --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=depthwise_bands --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=depthwise_fold --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=depthwise_fold --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=stem --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=stem --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=stem_batch --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=stem_3x3 --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=stem_large --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=stem_padded --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=wide --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=pointwise --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=pointwise --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise_bands --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise_bands --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise_fold --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=depthwise_fold --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem_batch --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem_3x3 --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem_large --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=stem_padded --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=wide --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
 // SIM: check: ok
 func.func @pointwise(%x: tensor<1x130x17x19xf32>, %w: tensor<64x130x1x1xbf16>) -> tensor<1x64x17x19xf32> {

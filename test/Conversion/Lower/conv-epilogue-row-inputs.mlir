@@ -18,9 +18,9 @@
 // COUNT: {{^2$}}
 // Checked on the simulator against the interpreter, both targets, and at a
 // channel count that leaves a partial tile (200 = 128 + 72).
-// RUN: neuron-run %s --entry=scale_shift --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=scale_shift --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=partial --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=scale_shift --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=scale_shift --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=partial --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
 // SIM: check: ok
 func.func @scale_shift(%x: tensor<4x64x7x7xf32>, %w: tensor<256x64x1x1xf32>, %s: tensor<1x256x1x1xf32>, %b: tensor<1x256x1x1xf32>) -> tensor<4x256x7x7xf32> {

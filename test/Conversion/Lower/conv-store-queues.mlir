@@ -21,8 +21,8 @@
 // RES-STORES-NOT: nisa.dma_copy q{{([0-9]|10)}} @out0[
 // RUN: neuronc --no-cache %s --entry=plain --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAIN
 // PLAIN: remark: lowered as one convolution kernel: {{.*}}; stores on 7 of 16 DMA queues
-// RUN: neuron-run %s --entry=residual --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=residual --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=residual --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=residual --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
 // SIM: check: ok
 func.func @residual(%x: tensor<2x256x28x28xf32>, %r: tensor<2x256x28x28xf32>) -> tensor<2x256x28x28xf32> {

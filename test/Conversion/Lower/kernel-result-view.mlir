@@ -4,8 +4,8 @@
 // the kernel and the lowering split it. The reshape is now a view of the
 // kernel's result.
 // RUN: neuronc --no-cache %s -O2 -o %t.neff
-// RUN: neuron-run %s --check --random-inputs | FileCheck %s
-// RUN: neuron-run %s --check --random-inputs --target=trn2 | FileCheck %s
+// RUN: neuron-run %s --check --fuse --random-inputs | FileCheck %s
+// RUN: neuron-run %s --check --fuse --random-inputs --target=trn2 | FileCheck %s
 // CHECK-NOT: WRONG
 // CHECK: check: ok
 func.func @main(%x: tensor<1x2x12xf32>, %w: tensor<12x12xf32>) -> (tensor<24xf32>, tensor<2x12xf32>) {

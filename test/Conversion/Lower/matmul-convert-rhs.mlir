@@ -17,11 +17,11 @@
 // RUN: neuronc --no-cache %s --entry=reshaped --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=RESHAPED
 // RESHAPED-NOT: cast kernel
 // RESHAPED: lowered as one matmul kernel
-// RUN: neuron-run %s --entry=weight --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=weight --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=decode --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=decode --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --entry=reshaped --check --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=weight --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=weight --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=decode --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=decode --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=reshaped --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
 // SIM: check: ok
 func.func @weight(%x: tensor<130x300xbf16>, %w: tensor<300x700xf32>) -> tensor<130x700xf32> {

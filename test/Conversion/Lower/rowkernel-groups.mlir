@@ -12,8 +12,8 @@
 // RUN: neuronc --no-cache %s --emit=nisa --lowering-remarks -o %t.nisa 2> %t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: FileCheck %s < %t.nisa
-// RUN: neuron-run %s --check --random-inputs | FileCheck %s --check-prefix=SIM
-// RUN: neuron-run %s --check --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
 // SIM: check: ok
 
