@@ -107,27 +107,26 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
   };
   const neuronc::HardwareModel &hw = fl.pb.hw();
   std::string why;
-  RowKernelSpec first;
-  first.ops.push_back(head);
-  first.ops.append(headEpilogue.begin(), headEpilogue.end());
-  first.bufferOf = [&](Value v) { return fl.bufferOf(v); };
-  first.constantBuffer = [&](ConstantOp c) { return fl.constantBuffer(c); };
-  first.outputs.push_back({link, HbmBuffer{}}); // left in the second's input blocks
-  for (auto [inner, outer] : headOutputs)
-    first.outputs.push_back({inner, fl.resultBuffer(outer)});
-  first.psum = head.getResult();
-  std::optional<RowKernel> headEpi = RowKernel::plan(std::move(first), hw, why);
+  // The epilogue of `conv` (`epilogueOps`), storing `stored` and, when
+  // `sink`, leaving the value between the convolutions in the blocks.
+  auto planEpilogue = [&](ConvOp conv, ArrayRef<Operation *> epilogueOps,
+                          ArrayRef<std::pair<Value, Value>> stored, bool sink) {
+    RowKernelSpec spec;
+    spec.ops.push_back(conv);
+    spec.ops.append(epilogueOps.begin(), epilogueOps.end());
+    spec.bufferOf = [&](Value v) { return fl.bufferOf(v); };
+    spec.constantBuffer = [&](ConstantOp c) { return fl.constantBuffer(c); };
+    if (sink)
+      spec.outputs.push_back({link, HbmBuffer{}});
+    for (auto [inner, outer] : stored)
+      spec.outputs.push_back({inner, fl.resultBuffer(outer)});
+    spec.psum = conv.getResult();
+    return RowKernel::plan(std::move(spec), hw, why);
+  };
+  std::optional<RowKernel> headEpi = planEpilogue(head, headEpilogue, headOutputs, true);
   if (!headEpi)
     return separately("the first convolution's epilogue does not run on its tiles (" + why + ")");
-  RowKernelSpec second;
-  second.ops.push_back(tail);
-  second.ops.append(tailEpilogue.begin(), tailEpilogue.end());
-  second.bufferOf = [&](Value v) { return fl.bufferOf(v); };
-  second.constantBuffer = [&](ConstantOp c) { return fl.constantBuffer(c); };
-  for (auto [inner, outer] : tailOutputs)
-    second.outputs.push_back({inner, fl.resultBuffer(outer)});
-  second.psum = tail.getResult();
-  std::optional<RowKernel> tailEpi = RowKernel::plan(std::move(second), hw, why);
+  std::optional<RowKernel> tailEpi = planEpilogue(tail, tailEpilogue, tailOutputs, false);
   if (!tailEpi)
     return separately("its epilogue does not run on its tiles (" + why + ")");
 
@@ -143,8 +142,7 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
   // next to them, else two: the next kernel then finds them in SBUF
   // (nisa-forward-stores) instead of waiting for their stores.
   int64_t bank = hw.psumBankFp32();
-  int64_t tiles = llvm::divideCeil(t.Fg, t.P) *
-                  llvm::divideCeil(t.N * t.OH * t.OW, std::min(bank, t.OH * t.OW * t.N));
+  int64_t tiles = llvm::divideCeil(t.Fg, t.P) * llvm::divideCeil(t.N * t.OH * t.OW, bank);
   for (int ring : {static_cast<int>(std::min<int64_t>(ConvLowering::kMaxEpilogueRing, tiles)), 2}) {
     t.epilogueBuffers = std::max(2, ring);
     h.reserved = t.chainedBytes(bank);

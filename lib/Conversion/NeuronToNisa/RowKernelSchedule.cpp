@@ -515,6 +515,8 @@ void RowKernelImpl::emitEpilogue(KernelBuilder &builder, int64_t r0, int64_t nr,
     }
     Val v = materialize(o.node);
     HbmView view = viewOf(o.buf, o.strides, true);
+    // (The destinations that are also stored are contiguous: a conv-chain's
+    // blocks; a conv-pool's strided planes store nothing.)
     int64_t at = sinkTile && v.sym == sinkTile ? sinkAp.getOffset() : 0;
     transferBox(false, v.sym, nodes[o.node].type, view, /*full=*/true, at);
   }

@@ -213,7 +213,7 @@ struct FuseConvChainsPass
   /// the tail's place, yielding what other ops still read.
   void fuse(Candidate c) {
     OpBuilder b(c.tail);
-    auto innerOps = [](Operation *op) {
+    auto operandsOf = [](Operation *op) {
       SmallVector<Value> ins = isa<KernelOp>(op)
                                    ? SmallVector<Value>(cast<KernelOp>(op).getInputs())
                                    : SmallVector<Value>(op->getOperands());
@@ -221,9 +221,9 @@ struct FuseConvChainsPass
     };
     Value link = c.cast ? c.cast.getResult() : outerInput(c.tail, convOf(c.tail));
     llvm::SetVector<Value> inputs;
-    for (Value v : innerOps(c.head))
+    for (Value v : operandsOf(c.head))
       inputs.insert(v);
-    for (Value v : innerOps(c.tail))
+    for (Value v : operandsOf(c.tail))
       if (v != link)
         inputs.insert(v);
     // Results: the head's values read elsewhere, the narrowed link when read
