@@ -340,6 +340,22 @@ def NeuronFusePoolPass : Pass<"neuron-fuse-pool", "::mlir::func::FuncOp"> {
   }];
 }
 
+def NeuronFuseConvSumsPass : Pass<"neuron-fuse-conv-sums", "::mlir::func::FuncOp"> {
+  let summary = "Sums a bare pointwise convolution into the convolution kernel that adds it";
+  let description = [{
+    A bare 1x1 `neuron.conv` (any stride, no padding, one group, no bias)
+    whose one reader is a `conv-epilogue` kernel adding its value to the
+    kernel's own convolution (each side possibly plus a per-channel
+    constant, as folded batch norms leave them) joins that kernel, of kind
+    `conv-sum`: the body becomes `add(conv_a, conv_b)` plus the constants'
+    sum (folded), and the lowering accumulates both convolutions into the
+    same PSUM tiles, so the bare convolution's output is never stored or
+    read back (ResNet's downsample projection). Refused, with the reason
+    recorded, for windows, padding, groups, biases, other shapes or element
+    types, or a value read in more than one place.
+  }];
+}
+
 def NeuronFuseConvChainsPass : Pass<"neuron-fuse-conv-chains", "::mlir::func::FuncOp"> {
   let summary = "Chains a pointwise convolution to the convolution kernel that produces its input";
   let description = [{

@@ -174,8 +174,10 @@ struct FusionRule {
 };
 /// The named rules in pipeline order; "elementwise" (general fusion, after
 /// canonicalization, not at -O1) comes before "pool", which pulls a pooling
-/// into the convolution kernel general fusion formed, and "chains", which
-/// joins a pointwise convolution to such a kernel; "casts" moves casts to
+/// into the convolution kernel general fusion formed, "sums", which
+/// accumulates a bare pointwise convolution that such a kernel adds into
+/// its PSUM tiles, and "chains", which joins a pointwise convolution to
+/// such a kernel; "casts" moves casts to
 /// where general fusion takes them in (not at -O1 either).
 const FusionRule kFusionRules[] = {
     {"transposes", [] { return neuron::createNeuronFoldTransposesPass(); }},
@@ -191,6 +193,7 @@ const FusionRule kFusionRules[] = {
     {"casts", [] { return neuron::createNeuronHoistCastsPass(); }},
     {"elementwise", [] { return neuron::createNeuronFuseElementwisePass(); }},
     {"pool", [] { return neuron::createNeuronFusePoolPass(); }},
+    {"sums", [] { return neuron::createNeuronFuseConvSumsPass(); }},
     {"chains", [] { return neuron::createNeuronFuseConvChainsPass(); }},
 };
 } // namespace
@@ -207,7 +210,8 @@ void neuronc::buildFusionPipeline(OpPassManager &pm, bool namedOnly,
   for (const FusionRule &rule : kFusionRules) {
     bool general = rule.name == "elementwise";
     // Moving casts pays when general fusion then takes them into kernels.
-    bool forGeneral = general || rule.name == "casts" || rule.name == "chains";
+    bool forGeneral = general || rule.name == "casts" || rule.name == "sums" ||
+                      rule.name == "chains";
     if (general)
       fpm.addPass(createCanonicalizerPass());
     if (!llvm::is_contained(disabled, rule.name) && !(forGeneral && namedOnly))

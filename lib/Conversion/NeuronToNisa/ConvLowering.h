@@ -99,6 +99,16 @@ struct ConvLowering {
   /// ring the current output tile's epilogue writes.
   ConvLowering *chained = nullptr;
   int chainSlot = 0;
+  /// A convolution summed into this one's PSUM tiles (conv-sum kernels): it
+  /// loads its own input block with each of this one's and multiplies it
+  /// into the same accumulators after this one's matmuls.
+  ConvLowering *addend = nullptr;
+  /// This convolution is another's addend: no start flag, and no
+  /// accumulators, output tiles or result buffer of its own.
+  bool summed = false;
+  /// The first output channel of the weight chunk being multiplied.
+  int64_t chunk0 = 0;
+  bool addendWeightsLoaded = false;
 
   ConvLowering(FunctionLowering &fl, KernelBuilder &kb, ConvOp conv, RowKernel *epilogue)
       : fl(fl), kb(kb), conv(conv), epilogue(epilogue), hw(fl.pb.hw()), P(hw.partitions) {}
@@ -240,6 +250,14 @@ struct ConvLowering {
   /// by `head`'s epilogue. False (with `why`) when its tiles do not fit
   /// what `head` left.
   bool planChained(const ConvLowering &head, std::string &why);
+  /// SBUF bytes per partition this convolution takes as an addend of
+  /// output tiles of at most `pixels` pixels: its resident weights and its
+  /// ring of input blocks (readShapes first).
+  int64_t summedBytes(int64_t pixels) const;
+  /// Plans this convolution (pointwise, unpadded) as `main`'s addend on
+  /// main's output tiles (already planned). False (with `why`) when it does
+  /// not tile the same output or does not fit what `main` left.
+  bool planSummed(const ConvLowering &main, std::string &why);
 };
 
 } // namespace mlir::neuron::lowering

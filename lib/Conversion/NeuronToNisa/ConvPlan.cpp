@@ -300,3 +300,33 @@ bool ConvLowering::planChained(const ConvLowering &head, std::string &why) {
   }
   return true;
 }
+
+int64_t ConvLowering::summedBytes(int64_t pixels) const {
+  // A pointwise convolution's block holds the input rows its output rows
+  // read: at most sh x sw input pixels per output pixel, plus one row.
+  int64_t block = pixels * sh * sw + Wp;
+  return ct * Fg * ein + inSlots * ct * block * (ein + (convertIn ? esrc : 0));
+}
+
+bool ConvLowering::planSummed(const ConvLowering &main, std::string &why) {
+  if (T != 1 || pt != 0 || pl != 0 || Wp != W || groups != 1 || main.groups != 1 ||
+      N != main.N || F != main.F || OH != main.OH || OW != main.OW) {
+    why = "it does not tile the kernel's convolution's output as a pointwise one";
+    return false;
+  }
+  nb = main.nb;
+  R = main.R;
+  ncw = main.ncw;
+  rowsIn = (R - 1) * sh + 1;
+  fChunk = Fg;
+  wSets = 1;
+  accSlots = 0;
+  summed = true;
+  int64_t need = ct * Fg * ein + inSlots * ct * nb * rowsIn * Wp * (ein + (convertIn ? esrc : 0));
+  if (need > main.reserved) {
+    why = "its weights and input blocks (" + std::to_string(need) +
+          " bytes per partition) do not fit next to the kernel's convolution";
+    return false;
+  }
+  return true;
+}

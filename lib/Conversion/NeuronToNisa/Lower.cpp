@@ -217,6 +217,8 @@ LogicalResult lowerKernelOp(FunctionLowering &fl, KernelOp k) {
   }
   if (k.getKind() == "conv-chain")
     return lowerConvChain(fl, k, ops, outputs);
+  if (k.getKind() == "conv-sum")
+    return lowerConvSum(fl, k, ops, outputs);
   for (Operation *op : ops)
     if (op != hero)
       epilogue.push_back(op);

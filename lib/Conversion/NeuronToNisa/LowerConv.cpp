@@ -52,7 +52,7 @@ void ConvLowering::allocate() {
     }
   for (int64_t s = 0; s < accSlots; ++s)
     acc.push_back(kb.alloc(ps, std::min(P, Fg), hw.psumBankFp32(), f32, "acc"));
-  if (!epilogue && !pool)
+  if (!epilogue && !pool && !summed)
     for (int64_t s = 0; s < outSlots; ++s)
       outSb.push_back(kb.alloc(sb, std::min(P, Fg), nb * R * ncw, outT, "y"));
   if (conv.getBias() && !epilogue) // [f % P, g x f-tiles + f / P]
@@ -117,9 +117,17 @@ void ConvLowering::loadWeights(int64_t g, int64_t f0, int64_t fn) {
       load(into, 0, csz, 0, {T, fn}, {fChunk, 1}, w, ((g * Fg + f0) * Cg + c0) * T, T,
            {1, Cg * T});
   }
+  if (addend && !addendWeightsLoaded) {
+    addend->loadWeights(0, 0, addend->Fg);
+    addendWeightsLoaded = true;
+  }
 }
 
 void ConvLowering::loadInput(const OutTile &t, int64_t g, int slot) {
+  if (addend) {
+    addend->inSlot = (addend->inSlot + 1) % addend->inSlots;
+    addend->loadInput(t, 0, addend->inSlot);
+  }
   kb.setSource(conv); // (the epilogue attributes its instructions to its ops)
   if (convertIn && khPack > 1) {
     loadPackedConverted(t, g, slot);
@@ -287,13 +295,17 @@ void ConvLowering::multiply(const OutTile &t, int slot, int64_t fw, int64_t fsz,
                                  : kb.tileAP(0, fsz, c0, dsizes, dstrides);
     kb.emit<nisa::MultiplyMovingOp>(acc[a], dst, inT_[slot * ct + c],
                                     kb.tileAP(0, csz, off, sizes, strides),
-                                    first ? UnitAttr::get(kb.context()) : UnitAttr(),
+                                    first && !summed ? UnitAttr::get(kb.context()) : UnitAttr(),
                                     DenseI64ArrayAttr(), UnitAttr());
     first = false;
     ns += kb.estimate(Opcode::MultiplyMoving, Engine::tensor, P,
                       t.pixels() / t.cols * (c1 - c0), inT.isF32());
   }
   kb.charge(Engine::tensor, ns);
+  if (addend) { // into the same accumulators: its weights are all resident
+    addend->multiply(t, addend->inSlot, chunk0 + fw, fsz, a);
+    kb.setSource(conv);
+  }
 }
 
 void ConvLowering::store(const OutTile &t, int64_t g, int64_t f0, int64_t fsz, int a) {
@@ -397,6 +409,8 @@ double ConvLowering::loadBytes() const {
   loads += static_cast<double>(F) * Cg * T * ein;           // the weights
   if (epilogue)
     loads += static_cast<double>(epilogue->inputBytes()); // e.g. a residual
+  if (addend)
+    loads += addend->loadBytes();
   return loads;
 }
 
@@ -414,7 +428,7 @@ void ConvLowering::begin() {
   } else {
     w = fl.bufferOf(conv.getWeight());
   }
-  if (!epilogue && !pool)
+  if (!epilogue && !pool && !summed)
     y = fl.resultBuffer(conv.getResult());
   if (epilogue && epilogueBuffers != 2)
     epilogue->setEpilogueBuffers(epilogueBuffers);
@@ -434,6 +448,10 @@ void ConvLowering::begin() {
           load(biasSb, 0, std::min(P, fn - f), biasColumn(g, fc + f), {1}, {1}, bias,
                g * Fg + fc + f, 1, {1});
   }
+  if (addend) {
+    addend->begin();
+    addend->acc = acc;
+  }
 }
 
 void ConvLowering::run() {
@@ -446,6 +464,7 @@ void ConvLowering::run() {
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t fc = 0; fc < Fg; fc += fChunk) {
       int64_t fn = std::min(fChunk, Fg - fc);
+      chunk0 = fc;
       // Nothing is stored before the first weights arrive: they may use
       // every queue.
       int64_t storeQueues = kb.storeQueues;

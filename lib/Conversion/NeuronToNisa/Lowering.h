@@ -93,6 +93,13 @@ LogicalResult lowerMatmul(FunctionLowering &fl, Operation *anchor, MatmulOp matm
 LogicalResult lowerConvChain(FunctionLowering &fl, KernelOp k, ArrayRef<Operation *> ops,
                              ArrayRef<std::pair<Value, Value>> outputs);
 
+/// A conv-sum kernel (`ops`: two convolutions, their add and an epilogue on
+/// the sum) as one kernel that accumulates the pointwise convolution into
+/// the other's PSUM tiles; as a bare convolution and a conv-epilogue kernel
+/// when they do not fit together.
+LogicalResult lowerConvSum(FunctionLowering &fl, KernelOp k, ArrayRef<Operation *> ops,
+                           ArrayRef<std::pair<Value, Value>> outputs);
+
 /// A convolution as an implicit GEMM on TensorE, alone or as the hero of a
 /// fused kernel with its epilogue (`epilogueOps` computing `outputs`).
 LogicalResult lowerConv(FunctionLowering &fl, Operation *anchor, ConvOp conv,
