@@ -4,7 +4,8 @@
 // still yielded when something after the chain reads it. Refused, with the
 // reason, for a window larger than 1x1, strides, a reader of the first value
 // before the tail, or a kernel already in a chain that saves more.
-// RUN: neuron-opt %s --split-input-file --neuron-fuse-elementwise --neuron-fuse-conv-chains --neuron-fusion-remarks --verify-diagnostics | FileCheck %s
+// A conv-sum kernel (two convolutions summed in PSUM) may be the head.
+// RUN: neuron-opt %s --split-input-file --neuron-fuse-elementwise --neuron-fuse-conv-sums --neuron-fuse-conv-chains --neuron-fusion-remarks --verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @bottleneck
 // CHECK: %[[K:.*]]:2 = neuron.kernel "conv-chain"(%arg0, %arg1, %arg2, %arg3) : (tensor<1x16x8x8xbf16>, tensor<64x16x1x1xbf16>, tensor<1x64x8x8xf32>, tensor<16x64x1x1xbf16>) -> (tensor<1x64x8x8xf32>, tensor<1x16x8x8xf32>)
@@ -151,4 +152,32 @@ func.func @weights_dominate(%x: tensor<1x16x2x2xf32>, %w: tensor<32x16x1x1xf32>,
   // expected-remark @+1 {{fused kernel (conv-epilogue)}}
   %s = neuron.relu %c2 : tensor<1x1024x2x2xf32>
   return %s : tensor<1x1024x2x2xf32>
+}
+
+// -----
+
+// ResNet's first bottleneck of a stage: conv3 plus the strided projection
+// (a conv-sum kernel), ReLU, then the next block's conv1.
+// CHECK-LABEL: func.func @sum_head
+// CHECK: %[[K:.*]]:2 = neuron.kernel "conv-chain"(%arg0, %arg1, %arg2, %arg3, %arg4) : (tensor<1x16x8x8xf32>, tensor<64x16x1x1xf32>, tensor<1x32x16x16xf32>, tensor<64x32x1x1xf32>, tensor<16x64x1x1xf32>) -> (tensor<1x64x8x8xf32>, tensor<1x16x8x8xf32>)
+// CHECK: %[[A:.*]] = neuron.conv %{{.*}}, %{{.*}} strides = [1, 1]
+// CHECK-NEXT: %[[B:.*]] = neuron.conv %{{.*}}, %{{.*}} strides = [2, 2]
+// CHECK-NEXT: %[[S:.*]] = neuron.add %[[A]], %[[B]]
+// CHECK-NEXT: %[[R:.*]] = neuron.relu %[[S]]
+// CHECK-NEXT: neuron.conv %[[R]]
+// CHECK-NEXT: %[[T:.*]] = neuron.relu
+// CHECK-NEXT: neuron.yield %[[R]], %[[T]]
+func.func @sum_head(%x: tensor<1x16x8x8xf32>, %w3: tensor<64x16x1x1xf32>, %xin: tensor<1x32x16x16xf32>, %wd: tensor<64x32x1x1xf32>, %w1: tensor<16x64x1x1xf32>) -> (tensor<1x64x8x8xf32>, tensor<1x16x8x8xf32>) {
+  %c = neuron.conv %x, %w3 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x16x8x8xf32>, tensor<64x16x1x1xf32>) -> tensor<1x64x8x8xf32>
+  // expected-remark @+1 {{not fused kernel: the producer}}
+  %d = neuron.conv %xin, %wd strides = [2, 2] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x32x16x16xf32>, tensor<64x32x1x1xf32>) -> tensor<1x64x8x8xf32>
+  %s = neuron.add %c, %d : tensor<1x64x8x8xf32>, tensor<1x64x8x8xf32> -> tensor<1x64x8x8xf32>
+  // expected-remark @+2 {{fused kernel (conv-epilogue)}}
+  // expected-remark @+1 {{fused kernel (conv-sum)}}
+  %r = neuron.relu %s : tensor<1x64x8x8xf32>
+  %c2 = neuron.conv %r, %w1 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x64x8x8xf32>, tensor<16x64x1x1xf32>) -> tensor<1x16x8x8xf32>
+  // expected-remark @+2 {{fused kernel (conv-epilogue)}}
+  // expected-remark @+1 {{fused kernel (conv-chain)}}
+  %t = neuron.relu %c2 : tensor<1x16x8x8xf32>
+  return %r, %t : tensor<1x64x8x8xf32>, tensor<1x16x8x8xf32>
 }

@@ -256,9 +256,19 @@ struct ConvLowering {
   int64_t summedBytes(int64_t pixels) const;
   /// Plans this convolution (pointwise, unpadded) as `main`'s addend on
   /// main's output tiles (already planned). False (with `why`) when it does
-  /// not tile the same output or does not fit what `main` left.
-  bool planSummed(const ConvLowering &main, std::string &why);
+  /// not tile the same output or does not fit `room` bytes per partition.
+  bool planSummed(const ConvLowering &main, int64_t room, std::string &why);
 };
+
+/// The sum of a conv-sum kernel: `total = add(main, addend)`, the addend
+/// pointwise and unpadded (of two such, the one with fewer input channels).
+struct ConvSum {
+  AddOp total;
+  ConvOp main, addend;
+};
+/// The add of two convolutions' results among `ops`, if any (`addend` is
+/// null when neither convolution can be the addend).
+std::optional<ConvSum> findConvSum(ArrayRef<Operation *> ops);
 
 } // namespace mlir::neuron::lowering
 

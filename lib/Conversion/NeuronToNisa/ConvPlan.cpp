@@ -308,7 +308,7 @@ int64_t ConvLowering::summedBytes(int64_t pixels) const {
   return ct * Fg * ein + inSlots * ct * block * (ein + (convertIn ? esrc : 0));
 }
 
-bool ConvLowering::planSummed(const ConvLowering &main, std::string &why) {
+bool ConvLowering::planSummed(const ConvLowering &main, int64_t room, std::string &why) {
   if (T != 1 || pt != 0 || pl != 0 || Wp != W || groups != 1 || main.groups != 1 ||
       N != main.N || F != main.F || OH != main.OH || OW != main.OW) {
     why = "it does not tile the kernel's convolution's output as a pointwise one";
@@ -323,7 +323,7 @@ bool ConvLowering::planSummed(const ConvLowering &main, std::string &why) {
   accSlots = 0;
   summed = true;
   int64_t need = ct * Fg * ein + inSlots * ct * nb * rowsIn * Wp * (ein + (convertIn ? esrc : 0));
-  if (need > main.reserved) {
+  if (need > room) {
     why = "its weights and input blocks (" + std::to_string(need) +
           " bytes per partition) do not fit next to the kernel's convolution";
     return false;

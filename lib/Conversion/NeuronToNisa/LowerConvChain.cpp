@@ -30,9 +30,28 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
                                                      ArrayRef<Operation *> ops,
                                                      ArrayRef<std::pair<Value, Value>> outputs) {
   ConvOp head, tail;
+  // A conv-sum head: two convolutions added, one accumulated into the
+  // other's PSUM tiles; the add's readers read the accumulator while the
+  // kernel is planned and emitted (restored when it is not).
+  std::optional<ConvSum> sum = findConvSum(ops);
   for (Operation *op : ops)
-    if (auto conv = dyn_cast<ConvOp>(op))
-      (head ? tail : head) = conv;
+    if (auto conv = dyn_cast<ConvOp>(op)) {
+      if (sum && (conv == sum->total.getLhs().getDefiningOp() ||
+                  conv == sum->total.getRhs().getDefiningOp()))
+        continue;
+      (head || sum ? tail : head) = conv;
+    }
+  SmallVector<OpOperand *> sumUses;
+  if (sum) {
+    if (!sum->addend)
+      return k.emitError("a conv-chain kernel whose two summed convolutions are not pointwise");
+    head = sum->main;
+    sumUses = llvm::map_to_vector(sum->total->getUses(), [](OpOperand &u) { return &u; });
+    sum->total.getResult().replaceAllUsesWith(head.getResult());
+  }
+  auto summed = [&](Operation *op) {
+    return sum && (op == sum->total.getOperation() || op == sum->addend.getOperation());
+  };
   // The first convolution's side is what the value between them and the
   // kernel's results that do not read the second convolution are computed
   // from; the rest is the second one's (an op of its epilogue that reads
@@ -59,7 +78,7 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
       reach(v);
   SmallVector<Operation *> headEpilogue, tailEpilogue;
   for (Operation *op : ops) {
-    if (op == head.getOperation() || op == tail.getOperation())
+    if (op == head.getOperation() || op == tail.getOperation() || summed(op))
       continue;
     if (!isa<ConstantOp>(op)) {
       (early.contains(op) ? headEpilogue : tailEpilogue).push_back(op);
@@ -79,6 +98,8 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
   SmallVector<std::pair<Value, Value>> headOutputs, tailOutputs;
   std::optional<Value> linkOuter;
   for (auto [inner, outer] : outputs) {
+    if (sum && inner == sum->total.getResult())
+      inner = head.getResult();
     Operation *def = inner.getDefiningOp();
     bool inTail = def == tail.getOperation() || llvm::is_contained(tailEpilogue, def);
     (inTail ? tailOutputs : headOutputs).push_back({inner, outer});
@@ -99,8 +120,22 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
     SmallVector<std::pair<Value, Value>> first = headOutputs;
     if (!linkOuter)
       first.push_back({link, link});
-    if (failed(lowerConv(fl, k, head, headEpilogue, first, "conv-epilogue")))
+    if (sum) {
+      // The head as a conv-sum kernel of its own.
+      for (OpOperand *u : sumUses)
+        u->set(sum->total.getResult());
+      for (auto &[inner, outer] : first)
+        if (inner == head.getResult())
+          inner = sum->total.getResult();
+      SmallVector<Operation *> headOps;
+      for (Operation *op : ops)
+        if (op == head.getOperation() || summed(op) || llvm::is_contained(headEpilogue, op))
+          headOps.push_back(op);
+      if (failed(lowerConvSum(fl, k, headOps, first)))
+        return failure();
+    } else if (failed(lowerConv(fl, k, head, headEpilogue, first, "conv-epilogue"))) {
       return failure();
+    }
     if (linkOuter)
       fl.setBuffer(link, fl.bufferOf(*linkOuter));
     return lowerConv(fl, k, tail, tailEpilogue, tailOutputs, "conv-epilogue");
@@ -132,10 +167,19 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
 
   kb.emplace(fl.pb, "conv-chain", k);
   ConvLowering h(fl, *kb, head, &*headEpi), t(fl, *kb, tail, &*tailEpi);
+  std::optional<ConvLowering> added;
   t.onChip = true;
   t.inSlots = 2;
   if (!t.readShapes(why))
     return separately(why);
+  int64_t addedBytes = 0;
+  if (sum) {
+    added.emplace(fl, *kb, sum->addend, nullptr);
+    if (!added->readShapes(why))
+      return separately(why);
+    addedBytes = added->summedBytes(
+        std::max(hw.psumBankFp32(), head.getResult().getType().getShape().back()));
+  }
   // An upper bound: an output tile holds at most a PSUM bank of pixels.
   // The second convolution's epilogue keeps as many tiles in flight as it
   // has (at most kMaxEpilogueRing) where the first one's plan still fits
@@ -145,7 +189,7 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
   int64_t tiles = llvm::divideCeil(t.Fg, t.P) * llvm::divideCeil(t.N * t.OH * t.OW, bank);
   for (int ring : {static_cast<int>(std::min<int64_t>(ConvLowering::kMaxEpilogueRing, tiles)), 2}) {
     t.epilogueBuffers = std::max(2, ring);
-    h.reserved = t.chainedBytes(bank);
+    h.reserved = t.chainedBytes(bank) + addedBytes;
     if (h.plan(why))
       break;
     if (ring <= 2)
@@ -156,6 +200,13 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
                       "rows not whole");
   if (!t.planChained(h, why))
     return separately(why);
+  if (added) {
+    if (h.khPack > 1)
+      return separately("the first convolution packs kernel rows");
+    if (!added->planSummed(h, h.reserved - t.chainedBytes(h.nb * h.R * h.ncw), why))
+      return separately("the convolution summed into the first one: " + why);
+    h.addend = &*added;
+  }
   int64_t banks = hw.psumBanks;
   h.accSlots = std::min<int64_t>(h.accSlots, banks / 2);
   t.accSlots = std::min<int64_t>(4, banks - h.accSlots);
@@ -203,7 +254,11 @@ LogicalResult mlir::neuron::lowering::lowerConvChain(FunctionLowering &fl, Kerne
   if (fl.remarks)
     k->emitRemark("lowered as two chained convolutions: ")
         << h.ct << " channel tile(s) x " << h.T << " taps, then " << t.ct
-        << " channel tile(s) x 1 tap, on output tiles of " << h.nb << " image(s) x " << h.R
+        << " channel tile(s) x 1 tap"
+        << (added ? ", the first one plus " + std::to_string(added->ct) +
+                        " channel tile(s) of a pointwise convolution summed in PSUM"
+                  : std::string())
+        << ", on output tiles of " << h.nb << " image(s) x " << h.R
         << " row(s) x " << h.ncw << " columns; the value between them stays in SBUF"
         << (h.epilogueBuffers != 2
                 ? ", " + std::to_string(h.epilogueBuffers) + " epilogue tiles in flight"

@@ -18,32 +18,40 @@ using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::neuron::lowering;
 
-LogicalResult mlir::neuron::lowering::lowerConvSum(FunctionLowering &fl, KernelOp k,
-                                                   ArrayRef<Operation *> ops,
-                                                   ArrayRef<std::pair<Value, Value>> outputs) {
-  AddOp total;
-  ConvOp a, b;
+std::optional<ConvSum> mlir::neuron::lowering::findConvSum(ArrayRef<Operation *> ops) {
   for (Operation *op : ops)
     if (auto add = dyn_cast<AddOp>(op)) {
       auto lhs = add.getLhs().getDefiningOp<ConvOp>(), rhs = add.getRhs().getDefiningOp<ConvOp>();
-      if (lhs && rhs && lhs != rhs) {
-        total = add;
-        a = lhs;
-        b = rhs;
-        break;
-      }
+      if (!lhs || !rhs || lhs == rhs)
+        continue;
+      auto pointwise = [](ConvOp c) {
+        auto w = c.getWeight().getType();
+        return w.getRank() == 4 && w.getDimSize(2) == 1 && w.getDimSize(3) == 1 &&
+               llvm::all_of(c.getPadding(), [](int64_t p) { return p == 0; });
+      };
+      ConvSum sum{add, lhs, rhs};
+      if (!pointwise(rhs) || (pointwise(lhs) && lhs.getInput().getType().getDimSize(1) <
+                                                    rhs.getInput().getType().getDimSize(1)))
+        std::swap(sum.main, sum.addend);
+      if (!pointwise(sum.addend))
+        sum.addend = {};
+      return sum;
     }
-  if (!total)
+  return std::nullopt;
+}
+
+LogicalResult mlir::neuron::lowering::lowerConvSum(FunctionLowering &fl, KernelOp k,
+                                                   ArrayRef<Operation *> ops,
+                                                   ArrayRef<std::pair<Value, Value>> outputs) {
+  std::optional<ConvSum> found = findConvSum(ops);
+  if (!found)
     return k.emitError("a conv-sum kernel without an add of its two convolutions");
-  // The addend is the pointwise one; of two, the one with fewer channels.
-  auto pointwise = [](ConvOp c) {
-    auto w = c.getWeight().getType();
-    return w.getRank() == 4 && w.getDimSize(2) == 1 && w.getDimSize(3) == 1 &&
-           llvm::all_of(c.getPadding(), [](int64_t p) { return p == 0; });
-  };
-  if (!pointwise(b) || (pointwise(a) && a.getInput().getType().getDimSize(1) <
-                                            b.getInput().getType().getDimSize(1)))
-    std::swap(a, b);
+  AddOp total = found->total;
+  ConvOp a = found->main, b = found->addend ? found->addend : found->main;
+  if (!found->addend)
+    b = found->total.getLhs().getDefiningOp<ConvOp>() == a
+            ? found->total.getRhs().getDefiningOp<ConvOp>()
+            : found->total.getLhs().getDefiningOp<ConvOp>();
   SmallVector<Operation *> withTotal, epilogueOps;
   for (Operation *op : ops) {
     if (op == a.getOperation() || op == b.getOperation())
@@ -74,7 +82,7 @@ LogicalResult mlir::neuron::lowering::lowerConvSum(FunctionLowering &fl, KernelO
       return failure();
     return lowerConv(fl, k, a, withTotal, outputs, "conv-epilogue");
   };
-  if (!pointwise(b))
+  if (!found->addend)
     return separately("neither convolution is pointwise and unpadded");
   if (epilogueOps.empty())
     return separately("the kernel has no epilogue to store the sum");
@@ -101,7 +109,7 @@ LogicalResult mlir::neuron::lowering::lowerConvSum(FunctionLowering &fl, KernelO
     return separately("the kernel's convolution does not fit next to it: " + why);
   if (main.groups != 1 || main.khPack > 1)
     return separately("the kernel's convolution is grouped or packs kernel rows");
-  if (!added.planSummed(main, why))
+  if (!added.planSummed(main, main.reserved, why))
     return separately(why);
   main.addend = &added;
   kb->setSource(a);

@@ -1,8 +1,9 @@
 //===- FuseConvChains.cpp - neuron-fuse-conv-chains ------------------------===//
 //
 // A pointwise convolution (1x1, stride 1, no padding, one group) whose input
-// is the output of another convolution's kernel - directly or through an
-// --auto-cast narrowing - joins that kernel as its tail: the kernel of kind
+// is the output of another convolution's kernel (conv-epilogue, or conv-sum:
+// two convolutions summed in PSUM) - directly or through an --auto-cast
+// narrowing - joins that kernel as its tail: the kernel of kind
 // `conv-chain` computes, per output tile, every output channel of the first
 // convolution and its epilogue, keeps the tile in SBUF and multiplies it
 // into the second convolution's accumulators, so the value between them is
@@ -37,21 +38,23 @@ using namespace mlir::neuron::fusion;
 namespace {
 
 /// The one convolution of a `conv-epilogue` kernel or a bare convolution,
-/// else null.
-ConvOp convOf(Operation *op) {
+/// else null; with `sums`, also the first of a `conv-sum` kernel's two
+/// (both compute the kernel's output tiles).
+ConvOp convOf(Operation *op, bool sums = false) {
   if (auto conv = dyn_cast_or_null<ConvOp>(op))
     return conv;
   auto k = dyn_cast_or_null<KernelOp>(op);
-  if (!k || k.getKind() != "conv-epilogue")
+  bool sum = sums && k && k.getKind() == "conv-sum";
+  if (!k || (k.getKind() != "conv-epilogue" && !sum))
     return {};
   ConvOp found;
   for (Operation &inner : k.getBody().front()) {
     if (isa<MatmulOp, PoolOp>(inner))
       return {};
     if (auto conv = dyn_cast<ConvOp>(inner)) {
-      if (found)
+      if (found && !sum)
         return {};
-      found = conv;
+      found = found ? found : conv;
     }
   }
   return found;
@@ -105,7 +108,7 @@ struct FuseConvChainsPass
         cast = {};
       Value produced = cast ? cast.getInput() : in;
       Operation *head = produced.getDefiningOp();
-      if (!convOf(head) || head->getBlock() != op.getBlock())
+      if (!convOf(head, /*sums=*/true) || head->getBlock() != op.getBlock())
         continue; // not a convolution's output: nothing to say
       if (std::string why = whyNot(head, &op, cast); !why.empty()) {
         recordRejected(&op, "conv-chain", why);
@@ -147,7 +150,7 @@ struct FuseConvChainsPass
   /// Why `tail` (a pointwise convolution's kernel reading `head`'s output,
   /// through `narrow` when set) cannot join `head`'s kernel, or "".
   std::string whyNot(Operation *head, Operation *tail, CastOp narrow) {
-    ConvOp first = convOf(head), second = convOf(tail);
+    ConvOp first = convOf(head, /*sums=*/true), second = convOf(tail);
     std::string who = describe(second, "the convolution");
     auto w = second.getWeight().getType();
     if (w.getRank() < 3 || !w.hasStaticShape())

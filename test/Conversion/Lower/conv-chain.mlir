@@ -29,6 +29,15 @@
 // PARTIAL: remark: lowered as two chained convolutions: 1 channel tile(s) x 1 taps, then 3 channel tile(s) x 1 tap
 // RUN: neuronc --no-cache %s --entry=head_too_big --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIG
 // BIG: remark: the pointwise convolution is a kernel of its own: the first convolution's weights are not all resident or its output rows not whole
+// @sum_head is a stage's first bottleneck: conv3 plus the strided
+// projection of the block input summed in PSUM (a conv-sum head), the
+// folded biases, ReLU, then the next block's conv1 (bf16: 9 % on 3 of
+// 100352 elements, the same elements and errors unfused).
+// RUN: neuronc --no-cache %s --entry=sum_head --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=SUMHEAD
+// SUMHEAD: remark: lowered as two chained convolutions: 2 channel tile(s) x 1 taps, then 2 channel tile(s) x 1 tap, the first one plus 1 channel tile(s) of a pointwise convolution summed in PSUM, on output tiles of 2 image(s) x 14 row(s) x 14 columns
+// RUN: neuron-run %s --entry=sum_head --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=sum_head --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=sum_head --check --fuse --check-rtol=1e-1 --random-inputs --auto-cast=matmult | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=bottleneck --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=bottleneck --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=bottleneck --check --fuse --check-rtol=3e-2 --random-inputs --auto-cast=matmult | FileCheck %s --check-prefix=SIM
@@ -67,4 +76,17 @@ func.func @head_too_big(%x: tensor<1x512x4x4xf32>, %w: tensor<1024x512x3x3xf32>,
   %y2 = neuron.conv %z, %w2 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<1x1024x4x4xf32>, tensor<64x1024x1x1xf32>) -> tensor<1x64x4x4xf32>
   %z2 = neuron.relu %y2 : tensor<1x64x4x4xf32>
   return %z2 : tensor<1x64x4x4xf32>
+}
+func.func @sum_head(%x: tensor<4x64x14x14xf32>, %w3: tensor<256x64x1x1xf32>, %xin: tensor<4x256x28x28xf32>, %wd: tensor<256x256x1x1xf32>, %w1: tensor<128x256x1x1xf32>) -> (tensor<4x256x14x14xf32>, tensor<4x128x14x14xf32>) {
+  %b3 = neuron.constant dense<0.25> : tensor<1x256x1x1xf32>
+  %bd = neuron.constant dense<-0.5> : tensor<1x256x1x1xf32>
+  %c = neuron.conv %x, %w3 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<4x64x14x14xf32>, tensor<256x64x1x1xf32>) -> tensor<4x256x14x14xf32>
+  %cb = neuron.add %c, %b3 : tensor<4x256x14x14xf32>, tensor<1x256x1x1xf32> -> tensor<4x256x14x14xf32>
+  %d = neuron.conv %xin, %wd strides = [2, 2] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<4x256x28x28xf32>, tensor<256x256x1x1xf32>) -> tensor<4x256x14x14xf32>
+  %db = neuron.add %d, %bd : tensor<4x256x14x14xf32>, tensor<1x256x1x1xf32> -> tensor<4x256x14x14xf32>
+  %s = neuron.add %cb, %db : tensor<4x256x14x14xf32>, tensor<4x256x14x14xf32> -> tensor<4x256x14x14xf32>
+  %r = neuron.relu %s : tensor<4x256x14x14xf32>
+  %y2 = neuron.conv %r, %w1 strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<4x256x14x14xf32>, tensor<128x256x1x1xf32>) -> tensor<4x128x14x14xf32>
+  %z2 = neuron.relu %y2 : tensor<4x128x14x14xf32>
+  return %r, %z2 : tensor<4x256x14x14xf32>, tensor<4x128x14x14xf32>
 }
