@@ -360,8 +360,9 @@ def NeuronFuseConvChainsPass : Pass<"neuron-fuse-conv-chains", "::mlir::func::Fu
   let summary = "Chains a pointwise convolution to the convolution kernel that produces its input";
   let description = [{
     A 1x1 `neuron.conv` (stride 1, no padding, one group, no bias) whose
-    input is the output of a `conv-epilogue` kernel (or of a convolution
-    through an --auto-cast narrowing) joins that kernel as its tail, in a
+    input is the output of a `conv-epilogue` or `conv-sum` kernel (or of a
+    convolution through an --auto-cast narrowing) joins that kernel as its
+    tail, in a
     kernel of kind `conv-chain`: per output tile, the lowering computes all
     of the first convolution's channels and its epilogue, leaves them in
     SBUF and multiplies them into the second convolution's accumulators, so

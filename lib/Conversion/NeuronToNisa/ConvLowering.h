@@ -23,6 +23,21 @@ struct OutTile {
   int64_t pixels() const { return nbc * rows * cols; }
 };
 
+/// A mean over each image's pixels of the epilogue's value (a global
+/// average pool) taken on chip: the epilogue writes each image's value into
+/// `values` (a ring) instead of storing it, a reduce sums it into a column
+/// of `sums`, scaled and stored into `out` ([N, F] row-major).
+struct ConvMean {
+  SmallVector<FlatSymbolRefAttr> values;
+  FlatSymbolRefAttr sums;
+  FlatSymbolRefAttr means; ///< the scaled sums in `type` (sums when f32)
+  Type type;
+  HbmBuffer out;
+  int slot = 0;
+  float scale = 1;
+  double storeBytes = 0; ///< the means and the epilogue's stored values
+};
+
 /// One convolution lowered as an implicit GEMM: its shapes, plan, tiles and
 /// the emission of its kernel (see the file comment).
 struct ConvLowering {
@@ -103,6 +118,9 @@ struct ConvLowering {
   /// loads its own input block with each of this one's and multiplies it
   /// into the same accumulators after this one's matmuls.
   ConvLowering *addend = nullptr;
+  /// With whole images per output tile: the mean over each image's pixels
+  /// of the epilogue's value (LowerConvMean.cpp).
+  ConvMean *mean = nullptr;
   /// This convolution is another's addend: no start flag, and no
   /// accumulators, output tiles or result buffer of its own.
   bool summed = false;
@@ -218,6 +236,9 @@ struct ConvLowering {
 
   /// Bias (per output channel) on the way out of PSUM, then the store.
   void store(const OutTile &t, int64_t g, int64_t f0, int64_t fsz, int a);
+  /// With `mean`: the epilogue of each image of tile `t` (channels [fAbs,
+  /// fAbs + fsz), PSUM slot `a`) into the ring, reduced, scaled, stored.
+  void emitMean(const OutTile &t, int64_t fAbs, int64_t fsz, int a);
 
   /// PSUM slot `a` at `from` to tile `dst` at `to` (n elements on each of
   /// fsz partitions) on ScalarE, adding the bias of column `bcol` when the
@@ -259,6 +280,16 @@ struct ConvLowering {
   /// not tile the same output or does not fit `room` bytes per partition.
   bool planSummed(const ConvLowering &main, int64_t room, std::string &why);
 };
+
+/// A conv-epilogue kernel whose epilogue ends in a mean over each image's
+/// pixels (a global average pool), as one convolution kernel that takes
+/// the mean on chip, the ops after the mean as a row kernel of their own;
+/// nullopt (nothing emitted) when it does not take that form or its tiles
+/// do not hold whole images.
+std::optional<LogicalResult> lowerConvWithMean(FunctionLowering &fl, Operation *anchor,
+                                               ConvOp conv, ArrayRef<Operation *> epilogueOps,
+                                               ArrayRef<std::pair<Value, Value>> outputs,
+                                               StringRef kind);
 
 /// The sum of a conv-sum kernel: `total = add(main, addend)`, the addend
 /// pointwise and unpadded (of two such, the one with fewer input channels).

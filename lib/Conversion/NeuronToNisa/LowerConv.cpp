@@ -326,6 +326,10 @@ void ConvLowering::store(const OutTile &t, int64_t g, int64_t f0, int64_t fsz, i
                                  kb.tileAP(0, fsz, i * chained->rowsIn * chained->Wp, per));
     return;
   }
+  if (epilogue && mean) {
+    emitMean(t, fAbs, fsz, a);
+    return;
+  }
   if (epilogue) {
     int64_t per = t.rows * t.cols;
     for (int64_t i = 0; i < t.nbc; ++i) {
@@ -415,6 +419,8 @@ double ConvLowering::loadBytes() const {
 }
 
 double ConvLowering::storeBytes() const {
+  if (mean)
+    return mean->storeBytes;
   return pool ? static_cast<double>(pool->outputBytes())
               : static_cast<double>(N) * F * OH * OW * eout;
 }
@@ -500,6 +506,10 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
   PoolOp poolOp = epilogueOps.empty() ? PoolOp() : dyn_cast<PoolOp>(epilogueOps.back());
   if (poolOp)
     epilogueOps = epilogueOps.drop_back();
+  if (!poolOp && !isDepthwise(conv))
+    if (std::optional<LogicalResult> done =
+            lowerConvWithMean(fl, anchor, conv, epilogueOps, outputs, kind))
+      return *done;
   RowKernelSpec spec;
   spec.ops.push_back(conv);
   spec.ops.append(epilogueOps.begin(), epilogueOps.end());
