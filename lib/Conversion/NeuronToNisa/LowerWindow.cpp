@@ -91,6 +91,21 @@ struct WindowLowering {
   /// Tiles per value of a fused epilogue: a folded group's epilogues run
   /// back to back, each with its store in flight.
   int epilogueBuffers = 2;
+  /// A bf16 depthwise convolution's taps on TensorE: tap t multiplies the
+  /// block's shifted window (moving) by diag(w[:, t]) (stationary), summed
+  /// in PSUM, four times VectorE's or GpSimdE's rate for bf16 operands
+  /// (one column per cycle at TensorE's clock against two cycles per
+  /// element of a scalar_tensor_tensor); the sum is copied out with the
+  /// bias added. The diagonals are built once on chip from the weights.
+  bool onTensor = false;
+  /// PSUM banks per block on TensorE, and the block's rows per bank.
+  static constexpr int64_t kTapBanks = 3;
+  int64_t bankRows = 1;
+  SmallVector<FlatSymbolRefAttr> tapPsum;
+  /// The identity, and per weight tile its taps' diagonals (a ring of two:
+  /// the next tile's are made while this one's taps run).
+  FlatSymbolRefAttr ident;
+  SmallVector<FlatSymbolRefAttr> diags;
 
   WindowLowering(FunctionLowering &fl, KernelBuilder &kb, Operation *op, WindowKind kind)
       : fl(fl), kb(kb), op(op), kind(kind), hw(fl.pb.hw()), P(hw.partitions),
@@ -172,7 +187,56 @@ struct WindowLowering {
     }
     if (allowFold)
       chooseFold(bytes, budget);
+    chooseTensorTaps(bytes, budget);
     return true;
+  }
+
+  /// Whether the depthwise taps run on TensorE (see `onTensor`): bf16 (or
+  /// f16) input and weights, one plane tile at a time, output rows that fit
+  /// a PSUM bank, room for the diagonals, and an estimate of the taps'
+  /// engine time that is lower with the diagonals' construction and the
+  /// sums' copies counted (made upfront for every weight tile with two
+  /// instructions each, five tiles' diagonals cost MobileNetV2 at 64x64 44
+  /// us more than its 4x4 maps' taps saved). f32 products would take four
+  /// passes through the array and gain nothing.
+  template <typename Bytes> void chooseTensorTaps(Bytes &bytes, int64_t budget) {
+    auto conv = dyn_cast<ConvOp>(op);
+    if (kind != WindowKind::Depthwise || fold > 1 || !conv || OW > hw.psumBankFp32())
+      return;
+    Type wt = conv.getWeight().getType().getElementType();
+    if (fl.hasBuffer(conv.getWeight()) && fl.bufferOf(conv.getWeight()).elementType)
+      wt = fl.bufferOf(conv.getWeight()).elementType;
+    if (!(inT.isBF16() || inT.isF16()) || wt != inT)
+      return;
+    int64_t taps = KH * KW, np = std::min(P, planes * segs), ptiles = llvm::divideCeil(planes, P);
+    int64_t wtiles = planes <= P || P % C == 0 ? 1 : ptiles;
+    int64_t diagBytes = (std::min<int64_t>(wtiles, 2) * taps + 1) * np * nisa::elementBytes(inT);
+    int64_t rv = R;
+    bankRows = hw.psumBankFp32() / OW;
+    int64_t rt = std::min(R, kTapBanks * bankRows);
+    auto vecNs = [&](Opcode o, int64_t n) {
+      return std::min(kb.estimate(o, Engine::vector, np, n), kb.estimate(o, Engine::gpsimd, np, n));
+    };
+    // Each tap after the first waits for the one before (the same
+    // accumulator): the dependent instruction's overhead.
+    double dependent = static_cast<double>(hw.dependentOverheadCycles) / hw.gpsimdClockGHz;
+    double onVector = static_cast<double>(ptiles * llvm::divideCeil(OHs, rv) * taps) *
+                      (vecNs(Opcode::ScalarTensorTensor, rv * OW) + dependent);
+    double perTap = kb.estimate(Opcode::MultiplyMoving, Engine::tensor, np, rt * OW) +
+                    kb.estimate(Opcode::LoadStationary, Engine::tensor, np, np);
+    double onTensorNs =
+        static_cast<double>(ptiles * llvm::divideCeil(OHs, rt)) *
+            (static_cast<double>(taps) * perTap + vecNs(Opcode::TensorScalar, rt * OW)) +
+        static_cast<double>(wtiles) * vecNs(Opcode::TensorTensor, taps * np) +
+        kb.estimate(Opcode::AffineSelect, Engine::gpsimd, np, np);
+    if (onTensorNs >= onVector)
+      return;
+    R = rt;
+    if (bytes() + diagBytes > budget) {
+      R = rv;
+      return;
+    }
+    onTensor = true;
   }
 
   /// Cuts the planes into bands of output rows when at most half of the
@@ -357,6 +421,8 @@ struct WindowLowering {
         for (int64_t band = 0; band < segs; ++band)
           loadWeights(i * P, std::min(P, planes - i * P), wts[0], bts[0], i * taps, i,
                       band * planes);
+      if (onTensor)
+        allocateDiagonals(np, std::min<int64_t>(wtiles, 2));
     }
     Builder b(op->getContext());
     int64_t full = planes / P;
@@ -473,10 +539,19 @@ struct WindowLowering {
               vecEngine(Opcode::TensorCopy, nparts, nt * (his[0] - los[0]) * W), tile, box, dst,
               box, DenseI64ArrayAttr(), UnitAttr());
         }
+        // The first weight tile's diagonals before its taps; each next
+        // tile's after this tile's first block, so they are made while
+        // TensorE works.
+        if (onTensor && oh0 == 0 && t0 == 0)
+          buildDiagonals(0, 0, shared ? std::min(P, planes * segs) : nparts);
         if (nt > 1)
           emitFoldedTaps(tile, nt, rows, w, wcol, bt, bcol);
+        else if (onTensor)
+          emitTensorTaps(tile, nparts, rows, diags[(shared ? 0 : t0) % diags.size()], bt, bcol);
         else
           emitTaps(tile, 0, nparts, rows, w, wcol, bt, bcol);
+        if (onTensor && oh0 == 0 && !shared && t0 + 1 < ptiles)
+          buildDiagonals(t0 + 1, (t0 + 1) * taps, std::min(P, planes - (t0 + 1) * P));
         for (int64_t t = 0; t < nt; ++t)
           finishBlock(p0 + t * P, nparts, oh0, rows, t * R * OW, /*advance=*/t + 1 == nt);
       }
@@ -571,6 +646,95 @@ struct WindowLowering {
                                       DenseI64ArrayAttr(), UnitAttr());
         p ^= 1;
       }
+    }
+  }
+
+  /// The PSUM sums, the diagonals' ring of `copies` and the identity
+  /// (ones, then every element off the diagonal zeroed).
+  void allocateDiagonals(int64_t np, int64_t copies) {
+    Builder b(op->getContext());
+    for (int i = 0; i < 2; ++i)
+      tapPsum.push_back(kb.alloc(nisa::MemorySpace::psum, np, kTapBanks * hw.psumBankFp32(), f32,
+                                 "tap"));
+    for (int64_t i = 0; i < copies; ++i)
+      diags.push_back(kb.alloc(nisa::MemorySpace::sbuf, np, KH * KW * np, inT, "diag"));
+    ident = kb.alloc(nisa::MemorySpace::sbuf, np, np, inT, "ident");
+    auto box = kb.tileAP(0, np, 0, np);
+    kb.emit<nisa::MemsetOp>(Engine::gpsimd, ident, box, b.getF32FloatAttr(1.0f),
+                            DenseI64ArrayAttr(), UnitAttr());
+    kb.charge(Engine::gpsimd, kb.estimate(Opcode::Memset, Engine::gpsimd, np, np));
+    kb.charge(Engine::gpsimd, kb.estimate(Opcode::AffineSelect, Engine::gpsimd, np, np));
+    kb.emit<nisa::AffineSelectOp>(ident, box, ident, box,
+                                  nisa::CmpOpAttr::get(b.getContext(), nisa::CmpOp::eq),
+                                  b.getI64IntegerAttr(0), b.getI64IntegerAttr(1),
+                                  b.getDenseI64ArrayAttr({-1}), b.getF32FloatAttr(0.0f),
+                                  DenseI64ArrayAttr(), UnitAttr());
+  }
+
+  /// The diagonals of weight tile `i` (weights at column `wcol`, over
+  /// `parts` partitions) into its ring slot: diag[p, t·np + f] = ident[p, f]
+  /// · w[p, wcol + t], one multiply with both operands broadcast.
+  void buildDiagonals(int64_t i, int64_t wcol, int64_t parts) {
+    int64_t taps = KH * KW, np = std::min(P, planes * segs);
+    kb.emit<nisa::TensorTensorOp>(
+        vecEngine(Opcode::TensorTensor, parts, taps * np), nisa::AluOp::multiply,
+        diags[i % diags.size()], kb.tileAP(0, parts, 0, {taps, np}, {np, 1}), ident,
+        kb.tileAP(0, parts, 0, {taps, np}, {0, 1}), wts[0],
+        kb.tileAP(0, parts, wcol, {taps, np}, {1, 0}), DenseI64ArrayAttr(), UnitAttr());
+  }
+
+  /// emitTaps on TensorE (see `onTensor`): per bank of the block's rows,
+  /// each tap one multiply of its window by the tap's diagonal (of `diag`,
+  /// the plane tile's), the first tap starting the sum; then the sum, plus
+  /// the bias, into acc[slot].
+  void emitTensorTaps(FlatSymbolRefAttr tile, int64_t nparts, int64_t rows, FlatSymbolRefAttr diag,
+                      FlatSymbolRefAttr bt, int64_t bcol) {
+    Builder b(op->getContext());
+    int64_t np = std::min(P, planes * segs), bank = hw.psumBankFp32();
+    FlatSymbolRefAttr ps = tapPsum[slot % tapPsum.size()];
+    // The rows split evenly over the banks they need (19 rows of 28: 10 and
+    // 9, not 18 and 1).
+    int64_t per = llvm::divideCeil(rows, llvm::divideCeil(rows, bankRows));
+    SmallVector<int64_t> order{padCols ? 0 : fullTap};
+    for (int64_t t = 0; t < KH * KW; ++t)
+      if (t != order.front())
+        order.push_back(t);
+    for (auto [i, t] : llvm::enumerate(order)) {
+      int64_t kh = t / KW, kw = t % KW;
+      int64_t c0 = 0, c1 = OW, shift = kw * dw;
+      if (!padCols) {
+        std::tie(c0, c1) = validColumns(kw);
+        if (c1 <= c0)
+          continue;
+        shift = c0 * sw + kw * dw - pl;
+      }
+      int64_t cols = c1 - c0;
+      kb.emit<nisa::LoadStationaryOp>(diag, kb.tileAP(0, nparts, t * np, nparts),
+                                      DenseI64ArrayAttr(), UnitAttr());
+      for (int64_t r0 = 0; r0 < rows; r0 += per) {
+        int64_t rc = std::min(per, rows - r0);
+        int64_t off = (r0 * sh + kh * dh) * Wp + shift;
+        kb.charge(Engine::tensor,
+                  kb.estimate(Opcode::MultiplyMoving, Engine::tensor, nparts, rc * cols));
+        kb.emit<nisa::MultiplyMovingOp>(
+            ps, kb.tileAP(0, nparts, r0 / per * bank + c0, {rc, cols}, {OW, 1}), tile,
+            kb.tileAP(0, nparts, off, {rc, cols}, {sh * Wp, sw}),
+            i == 0 ? b.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
+      }
+    }
+    for (int64_t r0 = 0; r0 < rows; r0 += per) {
+      int64_t rc = std::min(per, rows - r0), n = rc * OW;
+      auto dst = kb.tileAP(0, nparts, r0 * OW, n);
+      auto src = kb.tileAP(0, nparts, r0 / per * bank, n);
+      Engine e = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::scalar}, nparts, n);
+      if (bias.sym)
+        kb.emit<nisa::TensorScalarOp>(
+            e, acc[slot], dst, ps, src, nisa::AluOp::add, FloatAttr(), bt,
+            kb.tileAP(0, nparts, bcol, 1), UnitAttr(), nisa::AluOpAttr(), FloatAttr(),
+            FlatSymbolRefAttr(), nisa::AccessPatternAttr(), UnitAttr(), DenseI64ArrayAttr(),
+            UnitAttr());
+      else
+        kb.emit<nisa::TensorCopyOp>(e, acc[slot], dst, ps, src, DenseI64ArrayAttr(), UnitAttr());
     }
   }
 
@@ -707,7 +871,8 @@ struct WindowLowering {
                      : "") +
            " x " + std::to_string(llvm::divideCeil(OHs, R)) + " row block(s) of " +
            std::to_string(R) +
-           ", " + std::to_string(KH * KW) + " taps each on VectorE/GpSimdE";
+           ", " + std::to_string(KH * KW) +
+           (onTensor ? " taps each on TensorE (diagonal weights)" : " taps each on VectorE/GpSimdE");
   }
 };
 
