@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Convolutions alone, at the shapes of ResNet-50 (the stem, then the 1x1 and
 # 3x3 convolutions of each stage at 56², 28², 14² and 7²) and of
-# MobileNetV2's depthwise layers (against the vector engines' bound), batch 1
+# MobileNetV2's depthwise layers (against the taps' bound: the faster of the
+# vector engines and TensorE's multiplies by diagonal weights), batch 1
 # and 8, bf16 (splat weights: the
 # timing does not depend on the values). Each compiled by neuronc and
 # simulated on trn1 (TARGET=trn2 for the other): device time against the
@@ -15,7 +16,18 @@ TARGET=${TARGET:-trn1}
 [ -x "$BUILD/bin/neuronc" ] || { echo "conv-bench.sh: build first" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$BIN"' EXIT
-printf "%-26s %5s %10s %10s %10s %10s %8s %8s\n" layer batch device compute vector memory "%peak" "%bound"
+# Engine clocks and rates from the hardware table (as scripts/zoo.py reads it).
+HW=$(/usr/bin/python3 - "$(dirname "$0")/../lib/ISA/HardwareModel.cpp" "$TARGET" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for name, body in re.findall(r"\{\s*/\*name=\*/\"(\w+)\"(.*?)\}", text, re.S):
+    if name == sys.argv[2]:
+        v = dict(re.findall(r"/\*(\w+)=\*/\s*([-+0-9.eE]+)", body))
+        print(v["tensorClockGHz"], v["vectorClockGHz"], v["vectorBf16ElementsPerCycle"])
+PY
+)
+[ -n "$HW" ] || { echo "conv-bench.sh: no target $TARGET in the hardware table" >&2; exit 1; }
+printf "%-26s %5s %10s %10s %10s %10s %8s %8s\n" layer batch device compute taps memory "%peak" "%bound"
 # name C F H KH stride pad groups
 while read -r name c f h k s p g; do
   for n in 1 8; do
@@ -39,7 +51,7 @@ PY
       continue
     fi
     "$BIN/neuron-run" "$d/m.neff" --no-data --profile "$d/p" > /dev/null
-    /usr/bin/python3 - "$name" "$n" "$d/p/summary.json" "$c" "$f" "$h" "$k" "$s" "$p" "$g" "$TARGET" <<'PY'
+    /usr/bin/python3 - "$name" "$n" "$d/p/summary.json" "$c" "$f" "$h" "$k" "$s" "$p" "$g" $HW <<'PY'
 import json, sys
 name, n = sys.argv[1], int(sys.argv[2])
 s = json.load(open(sys.argv[3]))["summary"]
@@ -47,11 +59,15 @@ c, f, h, k, st, p, g = map(int, sys.argv[4:11])
 o = (h + 2 * p - k) // st + 1
 flops = 2 * n * f * o * o * (c // g) * k * k
 depthwise = g == c and g > 1
-# A depthwise layer runs on the vector engines: one multiply-add per tap and
-# output element, 128 lanes at 1.12 GHz (trn1) / 0.96 GHz x 2 (trn2: bf16 at
-# twice the rate) - docs/hardware.md; VectorE and GpSimdE share SBUF on trn1.
-lanes_per_ns = {"trn1": 128 * 1.12, "trn2": 256 * 0.96}[sys.argv[11]]
-vector = (n * f * o * o * k * k / lanes_per_ns * 1e-9) if depthwise else 0.0
+# A depthwise layer's taps: on the vector engines one multiply-add per tap
+# and output element over VectorE's lanes (bf16 rate; VectorE and GpSimdE
+# share SBUF on trn1); on TensorE (bf16, docs/lowering.md) one column per
+# cycle per tap and output pixel of each 128-plane tile. The faster bounds.
+tensor_ghz, vector_ghz, bf16_per_cycle = map(float, sys.argv[11:14])
+planes = n * f
+vector = planes * o * o * k * k / (bf16_per_cycle * vector_ghz) * 1e-9
+tensor = -(-planes // 128) * o * o * k * k / tensor_ghz * 1e-9
+vector = min(vector, tensor) if depthwise else 0.0
 compute = 0.0 if depthwise else flops / s["peak_flops"]
 bytes_ = 2 * (n * c * h * h + f * (c // g) * k * k + n * f * o * o)
 memory = bytes_ / s["dma_bandwidth_bytes_per_s"]
