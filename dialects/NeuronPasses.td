@@ -130,7 +130,9 @@ def NeuronHoistCastsPass : Pass<"neuron-hoist-casts", "::mlir::func::FuncOp"> {
     lands next to the op that computes the value, whose kernel writes the
     narrow type (general fusion takes it in). Each move is a fusion-report
     entry (`hoist-cast`); a cast left after such an op because the op has
-    other users is recorded with that reason.
+    other users is recorded with that reason. A cast of an attention's
+    result, its only user, becomes the attention's result type: the
+    attention rounds only its result, so the kernel stores narrow.
   }];
 }
 

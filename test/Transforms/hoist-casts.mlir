@@ -143,3 +143,38 @@ func.func @qkv_after_transpose(%x: tensor<4x16xbf16>, %w: tensor<16x48xbf16>) ->
   %vc = neuron.cast %v : tensor<1x2x4x8xf32> -> tensor<1x2x4x8xbf16>
   return %qc, %kc, %vc : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>
 }
+
+// -----
+
+// nn.MultiheadAttention's out-projection under --auto-cast: the cast of its
+// operand moves above the head merge (transpose, reshape) to the attention,
+// which then writes bf16 itself (it sums in f32 and rounds only its result,
+// as the cast did); the head merge moves bf16.
+// CHECK-LABEL: func.func @attention_output
+// CHECK: %[[A:.*]] = neuron.attention %arg0, %arg1, %arg2 scale = 1.250000e-01 : (tensor<2x64x8xbf16>, tensor<2x64x8xbf16>, tensor<2x64x8xbf16>) -> tensor<2x64x8xbf16>
+// CHECK-NEXT: %[[T:.*]] = neuron.transpose %[[A]] perm = [1, 0, 2] : tensor<2x64x8xbf16> -> tensor<64x2x8xbf16>
+// CHECK-NEXT: %[[R:.*]] = neuron.reshape %[[T]] : tensor<64x2x8xbf16> -> tensor<64x16xbf16>
+// CHECK-NEXT: neuron.matmul %[[R]], %arg3
+func.func @attention_output(%q: tensor<2x64x8xbf16>, %k: tensor<2x64x8xbf16>, %v: tensor<2x64x8xbf16>, %w: tensor<16x16xbf16>) -> tensor<64x16xf32> {
+  %a = neuron.attention %q, %k, %v scale = 1.250000e-01 : (tensor<2x64x8xbf16>, tensor<2x64x8xbf16>, tensor<2x64x8xbf16>) -> tensor<2x64x8xf32>
+  %t = neuron.transpose %a perm = [1, 0, 2] : tensor<2x64x8xf32> -> tensor<64x2x8xf32>
+  %r = neuron.reshape %t : tensor<64x2x8xf32> -> tensor<64x16xf32>
+  // (three remarks: the transpose, the reshape, the attention)
+  // expected-remark @+1 {{fused hoist-cast (absorbed 1 ops, saves 4096 bytes)}}
+  %c = neuron.cast %r : tensor<64x16xf32> -> tensor<64x16xbf16>
+  %m = neuron.matmul %c, %w : tensor<64x16xbf16>, tensor<16x16xbf16> -> tensor<64x16xf32>
+  return %m : tensor<64x16xf32>
+}
+
+// -----
+
+// The attention's result also read wide (returned in f32): the cast stays.
+// CHECK-LABEL: func.func @attention_read_wide
+// CHECK: neuron.attention {{.*}} -> tensor<2x64x8xf32>
+// CHECK-NEXT: neuron.cast
+func.func @attention_read_wide(%q: tensor<2x64x8xbf16>, %k: tensor<2x64x8xbf16>, %v: tensor<2x64x8xbf16>) -> (tensor<2x64x8xbf16>, tensor<2x64x8xf32>) {
+  %a = neuron.attention %q, %k, %v scale = 1.250000e-01 : (tensor<2x64x8xbf16>, tensor<2x64x8xbf16>, tensor<2x64x8xbf16>) -> tensor<2x64x8xf32>
+  // expected-remark @+1 {{has other users that read it wide: the cast stays after it}}
+  %c = neuron.cast %a : tensor<2x64x8xf32> -> tensor<2x64x8xbf16>
+  return %c, %a : tensor<2x64x8xbf16>, tensor<2x64x8xf32>
+}

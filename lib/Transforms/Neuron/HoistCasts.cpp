@@ -8,7 +8,8 @@
 // Rounding to nearest commutes with moving elements and with max/min (it is
 // monotone), so the cast moves above them, to the op that computes the
 // value, whose kernel then writes the narrow type itself: the data movement
-// moves half the bytes and the cast costs nothing.
+// moves half the bytes and the cast costs nothing. An attention, which
+// rounds only its result, takes the cast as its result type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,6 +121,10 @@ bool absorbs(Value v, Type narrow) {
     return true;
   if (auto r = dyn_cast<ReshapeOp>(def); r && fusion::regroupsDims(r))
     return false; // general fusion keeps it out of kernels
+  // An attention read only through the cast writes the narrow type itself
+  // (NarrowAttention).
+  if (isa<AttentionOp>(def))
+    return v.hasOneUse();
   // Read only through casts and sibling slices that reach casts: once all
   // are moved up, one cast is its only user.
   return (v.hasOneUse() || slicesAllNarrowed(v, narrow)) &&
@@ -202,12 +207,50 @@ struct HoistNarrowingCast : OpRewritePattern<CastOp> {
   mutable llvm::SmallPtrSet<Operation *, 16> explained;
 };
 
+/// cast(attention) -> an attention whose result is the narrow type: it sums
+/// in f32 and rounds only its result, as the cast did (results are
+/// bit-identical), and its kernel stores half the bytes, which the next
+/// kernel (the out-projection) loads without converting.
+struct NarrowAttention : OpRewritePattern<CastOp> {
+  NarrowAttention(MLIRContext *ctx, func::FuncOp fn) : OpRewritePattern(ctx), fn(fn) {}
+
+  LogicalResult matchAndRewrite(CastOp castOp, PatternRewriter &rewriter) const override {
+    if (!isNarrowingFloatCast(castOp))
+      return rewriter.notifyMatchFailure(castOp, "not a narrowing float cast");
+    auto attention = castOp.getInput().getDefiningOp<AttentionOp>();
+    if (!attention)
+      return rewriter.notifyMatchFailure(castOp, "the input is not an attention's result");
+    if (!attention->hasOneUse()) {
+      if (explained.insert(castOp).second)
+        neuronc::recordFusionDecision(
+            fn, {"hoist-cast", false,
+                 fusion::describe(attention, "the attention") +
+                     " has other users that read it wide: the cast stays after it",
+                 castOp.getLoc(), {}, 0});
+      return rewriter.notifyMatchFailure(castOp, "the attention's result is also read wide");
+    }
+    auto wide = attention.getType();
+    int64_t saved = wide.getNumElements() *
+                    (wide.getElementTypeBitWidth() - castOp.getType().getElementTypeBitWidth()) / 8;
+    rewriter.modifyOpInPlace(attention,
+                             [&] { attention.getResult().setType(castOp.getType()); });
+    neuronc::recordFusionDecision(
+        fn, {"hoist-cast", true, "", castOp.getLoc(), {attention.getLoc()}, 2 * saved});
+    rewriter.replaceOp(castOp, attention.getResult());
+    return success();
+  }
+
+  func::FuncOp fn;
+  /// Casts whose refusal is already recorded (the driver may visit one again).
+  mutable llvm::SmallPtrSet<Operation *, 16> explained;
+};
+
 /// Moves narrowing casts above the ops they commute with.
 struct HoistCastsPass : mlir::neuron::impl::NeuronHoistCastsPassBase<HoistCastsPass> {
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<HoistNarrowingCast>(&getContext(), getOperation());
+    patterns.add<HoistNarrowingCast, NarrowAttention>(&getContext(), getOperation());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
