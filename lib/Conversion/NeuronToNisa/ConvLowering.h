@@ -126,6 +126,8 @@ struct ConvLowering {
   bool summed = false;
   /// The first output channel of the weight chunk being multiplied.
   int64_t chunk0 = 0;
+  /// The addend's weights are resident: loaded with the main convolution's
+  /// first weight chunk, once for the kernel.
   bool addendWeightsLoaded = false;
 
   ConvLowering(FunctionLowering &fl, KernelBuilder &kb, ConvOp conv, RowKernel *epilogue)

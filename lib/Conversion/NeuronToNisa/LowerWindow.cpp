@@ -98,7 +98,8 @@ struct WindowLowering {
   /// element of a scalar_tensor_tensor); the sum is copied out with the
   /// bias added. The diagonals are built once on chip from the weights.
   bool onTensor = false;
-  /// PSUM banks per block on TensorE, and the block's rows per bank.
+  /// PSUM banks per block on TensorE (heuristic: two blocks' sums in six of
+  /// the eight banks), and the block's rows per bank.
   static constexpr int64_t kTapBanks = 3;
   int64_t bankRows = 1;
   SmallVector<FlatSymbolRefAttr> tapPsum;
