@@ -315,6 +315,16 @@ struct WindowLowering {
     }
   }
 
+  /// The taps in the order they are applied: first one that covers every
+  /// output column (it starts the sum), then the others.
+  SmallVector<int64_t> tapOrder() const {
+    SmallVector<int64_t> order{padCols ? 0 : fullTap};
+    for (int64_t t = 0; t < KH * KW; ++t)
+      if (t != order.front())
+        order.push_back(t);
+    return order;
+  }
+
   /// The output columns [a, b) at which column tap `kw` reads inside the
   /// image (not padding).
   std::pair<int64_t, int64_t> validColumns(int64_t kw) const {
@@ -599,10 +609,7 @@ struct WindowLowering {
   void emitFoldedTaps(FlatSymbolRefAttr tile, int64_t nt, int64_t rows, FlatSymbolRefAttr w,
                       int64_t wcol, FlatSymbolRefAttr bt, int64_t bcol) {
     int64_t seg = rowsIn * Wp, aseg = R * OW, taps = KH * KW;
-    SmallVector<int64_t> order{padCols ? 0 : fullTap};
-    for (int64_t t = 0; t < taps; ++t)
-      if (t != order.front())
-        order.push_back(t);
+    SmallVector<int64_t> order = tapOrder();
     int p = 0;
     for (auto [i, t] : llvm::enumerate(order)) {
       int64_t kh = t / KW, kw = t % KW;
@@ -696,10 +703,7 @@ struct WindowLowering {
     // The rows split evenly over the banks they need (19 rows of 28: 10 and
     // 9, not 18 and 1).
     int64_t per = llvm::divideCeil(rows, llvm::divideCeil(rows, bankRows));
-    SmallVector<int64_t> order{padCols ? 0 : fullTap};
-    for (int64_t t = 0; t < KH * KW; ++t)
-      if (t != order.front())
-        order.push_back(t);
+    SmallVector<int64_t> order = tapOrder();
     for (auto [i, t] : llvm::enumerate(order)) {
       int64_t kh = t / KW, kw = t % KW;
       int64_t c0 = 0, c1 = OW, shift = kw * dw;
@@ -750,10 +754,7 @@ struct WindowLowering {
     auto box = kb.tileAP(0, nparts, 0, n);
     auto col = [&](int64_t c) { return kb.tileAP(0, nparts, c, 1); };
     // The first tap covers every output column (it initializes acc).
-    SmallVector<int64_t> order{padCols ? 0 : fullTap};
-    for (int64_t t = 0; t < KH * KW; ++t)
-      if (t != order.front())
-        order.push_back(t);
+    SmallVector<int64_t> order = tapOrder();
     for (auto [i, t] : llvm::enumerate(order)) {
       int64_t kh = t / KW, kw = t % KW;
       int64_t c0 = 0, c1 = OW, off = base + kh * dh * Wp + kw * dw;
