@@ -239,6 +239,26 @@ def NeuronFuseAttentionPass : Pass<"neuron-fuse-attention", "::mlir::func::FuncO
   }];
 }
 
+def NeuronOrderMatmulRowsPass : Pass<"neuron-order-matmul-rows", "::mlir::func::FuncOp"> {
+  let summary = "Runs a shared-weight matmul's rows in the order its attention reads them";
+  let description = [{
+    A matmul by a rank-2 weight computes each result row from the same lhs
+    row, so its leading dims may be permuted: `matmul(x)` becomes
+    `transpose⁻¹(matmul(transpose(x)))`. When every reader of the result
+    (after its row-wise ops: casts, adds of a bias broadcast along the rows,
+    activations) reaches an attention's query, key or value through slices,
+    reshapes and transposes that keep one leading dim whole, and that dim is
+    the attention's rows but not the matmul's innermost leading dim (the
+    sequence-first `[L, B, E]` in-projection of `nn.MultiheadAttention`),
+    the pass moves it innermost, row-wise ops included. The transposes fold
+    into the kernels' DMAs, and each attention row tile is then one of the
+    matmul's output tiles, partition for partition: `nisa-forward-stores`
+    reads it from SBUF. Each rewrite is a fusion-report entry
+    (`matmul-row-order`); a matmul whose result reaches an attention but not
+    as its rows is recorded with the reason.
+  }];
+}
+
 def NeuronFuseSoftmaxPass : Pass<"neuron-fuse-softmax", "::mlir::func::FuncOp"> {
   let summary = "Collapses max/sub/exp/sum/div chains into neuron.softmax (and log-softmax)";
   let description = [{

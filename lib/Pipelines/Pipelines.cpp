@@ -187,6 +187,7 @@ const FusionRule kFusionRules[] = {
     {"activations", [] { return neuron::createNeuronFuseActivationsPass(); }},
     {"softmax", [] { return neuron::createNeuronFuseSoftmaxPass(); }},
     {"attention", [] { return neuron::createNeuronFuseAttentionPass(); }},
+    {"rows", [] { return neuron::createNeuronOrderMatmulRowsPass(); }},
     {"broadcast", [] { return neuron::createNeuronFoldBroadcastOperandsPass(); }},
     {"rmsnorm", [] { return neuron::createNeuronFuseRmsNormPass(); }},
     {"layernorm", [] { return neuron::createNeuronFuseLayerNormPass(); }},

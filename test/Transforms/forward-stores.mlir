@@ -13,16 +13,17 @@
 // CHECK:      nisa.activation exp @k0.b[0:64, 0, [1,32]] = @a[0:64, 0, [1,32]]
 // CHECK-NOT:  @tmp[
 // CHECK:      nisa.kernel @k1
-// ScalarE has the kernel's work, so VectorE copies.
-// CHECK:      nisa.tensor_copy vector @a[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]]
-// CHECK-NEXT: nisa.activation exp @b[0:64, 0, [1,32]] = @a[0:64, 0, [1,32]]
+// The load's only reader reads the carried tile in place: no copy at all.
+// CHECK-NOT:  tensor_copy
+// CHECK:      nisa.activation exp @b[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]]
 // KEEP-LABEL: nisa.program @chain
 // KEEP:       nisa.dma_copy q1 @tmp[0, [32,64], [1,32]] = @k0.b[0:64, 0, [1,32]]
-// KEEP:       nisa.tensor_copy vector @a[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]]
+// KEEP:       nisa.activation exp @b[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]]
 // RACES-LABEL: nisa.program @chain
 // RACES:      nisa.alloc @k0.b sbuf 64x32xf32 offset =
-// RACES:      nisa.tensor_copy vector @a[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]] wait(scalar >= 1)
+// RACES:      nisa.activation exp @b[0:64, 0, [1,32]] = @k0.b[0:64, 0, [1,32]] signal
 // expected-remark @below {{1 store(s) to HBM dropped: nothing loads them any more}}
+// expected-remark @below {{1 forwarded load(s) copy nothing: their readers read the earlier kernels' tiles in place}}
 nisa.program @chain target "trn1" {
   nisa.hbm @x input 0 : tensor<64x32xf32>
   nisa.hbm @y output 0 : tensor<64x32xf32>
@@ -91,11 +92,13 @@ nisa.program @patterns target "trn1" {
 // -----
 
 // The tile was overwritten after the store (the next row tile reused it):
-// only the rows it still holds are copied; the others are loaded.
+// only the rows it still holds are forwarded (read in place by the add);
+// the others are loaded.
 // CHECK-LABEL: nisa.program @overwritten
 // CHECK:      nisa.kernel @k1
 // CHECK:      nisa.dma_copy q2 @a[0:128, 0, [1,16]] = @tmp[0, [16,128], [1,16]]
-// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @c[0:128, 0, [1,16]] = @k0.b[0:128, 0, [1,16]]
+// CHECK-NEXT: nisa.tensor_tensor vector add @a[0:128, 0, [1,16]] = @a[0:128, 0, [1,16]], @k0.b[0:128, 0, [1,16]]
+// expected-remark @below {{1 forwarded load(s) copy nothing: their readers read the earlier kernels' tiles in place}}
 nisa.program @overwritten target "trn1" {
   nisa.hbm @x input 0 : tensor<256x16xf32>
   nisa.hbm @y output 0 : tensor<128x16xf32>
@@ -118,6 +121,57 @@ nisa.program @overwritten target "trn1" {
     nisa.dma_copy q3 @c[0:128, 0, [1,16]] = @tmp[2048, [16,128], [1,16]]
     nisa.tensor_tensor vector add @a[0:128, 0, [1,16]] = @a[0:128, 0, [1,16]], @c[0:128, 0, [1,16]]
     nisa.dma_copy q3 @y[0, [16,128], [1,16]] = @a[0:128, 0, [1,16]]
+  }
+}
+
+// -----
+
+// Reading in place: a load in two partition pieces (a transfer split over
+// queues) of some columns is elided whole, and each engine read inside it
+// moves to the carried tile at the columns' offset, until the tile is
+// written again (the read after the memset reads the memset's values). A
+// load one of whose readers reads beyond it (the engine read covers columns
+// a memset wrote) stays a copy.
+// CHECK-LABEL: nisa.program @in_place
+// CHECK:      nisa.kernel @k1
+// CHECK-NOT:  nisa.dma_copy {{.*}} = @tmp
+// CHECK:      nisa.activation exp @o[0:128, 0, [1,16]] = @k0.b[0:128, 24, [1,16]]
+// CHECK-NEXT: nisa.activation exp @o[0:128, 16, [1,32]] = @k0.b[0:128, 16, [1,32]]
+// CHECK-NEXT: nisa.memset vector @s[0:128, 0, [1,32]]
+// CHECK-NEXT: nisa.activation exp @o[0:128, 48, [1,32]] = @s[0:128, 0, [1,32]]
+// CHECK:      nisa.memset vector @w[0:128, 16, [1,16]]
+// CHECK-NEXT: nisa.tensor_copy {{[a-z]+}} @w[0:128, 0, [1,16]] = @k0.b[0:128, 0, [1,16]]
+// CHECK-NEXT: nisa.activation exp @o[0:128, 80, [1,32]] = @w[0:128, 0, [1,32]]
+// RACES-LABEL: nisa.program @in_place
+// RACES:      nisa.activation exp @o[0:128, 0, [1,16]] = @k0.b[0:128, 24, [1,16]]
+// expected-remark @below {{1 store(s) to HBM dropped: nothing loads them any more}}
+// expected-remark @below {{2 forwarded load(s) copy nothing: their readers read the earlier kernels' tiles in place}}
+nisa.program @in_place target "trn1" {
+  nisa.hbm @x input 0 : tensor<128x64xf32>
+  nisa.hbm @y output 0 : tensor<128x112xf32>
+  nisa.hbm @tmp internal : tensor<128x64xf32>
+  nisa.kernel @k0 "exp" from "neuron.exp" {
+    nisa.alloc @a sbuf 128x64xf32
+    nisa.alloc @b sbuf 128x64xf32
+    nisa.dma_copy q0 @a[0:128, 0, [1,64]] = @x[0, [64,128], [1,64]]
+    nisa.activation exp @b[0:128, 0, [1,64]] = @a[0:128, 0, [1,64]]
+    nisa.dma_copy q1 @tmp[0, [64,128], [1,64]] = @b[0:128, 0, [1,64]]
+  }
+  // expected-remark @below {{reads 3 load(s), 24576 bytes, from SBUF tiles of earlier kernels instead of HBM}}
+  nisa.kernel @k1 "demo" from "test" {
+    nisa.alloc @s sbuf 128x32xf32
+    nisa.alloc @w sbuf 128x32xf32
+    nisa.alloc @o sbuf 128x112xf32
+    nisa.dma_copy q2 @s[0:64, 0, [1,32]] = @tmp[16, [64,64], [1,32]]
+    nisa.dma_copy q3 @s[64:128, 0, [1,32]] = @tmp[4112, [64,64], [1,32]]
+    nisa.activation exp @o[0:128, 0, [1,16]] = @s[0:128, 8, [1,16]]
+    nisa.activation exp @o[0:128, 16, [1,32]] = @s[0:128, 0, [1,32]]
+    nisa.memset vector @s[0:128, 0, [1,32]] = 0.0
+    nisa.activation exp @o[0:128, 48, [1,32]] = @s[0:128, 0, [1,32]]
+    nisa.memset vector @w[0:128, 16, [1,16]] = 0.0
+    nisa.dma_copy q4 @w[0:128, 0, [1,16]] = @tmp[0, [64,128], [1,16]]
+    nisa.activation exp @o[0:128, 80, [1,32]] = @w[0:128, 0, [1,32]]
+    nisa.dma_copy q5 @y[0, [112,128], [1,112]] = @o[0:128, 0, [1,112]]
   }
 }
 

@@ -61,7 +61,7 @@ static cl::opt<unsigned> optLevel("O",
 static cl::list<std::string> disableFusion(
     "disable-fusion",
     cl::desc("Skip these fusion rules (comma-separated): transposes, batchnorm, groups, siblings, "
-             "activations, softmax, attention, broadcast, rmsnorm, layernorm, casts, elementwise, "
+             "activations, softmax, attention, rows, broadcast, rmsnorm, layernorm, casts, elementwise, "
              "pool, sums, chains; to measure what one saves"),
     cl::value_desc("rules"), cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> prepackWeights(

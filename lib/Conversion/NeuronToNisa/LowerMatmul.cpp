@@ -297,10 +297,25 @@ struct MatmulLowering {
     int64_t more = epilogue.epilogueBytesPerPartition(nsz, kMaxRing) -
                    epilogue.epilogueBytesPerPartition(nsz);
     epilogueBuffers = used + more <= budget ? kMaxRing : 2;
+    // A result of a few tiles keeps each in its own buffer: none is
+    // overwritten before the kernel ends, so the kernels after it can read
+    // them from SBUF (nisa-forward-stores; an in-projection's q, k and v
+    // tiles, which its attention reads partition for partition).
+    int64_t outTiles = llvm::divideCeil(M, P) * llvm::divideCeil(N, nsz) *
+                       (mm.getType().getNumElements() / (M * N));
+    if (internalResult && epilogueBuffers == kMaxRing && outTiles > kMaxRing &&
+        outTiles <= kMaxResultTiles &&
+        used + epilogue.epilogueBytesPerPartition(nsz, static_cast<int>(outTiles)) -
+                epilogue.epilogueBytesPerPartition(nsz) <=
+            budget)
+      epilogueBuffers = static_cast<int>(outTiles);
     return true;
   }
 
   int epilogueBuffers = 2; ///< tiles per epilogue value (RowKernel::setEpilogueBuffers)
+  /// Every result goes to an internal tensor a later kernel reads (none is
+  /// a program output).
+  bool internalResult = false;
   /// The plan failed for want of SBUF with K longer than one tile: halving
   /// the contraction would help.
   bool tooLong = false;
@@ -315,6 +330,8 @@ struct MatmulLowering {
   int64_t movCount = 2; ///< K-resident moving tile sets, used by column tiles in turn
   /// heuristic: the deepest ring of Aᵀ, moving and transpose buffers.
   static constexpr int64_t kMaxRing = 4;
+  /// heuristic: a result of up to this many output tiles keeps them all.
+  static constexpr int64_t kMaxResultTiles = 16;
   int64_t kg = 1;      ///< K tiles per streamed load of a transposed B
   int64_t nStageB = 0; ///< stages of a transposed B
   /// B is not transposed and a cast was folded into it: each K tile loads
@@ -843,6 +860,8 @@ LogicalResult mlir::neuron::lowering::lowerMatmul(FunctionLowering &fl, Operatio
   }
   KernelBuilder kb(fl.pb, kind, anchor);
   MatmulLowering lowering(fl, kb, mm, *epilogue);
+  lowering.internalResult = llvm::none_of(
+      outputs, [&](auto io) { return fl.outputDestinations.count(io.second) != 0; });
   if (!lowering.plan(why)) {
     if (lowering.convertB || lowering.aSrcType != lowering.aType) {
       // No room for the staging tiles that convert a folded cast's wide

@@ -22,7 +22,9 @@
 #include "mlir/IR/Verifier.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <map>
@@ -428,7 +430,54 @@ private:
       names[f.tile] = *newName;
     }
     llvm::MapVector<KernelOp, std::pair<int64_t, int64_t>> perKernel; // loads, bytes
-    for (Forward f : forwards) {
+    int64_t elided = 0;
+    // Forwards that are partition pieces of one box (a transfer split over
+    // queues), each group elided whole or not at all.
+    SmallVector<SmallVector<size_t, 2>> groups;
+    for (size_t i = 0; i < forwards.size(); ++i) {
+      if (!groups.empty()) {
+        Forward g = forwards[groups.back().back()], f = forwards[i];
+        AccessPatternAttr gd = g.dstAp, fd = f.dstAp;
+        if (f.kernel == g.kernel && f.tile == g.tile &&
+            f.load.getDstAttr() == g.load.getDstAttr() &&
+            gd.getPartStart() + gd.getPartCount() == fd.getPartStart() &&
+            gd.getOffset() == fd.getOffset() && gd.getSizes() == fd.getSizes() &&
+            gd.getStrides() == fd.getStrides() && g.srcAp.getOffset() == f.srcAp.getOffset() &&
+            g.srcAp.getSizes() == f.srcAp.getSizes() &&
+            g.srcAp.getStrides() == f.srcAp.getStrides()) {
+          groups.back().push_back(i);
+          continue;
+        }
+      }
+      groups.push_back({i});
+    }
+    llvm::DenseSet<size_t> gone;
+    for (ArrayRef<size_t> group : groups) {
+      const Forward &first = forwards[group.front()];
+      // A tile carried from an earlier kernel: nothing writes it any more.
+      if (!names.count(first.tile) ||
+          !elide(forwards, group, FlatSymbolRefAttr::get(names[first.tile])))
+        continue;
+      AllocOp tile = tiles[first.tile];
+      for (size_t i : group) {
+        Forward f = forwards[i];
+        gone.insert(i);
+        auto &[count, bytes] = perKernel[f.kernel];
+        count += 1 + static_cast<int64_t>(f.merged.size());
+        bytes += f.srcAp.getTotalElements() * elementBytes(tile.getElementType());
+        elided += 1 + static_cast<int64_t>(f.merged.size());
+        f.merged.push_back(f.load);
+        for (DmaCopyOp load : f.merged) {
+          if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(f.kernel, load.getSrcAttr())))
+            --readers[t];
+          load->erase();
+        }
+      }
+    }
+    for (auto [i, forward] : llvm::enumerate(forwards)) {
+      if (gone.contains(i))
+        continue;
+      Forward f = forward;
       AllocOp tile = tiles[f.tile];
       StringAttr src = names.count(f.tile) ? names[f.tile] : tile.getSymNameAttr();
       OpBuilder b(f.load);
@@ -484,6 +533,112 @@ private:
                        << " bytes, from SBUF tiles of earlier kernels instead of HBM";
     if (remarks && dropped)
       program.emitRemark() << dropped << " store(s) to HBM dropped: nothing loads them any more";
+    if (remarks && elided)
+      program.emitRemark() << elided
+                           << " forwarded load(s) copy nothing: their readers read the earlier "
+                              "kernels' tiles in place";
+  }
+
+  /// Removes the copy `f` would need: the engine instructions that read
+  /// what `f.load` wrote, before anything writes those bytes again, read
+  /// the carried tile `from` in place. Only when the load and its source
+  /// are one contiguous run per partition (an element's offset then moves
+  /// by a constant), every such reader is an engine instruction reading
+  /// inside the loaded box (a store would leave an origin pointing at the
+  /// tile nothing fills any more), and each still verifies.
+  bool elide(ArrayRef<Forward> forwards, ArrayRef<size_t> group, FlatSymbolRefAttr from) {
+    Forward f = forwards[group.front()];
+    Forward last = forwards[group.back()];
+    AccessPatternAttr dap = f.dstAp, sap = f.srcAp;
+    int64_t n = dap.getNumElements();
+    if (dap.getRunElements() != n || sap.getRunElements() != n)
+      return false;
+    DmaCopyOp load = f.load;
+    auto dst = load.getDstAttr();
+    int64_t p0 = dap.getPartStart();
+    int64_t p1 = last.dstAp.getPartStart() + last.dstAp.getPartCount();
+    auto [e0, e1] = dap.getExtent();
+    int64_t shift = sap.getExtent().first - e0;
+    llvm::SmallPtrSet<Operation *, 4> pieces;
+    for (size_t i : group) {
+      Forward piece = forwards[i];
+      pieces.insert(piece.load);
+      for (DmaCopyOp merged : piece.merged)
+        pieces.insert(merged);
+    }
+    // (op, operand name) pairs to point at `from`.
+    SmallVector<std::pair<Operation *, StringRef>> reads;
+    size_t seen = 0; // pieces passed: a reader before the last is refused
+    for (Operation *op = load->getNextNode(); op; op = op->getNextNode()) {
+      auto inst = dyn_cast<InstructionOpInterface>(op);
+      if (pieces.contains(op))
+        ++seen;
+      if (!inst || pieces.contains(op))
+        continue;
+      SmallVector<MemoryAccess> accesses;
+      inst.getAccesses(accesses);
+      bool writes = false, reads0 = false;
+      for (const MemoryAccess &a : accesses) {
+        if (a.memory != dst)
+          continue;
+        auto [a0, a1] = a.ap.getExtent();
+        int64_t q0 = a.ap.getPartStart(), q1 = q0 + a.ap.getPartCount();
+        if (q1 <= p0 || p1 <= q0 || a1 <= e0 || e1 <= a0)
+          continue;
+        if (a.write) {
+          writes = true;
+          continue;
+        }
+        if (isa<DmaCopyOp>(op) || q0 < p0 || q1 > p1 || a0 < e0 || a1 > e1 ||
+            seen + 1 < pieces.size())
+          return false;
+        reads0 = true;
+      }
+      if (writes && reads0)
+        return false;
+      if (writes)
+        break;
+      if (!reads0)
+        continue;
+      for (StringRef name : inst.getRecordEncoding().operands) {
+        name = name.rtrim('?');
+        if (name == "dst" || op->getAttr(name) != dst)
+          continue;
+        reads.push_back({op, name});
+      }
+    }
+    if (reads.empty())
+      return false;
+    // Rewrite, and undo it all if an instruction refuses its new operand.
+    MLIRContext *ctx = load.getContext();
+    SmallVector<std::tuple<Operation *, StringRef, AccessPatternAttr>> undo;
+    bool ok = true;
+    for (auto [op, name] : reads) {
+      std::string apName = (name + "_ap").str();
+      auto ap = op->getAttrOfType<AccessPatternAttr>(apName);
+      if (!ap) {
+        ok = false;
+        break;
+      }
+      undo.push_back({op, name, ap});
+      op->setAttr(name, from);
+      op->setAttr(apName, AccessPatternAttr::get(ctx, ap.getPartStart(), ap.getPartCount(),
+                                                 ap.getOffset() + shift, ap.getSizes(),
+                                                 ap.getStrides()));
+      ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+      if (failed(mlir::verify(op))) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok)
+      return true;
+
+    for (auto [op, name, ap] : undo) {
+      op->setAttr(name, dst);
+      op->setAttr((name + "_ap").str(), ap);
+    }
+    return false;
   }
 
   const neuronc::HardwareModel *hw = nullptr;
