@@ -85,7 +85,11 @@ def NisaForwardStoresPass : Pass<"nisa-forward-stores", "::mlir::nisa::ProgramOp
     loads any more are no longer stored, unless `keep-stores` (checked runs
     read every internal tensor). Internal tensors over 2^20 elements and
     loads over 2^18 are left alone, as are integer tiles (engines copy
-    through f32) and patterns no access pattern can name.
+    through f32) and patterns no access pattern can name. A load from a
+    carried tile whose readers, up to the next write of its bytes, are all
+    engine instructions reading inside it, with the load and its source one
+    contiguous run per partition, is no copy at all: those readers read the
+    carried tile in place (the partition pieces of one transfer together).
   }];
   let options = [
     Option<"keepStores", "keep-stores", "bool", /*default=*/"false",

@@ -189,17 +189,24 @@ struct OrderMatmulRowsPass
       head = chain.back()->getResult(0);
     }
     int64_t lead = type.getRank() - 1;
+    // The leading dim the attention reads as rows, tried from the
+    // innermost non-unit one (already in place: nothing to do) outwards.
     Trace trace;
     std::optional<int64_t> rows;
-    for (int64_t d = 0; d + 1 < lead && !rows; ++d) {
-      // Nothing to move when every dim after it is 1.
-      bool inner = llvm::all_of(llvm::seq<int64_t>(d + 1, lead),
-                                [&](int64_t j) { return type.getDimSize(j) == 1; });
+    bool innermost = true;
+    for (int64_t d = lead - 1; d >= 0 && !rows; --d) {
+      if (type.getDimSize(d) == 1)
+        continue;
       Trace t;
-      if (!inner && type.getDimSize(d) > 1 && reachesRows(head, d, t))
+      if (reachesRows(head, d, t)) {
+        if (innermost)
+          return;
         rows = d;
-      if (t.attention && trace.why.empty())
+      }
+      // The refusal worth reporting: the innermost that reached an attention.
+      if (t.attention && !trace.attention)
         trace = t;
+      innermost = false;
     }
     if (!rows) {
       if (trace.attention && !trace.why.empty())

@@ -600,9 +600,16 @@ private:
         break;
       if (!reads0)
         continue;
+      // The operands that read the box (another operand may read other
+      // bytes of the same tile: it stays).
       for (StringRef name : inst.getRecordEncoding().operands) {
         name = name.rtrim('?');
-        if (name == "dst" || op->getAttr(name) != dst)
+        auto ap = op->getAttrOfType<AccessPatternAttr>((name + "_ap").str());
+        if (name == "dst" || op->getAttr(name) != dst || !ap)
+          continue;
+        auto [a0, a1] = ap.getExtent();
+        int64_t q0 = ap.getPartStart(), q1 = q0 + ap.getPartCount();
+        if (q1 <= p0 || p1 <= q0 || a1 <= e0 || e1 <= a0)
           continue;
         reads.push_back({op, name});
       }
