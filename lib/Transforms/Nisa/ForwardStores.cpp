@@ -528,9 +528,10 @@ private:
       }
     }
     if (remarks)
-      for (auto &[k, v] : perKernel)
-        k.emitRemark() << "reads " << v.first << " load(s), " << v.second
-                       << " bytes, from SBUF tiles of earlier kernels instead of HBM";
+      for (KernelOp k : kernels) // in program order
+        if (auto it = perKernel.find(k); it != perKernel.end())
+          k.emitRemark() << "reads " << it->second.first << " load(s), " << it->second.second
+                         << " bytes, from SBUF tiles of earlier kernels instead of HBM";
     if (remarks && dropped)
       program.emitRemark() << dropped << " store(s) to HBM dropped: nothing loads them any more";
     if (remarks && elided)
