@@ -240,12 +240,11 @@ struct OrderMatmulRowsPass
                                             b.getDenseI64ArrayAttr(perm));
     for (CastOp c : llvm::reverse(casts))
       lhs = CastOp::create(b, c.getLoc(), permuted(c.getType(), perm), lhs);
-    Value oldLhs = src;
     mm.getLhsMutable().assign(lhs);
     for (CastOp c : casts)
       if (c->use_empty())
         c->erase();
-    if (Operation *old = oldLhs.getDefiningOp(); old && isOpTriviallyDead(old))
+    if (Operation *old = src.getDefiningOp(); old && isOpTriviallyDead(old))
       old->erase();
     mm.getResult().setType(permuted(type, perm));
     for (Operation *op : chain)

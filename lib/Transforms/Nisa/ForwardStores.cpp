@@ -458,20 +458,9 @@ private:
       if (!names.count(first.tile) ||
           !elide(forwards, group, FlatSymbolRefAttr::get(names[first.tile])))
         continue;
-      AllocOp tile = tiles[first.tile];
       for (size_t i : group) {
-        Forward f = forwards[i];
         gone.insert(i);
-        auto &[count, bytes] = perKernel[f.kernel];
-        count += 1 + static_cast<int64_t>(f.merged.size());
-        bytes += f.srcAp.getTotalElements() * elementBytes(tile.getElementType());
-        elided += 1 + static_cast<int64_t>(f.merged.size());
-        f.merged.push_back(f.load);
-        for (DmaCopyOp load : f.merged) {
-          if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(f.kernel, load.getSrcAttr())))
-            --readers[t];
-          load->erase();
-        }
+        elided += retire(forwards[i], perKernel, resolver, readers);
       }
     }
     for (auto [i, forward] : llvm::enumerate(forwards)) {
@@ -494,15 +483,7 @@ private:
           continue;
         }
       }
-      auto &[count, bytes] = perKernel[f.kernel];
-      count += 1 + static_cast<int64_t>(f.merged.size());
-      bytes += f.srcAp.getTotalElements() * elementBytes(tile.getElementType());
-      f.merged.push_back(f.load);
-      for (DmaCopyOp load : f.merged) {
-        if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(f.kernel, load.getSrcAttr())))
-          --readers[t];
-        load->erase();
-      }
+      retire(f, perKernel, resolver, readers);
     }
     int64_t dropped = 0;
     if (!keepStores) {
@@ -540,6 +521,24 @@ private:
                               "kernels' tiles in place";
   }
 
+  /// Erases `f`'s loads (its pieces too), counting them and their bytes
+  /// for `f`'s kernel and one read less of their tensors; returns how many.
+  int64_t retire(Forward f,
+                 llvm::MapVector<KernelOp, std::pair<int64_t, int64_t>> &perKernel,
+                 MemoryResolver &resolver, llvm::DenseMap<Operation *, int64_t> &readers) {
+    auto &[count, bytes] = perKernel[f.kernel];
+    int64_t loads = 1 + static_cast<int64_t>(f.merged.size());
+    count += loads;
+    bytes += f.srcAp.getTotalElements() * elementBytes(tiles[f.tile].getElementType());
+    f.merged.push_back(f.load);
+    for (DmaCopyOp load : f.merged) {
+      if (auto t = dyn_cast_or_null<HbmOp>(resolver.lookup(f.kernel, load.getSrcAttr())))
+        --readers[t];
+      load->erase();
+    }
+    return loads;
+  }
+
   /// Removes the copy `f` would need: the engine instructions that read
   /// what `f.load` wrote, before anything writes those bytes again, read
   /// the carried tile `from` in place. Only when the load and its source
@@ -560,6 +559,11 @@ private:
     int64_t p1 = last.dstAp.getPartStart() + last.dstAp.getPartCount();
     auto [e0, e1] = dap.getExtent();
     int64_t shift = sap.getExtent().first - e0;
+    auto overlaps = [&](AccessPatternAttr ap) {
+      auto [a0, a1] = ap.getExtent();
+      int64_t q0 = ap.getPartStart(), q1 = q0 + ap.getPartCount();
+      return q0 < p1 && p0 < q1 && a0 < e1 && e0 < a1;
+    };
     llvm::SmallPtrSet<Operation *, 4> pieces;
     for (size_t i : group) {
       Forward piece = forwards[i];
@@ -580,16 +584,14 @@ private:
       inst.getAccesses(accesses);
       bool writes = false, reads0 = false;
       for (const MemoryAccess &a : accesses) {
-        if (a.memory != dst)
-          continue;
-        auto [a0, a1] = a.ap.getExtent();
-        int64_t q0 = a.ap.getPartStart(), q1 = q0 + a.ap.getPartCount();
-        if (q1 <= p0 || p1 <= q0 || a1 <= e0 || e1 <= a0)
+        if (a.memory != dst || !overlaps(a.ap))
           continue;
         if (a.write) {
           writes = true;
           continue;
         }
+        auto [a0, a1] = a.ap.getExtent();
+        int64_t q0 = a.ap.getPartStart(), q1 = q0 + a.ap.getPartCount();
         if (isa<DmaCopyOp>(op) || q0 < p0 || q1 > p1 || a0 < e0 || a1 > e1 ||
             seen + 1 < pieces.size())
           return false;
@@ -606,13 +608,8 @@ private:
       for (StringRef name : inst.getRecordEncoding().operands) {
         name = name.rtrim('?');
         auto ap = op->getAttrOfType<AccessPatternAttr>((name + "_ap").str());
-        if (name == "dst" || op->getAttr(name) != dst || !ap)
-          continue;
-        auto [a0, a1] = ap.getExtent();
-        int64_t q0 = ap.getPartStart(), q1 = q0 + ap.getPartCount();
-        if (q1 <= p0 || p1 <= q0 || a1 <= e0 || e1 <= a0)
-          continue;
-        reads.push_back({op, name});
+        if (name != "dst" && op->getAttr(name) == dst && ap && overlaps(ap))
+          reads.push_back({op, name});
       }
     }
     if (reads.empty())
@@ -624,10 +621,6 @@ private:
     for (auto [op, name] : reads) {
       std::string apName = (name + "_ap").str();
       auto ap = op->getAttrOfType<AccessPatternAttr>(apName);
-      if (!ap) {
-        ok = false;
-        break;
-      }
       undo.push_back({op, name, ap});
       op->setAttr(name, from);
       op->setAttr(apName, AccessPatternAttr::get(ctx, ap.getPartStart(), ap.getPartCount(),
