@@ -100,6 +100,26 @@ def NisaForwardStoresPass : Pass<"nisa-forward-stores", "::mlir::nisa::ProgramOp
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
 }
 
+def NisaSpreadLoadsPass : Pass<"nisa-spread-loads", "::mlir::nisa::ProgramOp"> {
+  let summary = "Spreads the loads of a kernel that stores nothing over every DMA queue";
+  let description = [{
+    Runs after `nisa-forward-stores`. The lowering keeps some DMA queues for
+    a kernel's stores; once every store has become an SBUF copy, those
+    queues are idle. A kernel whose DMAs are all loads into tiles, on fewer
+    queues than the target has and with more loads than queues used, gets
+    its loads reassigned in program order, each to the queue with the least
+    of the kernel's estimated load time so far (its own queue on a tie),
+    never onto a queue on which the kernel before it stores (such a load
+    would wait for that kernel's results). Kept only when the kernel's
+    busiest queue gets shorter.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "A remark on each kernel whose loads spread">,
+  ];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
 def NisaPrefetchLoadsPass : Pass<"nisa-prefetch-loads", "::mlir::nisa::ProgramOp"> {
   let summary = "Starts a kernel's loads of constants and inputs during the kernel before it";
   let description = [{

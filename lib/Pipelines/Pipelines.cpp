@@ -248,6 +248,9 @@ void neuronc::buildProgramPipeline(OpPassManager &pm, const BackendOptions &opti
     forward.keepStores = options.distinctScratch;
     forward.remarks = options.remarks;
     ppm.addPass(nisa::createNisaForwardStoresPass(forward));
+    nisa::NisaSpreadLoadsPassOptions spread;
+    spread.remarks = options.remarks;
+    ppm.addPass(nisa::createNisaSpreadLoadsPass(spread));
   }
   if (options.prefetchLoads) {
     nisa::NisaPrefetchLoadsPassOptions prefetch;

@@ -321,8 +321,21 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
   if (!toTile && storePieceBytes > 0)
     target = storePieceBytes;
   int64_t pieces = (total + target - 1) / target;
-  if (!coarsePieces && storePieceBytes == 0 &&
-      total < hw().dmaEngines * hw().dmaEfficientBytes / 2) {
+  // Half the queues' efficient sizes together (256 KiB on trn1) counts as
+  // small, a row tile of 512 f32 activations included (a residual add's
+  // loads in 4 pieces took a DMA latency more than in 16). A constant of
+  // that size stays in big pieces: the kernel before starts its loads
+  // (nisa-prefetch-loads moves the pieces on queues it stores on), and an
+  // encoder layer's 256 KiB FFN weight in 16 pieces had fewer of them
+  // moved (+8 %).
+  int64_t small = hw().dmaEngines * hw().dmaEfficientBytes / 2;
+  bool constant = false;
+  if (toTile)
+    if (auto hbm = dyn_cast_or_null<nisa::HbmOp>(
+            SymbolTable::lookupSymbolIn(program_.program(), view.sym.getAttr())))
+      constant = hbm.getKind() == nisa::HbmKind::constant;
+  if ((toTile && fineLoads) ||
+      (!coarsePieces && storePieceBytes == 0 && (constant ? total < small : total <= small))) {
     // A power of two so that the rows split evenly (a broadcast operand's
     // row pattern stays one pattern per piece).
     pieces = std::max(pieces, finePieces(hw(), moved));

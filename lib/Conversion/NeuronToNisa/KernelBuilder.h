@@ -174,6 +174,12 @@ public:
   /// with many row tiles) is throughput-bound, and finer pieces would only
   /// add issue time to its queues.
   bool coarsePieces = false;
+  /// Splits loads down to the finest pieces whatever their size (up to one
+  /// per queue): an activation the kernel's first multiplies wait on
+  /// arrives sooner on sixteen queues than on four. Not for loads the
+  /// kernels before may start (nisa-prefetch-loads moves a piece only to a
+  /// queue on which the kernel before stores).
+  bool fineLoads = false;
   /// Set while the program's last kernel emits its last stores: nothing
   /// runs behind them, so each goes in a piece per queue (one row each at
   /// least), on every queue, kept store queues included (an MHA block's

@@ -796,6 +796,16 @@ struct AttentionLowering {
           j == 0 ? b.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
     }
     auto oBox = kb.tileAP(0, rows, 0, Dv);
+    HbmView view = HbmView::matrix(out.sym, outType, qOffset(st.group) / D * Dv, R * M, Dv);
+    if (st.firstOfTile && st.lastOfTile) {
+      // One block: out = O / l straight from PSUM, one instruction where a
+      // copy, a reciprocal and a multiply would be three.
+      Engine oe =
+          kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::scalar}, rows, Dv, true);
+      tensorScalar(oe, outSb[ts], oBox, ops, oBox, nisa::AluOp::divide, {}, stt, col(kSum));
+      kb.transfer(false, outSb[ts], outType, 0, 0, view, t.r0, rows, 0, Dv);
+      return;
+    }
     if (st.firstOfTile) {
       kb.emit<nisa::TensorCopyOp>(copyEngine(rows, Dv), oSb[ts], oBox, ops, oBox,
                                   DenseI64ArrayAttr(), UnitAttr());
@@ -825,7 +835,6 @@ struct AttentionLowering {
     Engine oe =
         kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::gpsimd, Engine::scalar}, rows, Dv);
     tensorScalar(oe, outSb[ts], oBox, oSb[ts], oBox, nisa::AluOp::multiply, {}, stt, col(kInvSum));
-    HbmView view = HbmView::matrix(out.sym, outType, qOffset(st.group) / D * Dv, R * M, Dv);
     kb.transfer(false, outSb[ts], outType, 0, 0, view, t.r0, rows, 0, Dv);
   }
 

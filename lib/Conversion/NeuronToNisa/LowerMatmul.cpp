@@ -289,6 +289,17 @@ struct MatmulLowering {
       if (!streamK && movCount < kMaxRing)
         ++movCount;
     }
+    // A K-resident B of up to kMaxRing column tiles loads as fast as the
+    // queues deliver it when each column tile has a buffer of its own: with
+    // two, the third waits for the first one's multiplies, and those for
+    // Aᵀ (an attention's 512x1536 in-projection took 4 us more). Not for a
+    // wider B: its extra buffers' loads, all movable, went into the kernels
+    // before (nisa-prefetch-loads) and held their stores back (BERT-base
+    // on trn2, +24 %).
+    int64_t nts = llvm::divideCeil(N, nsz);
+    if (!streamK && nts > movCount && nts <= kMaxRing &&
+        bytes(G, streamK) + (aTCopies - 1) * aTBytes + (nts - 2) * movBytes <= budget)
+      movCount = std::max(movCount, nts);
     // The epilogue's tiles: kMaxRing of each where SBUF allows, so that a
     // store-heavy epilogue (one multiply per output tile) keeps that many
     // stores in flight, not two.
@@ -440,7 +451,9 @@ struct MatmulLowering {
       for (int64_t ks = 0; ks < K; ks += kStage) {
         int64_t kc = std::min<int64_t>(kStage, K - ks);
         FlatSymbolRefAttr st = stageA[stageSlot++ % 2];
+        kb.fineLoads = !kb.coarsePieces;
         kb.transfer(true, st, aSrcType, 0, 0, view, m0 + j, msz, ks, kc);
+        kb.fineLoads = false;
         for (int64_t k0 = ks; k0 < ks + kc; k0 += P) {
           int64_t ksz = std::min<int64_t>(P, K - k0);
           transposeInto(st, msz, k0 - ks, ksz, aT, (k0 / P) * mb + j);
@@ -595,18 +608,19 @@ struct MatmulLowering {
     // product stores 16x what it loads: on a quarter of the queues its
     // stores took 5.6x its bound). A single row tile streams B and needs
     // every queue for it.
+    int64_t batches = mm.getType().getNumElements() / (M * N);
+    double loads = static_cast<double>(batches) *
+                   (M * K * nisa::elementBytes(aSrcType) +
+                    llvm::divideCeil(M, G * P) * K * N * nisa::elementBytes(bSrcType));
+    loads += static_cast<double>(epilogue.inputBytes()); // e.g. a residual
+    // A big stream is throughput-bound: finer pieces would only add issue
+    // time (the 4096^3 bf16 product, 160 MiB, lost 0.6 % with them; a
+    // 40 KiB MLP gained 22 %; a 1 x 1536 x 262144 LM head streaming its
+    // weight in 256 KiB groups lost 4.6 % in 16 pieces each).
+    kb.coarsePieces = loads + storeBytes >= 32.0 * hw.dmaEngines * hw.dmaEfficientBytes;
     if ((needAT || needBT) && M > P) {
-      int64_t batches = mm.getType().getNumElements() / (M * N);
-      double loads = static_cast<double>(batches) *
-                     (M * K * nisa::elementBytes(aSrcType) +
-                      llvm::divideCeil(M, G * P) * K * N * nisa::elementBytes(bSrcType));
-      loads += static_cast<double>(epilogue.inputBytes()); // e.g. a residual
       double share = storeBytes / std::max(1.0, storeBytes + loads);
       kb.shareQueues(loads, storeBytes);
-      // A big stream is throughput-bound: finer pieces would only add issue
-      // time (the 4096^3 bf16 product, 160 MiB, lost 0.6 % with them; a
-      // 40 KiB MLP gained 22 %).
-      kb.coarsePieces = loads + storeBytes >= 32.0 * hw.dmaEngines * hw.dmaEfficientBytes;
       // Mostly stores: each output tile's store in pieces of half the
       // efficient size, over more queues, frees its buffer sooner (the
       // 4096x128x4096 product: 522 -> see docs/lowering.md).

@@ -164,9 +164,20 @@ func.func @constant_lhs(%b: tensor<640x48xf32>) -> tensor<1x48xf32> {
 // 3 MiB weight once, not 128 times, and its bias runs on the 256-row tiles.
 // REMARK: remark: lowered as one matmul-epilogue kernel: 256x512x1536 (128 batches as rows: the rhs is shared) in blocks of 256 rows
 // CHECK-LABEL: nisa.program @seq_first_in_projection
-// The weight in 48 loads (3 column tiles x 4 K tiles x 4 pieces), then no more.
-// CHECK: nisa.dma_copy q{{[0-9]+}} @mov0[0:32, 0, [1,512]] = @in1[0, [1536,32], [1,512]]
-// CHECK-COUNT-47: = @in1[
+// Each of the three column tiles has a buffer of its own: the third loads
+// without waiting for the first one's multiplies.
+// CHECK:      nisa.alloc @mov0 sbuf 128x2048xf32
+// CHECK-NEXT: nisa.alloc @mov1 sbuf 128x2048xf32
+// CHECK-NEXT: nisa.alloc @mov2 sbuf 128x2048xf32
+// The weight (an input here, not a constant: its 256 KiB K tiles count as
+// small and go in 16 pieces) in 192 loads, 3 column tiles x 4 K tiles x
+// 16, then no more; A's 256 KiB row tiles, which the first multiplies wait
+// on, in 16 pieces of 8 rows too, the first after the first column tile.
+// CHECK: nisa.dma_copy q{{[0-9]+}} @mov0[0:8, 0, [1,512]] = @in1[0, [1536,8], [1,512]]
+// CHECK-COUNT-63: = @in1[
+// CHECK: nisa.dma_copy q{{[0-9]+}} @stA0[0:8, 0, [1,512]] = @in0[0, [512,8], [1,512]]
+// CHECK-COUNT-15: @stA0[{{[0-9]+}}:{{[0-9]+}}, 0, [1,512]] = @in0[
+// CHECK-COUNT-128: = @in1[
 // CHECK-NOT: = @in1[
 func.func @seq_first_in_projection(%x: tensor<128x2x512xf32>, %w: tensor<512x1536xf32>, %bias: tensor<1536xf32>) -> tensor<128x2x1536xf32> {
   %0 = neuron.kernel "matmul-epilogue"(%x, %w, %bias) : (tensor<128x2x512xf32>, tensor<512x1536xf32>, tensor<1536xf32>) -> tensor<128x2x1536xf32> {
@@ -216,4 +227,21 @@ func.func @small_shared_rhs(%x: tensor<2x64x128xbf16>, %w: tensor<128x128xbf16>)
 func.func @per_batch_rhs(%x: tensor<128x2x256xf32>, %w: tensor<128x256x768xf32>) -> tensor<128x2x768xf32> {
   %0 = neuron.matmul %x, %w : tensor<128x2x256xf32>, tensor<128x256x768xf32> -> tensor<128x2x768xf32>
   return %0 : tensor<128x2x768xf32>
+}
+
+// -----
+
+// A constant of exactly 256 KiB per K tile stays in four 64 KiB pieces (the
+// kernel before starts them, nisa-prefetch-loads); the activation rows of
+// the same size go in sixteen.
+// CHECK-LABEL: nisa.program @constant_rhs_pieces
+// CHECK:      nisa.hbm @const0 const : tensor<512x512xf32>
+// CHECK:      nisa.dma_copy q{{[0-9]+}} @mov0[0:32, 0, [1,512]] = @const0[0, [512,32], [1,512]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @mov0[32:64, 0, [1,512]] = @const0[16384, [512,32], [1,512]]
+// CHECK:      nisa.dma_copy q{{[0-9]+}} @stA0[0:8, 0, [1,512]] = @in0[0, [512,8], [1,512]]
+// CHECK-NEXT: nisa.dma_copy q{{[0-9]+}} @stA0[8:16, 0, [1,512]] = @in0[4096, [512,8], [1,512]]
+func.func @constant_rhs_pieces(%x: tensor<256x512xf32>) -> tensor<256x512xf32> {
+  %w = neuron.constant dense<5.000000e-01> : tensor<512x512xf32>
+  %0 = neuron.matmul %x, %w : tensor<256x512xf32>, tensor<512x512xf32> -> tensor<256x512xf32>
+  return %0 : tensor<256x512xf32>
 }
