@@ -323,14 +323,12 @@ void KernelBuilder::transfer(bool toTile, FlatSymbolRefAttr tile, Type tileType,
   int64_t pieces = (total + target - 1) / target;
   // Half the queues' efficient sizes together (256 KiB on trn1) counts as
   // small, a row tile of 512 f32 activations included (a residual add's
-  // loads in 4 pieces took a DMA latency more than in 16). A constant of
-  // that size stays in big pieces: the kernel before starts its loads
-  // (nisa-prefetch-loads moves the pieces on queues it stores on), and an
-  // encoder layer's 256 KiB FFN weight in 16 pieces had fewer of them
-  // moved (+8 %).
+  // loads, or a bias broadcast over 128 rows, in 4 pieces took a DMA
+  // latency more than in 16). A weight of that size stays in big pieces
+  // (weightPieces).
   int64_t small = hw().dmaEngines * hw().dmaEfficientBytes / 2;
   bool constant = false;
-  if (toTile)
+  if (toTile && weightPieces)
     if (auto hbm = dyn_cast_or_null<nisa::HbmOp>(
             SymbolTable::lookupSymbolIn(program_.program(), view.sym.getAttr())))
       constant = hbm.getKind() == nisa::HbmKind::constant;

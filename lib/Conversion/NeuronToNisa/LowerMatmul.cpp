@@ -19,6 +19,8 @@
 #include "Lowering.h"
 #include "RowKernel.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::neuron::lowering;
@@ -467,6 +469,8 @@ struct MatmulLowering {
   /// start of `tile` when `streamed`, else at their place among all K tiles.
   void loadMoving(FlatSymbolRefAttr tile, int64_t bOff, int64_t n0, int64_t ns, int64_t only = -1,
                   bool streamed = true) {
+    kb.weightPieces = true;
+    auto done = llvm::make_scope_exit([&] { kb.weightPieces = false; });
     HbmView view;
     view.sym = b.sym;
     view.elementType = bSrcType;
