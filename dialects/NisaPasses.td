@@ -105,7 +105,8 @@ def NisaSpreadLoadsPass : Pass<"nisa-spread-loads", "::mlir::nisa::ProgramOp"> {
   let description = [{
     Runs after `nisa-forward-stores`. The lowering keeps some DMA queues for
     a kernel's stores; once every store has become an SBUF copy, those
-    queues are idle. A kernel whose DMAs are all loads into tiles, on fewer
+    queues are idle. A kernel whose DMAs are all loads into tiles (loads it
+    starts for a later kernel, `nisa.prefetch_for`, aside and left alone), on fewer
     queues than the target has and with more loads than queues used, gets
     its loads reassigned in program order, each to the queue with the least
     of the kernel's estimated load time so far (its own queue on a tie),

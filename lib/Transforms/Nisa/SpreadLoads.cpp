@@ -71,8 +71,8 @@ private:
           cast<InstructionOpInterface>(op).getInstructionEngine() == Engine::dma)
         return; // a collective: its queue is its own
       auto dma = dyn_cast<DmaCopyOp>(op);
-      if (!dma)
-        continue;
+      if (!dma || dma->hasAttr(kPrefetchForAttrName))
+        continue; // a load started here for a later kernel keeps its queue
       if (writesHbm(dma))
         return;
       auto tile = dyn_cast_or_null<AllocOp>(resolver.lookup(kernel, dma.getDstAttr()));
