@@ -1,6 +1,10 @@
 // A kernel that stores nothing spreads its loads over every DMA queue but
 // those the kernel before it stores on.
 // RUN: neuron-opt %s --nisa-spread-loads=remarks -split-input-file -verify-diagnostics | FileCheck %s
+// A program for a target the hardware table does not have is refused
+// before the pass looks at its queues.
+// RUN: not neuron-opt %S/Inputs/spread-loads-bad-target.mlir --nisa-spread-loads 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: 'nisa.program' op unknown target 'trn9'; known targets: trn1, trn2
 // The rewritten programs allocate, synchronize and pass the race check.
 // RUN: neuron-opt %s --nisa-spread-loads --nisa-allocate-memory --nisa-insert-semaphores --nisa-check-races -split-input-file | FileCheck %s --check-prefix=RACES
 
