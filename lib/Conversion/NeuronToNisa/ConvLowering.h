@@ -65,6 +65,8 @@ struct ConvLowering {
   int64_t fChunk = 0;   ///< output channels whose weights are resident at once
   int64_t R = 1, nb = 1, ncw = 1, rowsIn = 1;
   int64_t inSlots = 3, accSlots = 2, outSlots = 6;
+  /// The most input slots a ring of small blocks gets (deepenRings).
+  static constexpr int64_t kMaxInSlots = 6;
   /// Tiles per value of a fused epilogue (RowKernel::setEpilogueBuffers).
   int epilogueBuffers = 2;
   /// The deepest ring of epilogue tiles deepenRings keeps.
@@ -81,6 +83,38 @@ struct ConvLowering {
   /// partitions does the work of khPack taps (a 7x7 stem over 3 channels:
   /// 7 matmuls of 21 rows instead of 49 of 3).
   int64_t khPack = 1, khGroups = 1;
+  /// With every kernel row packed (khGroups 1) and partitions to spare,
+  /// kernel columns too: copy (j, k), on partitions [(k·khPack + j)·C, ...),
+  /// also starts k·d columns further right, and one matmul does the work of
+  /// khPack·kwPack taps. Each copy moves the image once more, so kwPack is
+  /// the one whose TensorE time and DMA time balance (chooseKwPack).
+  int64_t kwPack = 1, kwGroups = 1;
+  /// Partitions of the packed input block and weights (khPack·kwPack·C).
+  int64_t packedParts() const { return khPack * kwPack * Cg; }
+  /// The weight tile's tap columns: one per packed group, else per tap.
+  int64_t tapColumns() const { return khPack == 1 ? T : khGroups * kwSteps(); }
+  /// The multiplies along a kernel row: per kernel column, or per packed
+  /// group of them.
+  int64_t kwSteps() const { return kwPack > 1 ? kwGroups : KW; }
+  /// The columns of an input row in packed copy column k (of kwPack), whose
+  /// tile column a holds padded column a + k·dw: the multiplies read
+  /// [0, read) (with packed kernel columns up to the last output column of
+  /// the last group that uses the copy; nothing beyond is written, such a
+  /// write would be lost), zeros in [0, leftPad), image columns from
+  /// `skip` on in [leftPad, leftPad + image), zeros up to `read`.
+  struct CopyColumns {
+    int64_t read, leftPad, skip, image;
+  };
+  CopyColumns copyColumnsOf(int64_t k) const {
+    int64_t colPad = padCols ? pl : 0, shift = k * dw;
+    CopyColumns c;
+    c.read = kwPack > 1 ? (OW - 1) * sw + (KW - 1 - k) / kwPack * kwPack * dw + 1
+                        : colPad + W + (padCols ? std::max<int64_t>(0, usedRightPadding()) : 0);
+    c.leftPad = std::max<int64_t>(0, colPad - shift);
+    c.skip = std::max<int64_t>(0, shift - colPad);
+    c.image = std::min(W - c.skip, c.read - c.leftPad);
+    return c;
+  }
   HbmBuffer zeros; ///< zeros to fill packed copies' rows outside the image
 
   HbmBuffer x, w, y, bias;
@@ -145,6 +179,9 @@ struct ConvLowering {
   /// Reads the shapes; false (with `why`) for forms this lowering does not
   /// take.
   bool readShapes(std::string &why);
+  /// Sets kwPack for packed kernel rows (see there); `pr` is the right
+  /// padding.
+  void chooseKwPack(int64_t pr);
 
   /// Bias columns per group: one per output tile of each weight chunk
   /// (chunks of fewer than P channels start mid-tile: their tiles need their
@@ -219,6 +256,10 @@ struct ConvLowering {
   /// `slot`: rows zero-filled where they fall outside the image, the padding
   /// columns zero.
   void loadInput(const OutTile &t, int64_t g, int slot);
+  /// With packed kernel columns (an input loaded as it is): zeros, once, in
+  /// every input slot's padding columns of every copy; loadInput never
+  /// writes them.
+  void zeroPaddingColumns();
 
   /// loadInput for packed kernel rows of a wider input: the block's rows
   /// (all the copies read, with their padding) loaded once into the

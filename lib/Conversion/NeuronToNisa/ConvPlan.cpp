@@ -8,6 +8,8 @@
 
 #include "ConvLowering.h"
 
+#include "neuronc/ISA/InstructionCost.h"
+
 using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::neuron::lowering;
@@ -93,8 +95,69 @@ bool ConvLowering::readShapes(std::string &why) {
     }
     khPack = std::min(KH, P / Cg);
     khGroups = llvm::divideCeil(KH, khPack);
+    if (khGroups == 1)
+      chooseKwPack(pr);
   }
   return true;
+}
+
+/// heuristic: packed kernel columns must take the estimate at least this
+/// far below the rows alone (SqueezeNet's 3x3 over 16 channels at 55², f32,
+/// estimated 7 % faster with two columns, ran 7 % slower; a UNet's 3x3 over
+/// 16 channels at 64² on trn2, estimated 32 % faster, 9 % slower; VGG-11's
+/// first convolution, estimated 64 % faster, made the model 10 % faster).
+constexpr double kKwPackGain = 0.6;
+
+void ConvLowering::chooseKwPack(int64_t pr) {
+  // Only at column stride 1: with a wider stride a copy's multiplies read
+  // every sw-th of its columns, and the others it loads would be lost. Not
+  // for an image converted on chip (a small one, loaded in f32: its copies'
+  // bytes outweigh bf16's TensorE time, a quarter of f32's).
+  int64_t most = std::min({KW, P / (khPack * Cg), OW / dw});
+  if (sw != 1 || convertIn || most < 2)
+    return;
+  // TensorE: one multiply per group of kernel columns over every output
+  // pixel (four passes for f32). DMA: every copy moves the image once, in
+  // runs of a row.
+  double pixels = static_cast<double>(N * OH * OW);
+  double perMultiply = pixels / hw.tensorClockGHz * (inT.isF32() ? 4 : 1);
+  // A copy's rows are runs of their own once padded; unpadded, a block of
+  // rows is one run.
+  int64_t eb = ein;
+  double bytes = static_cast<double>(N * Cg * H * W * eb) / hw.memoryGBps();
+  double rowNs = bytes / neuronc::dmaRunEfficiency(hw, W * eb);
+  double blockNs = padCols ? rowNs : bytes / neuronc::dmaRunEfficiency(hw, H * W * eb);
+  // The result moves too, on the same queues (an upper bound: a pooled
+  // or reduced result moves less).
+  double storeNs = static_cast<double>(N * F * OH * OW * eout) / hw.memoryGBps();
+  // Each copy of each block is a transfer that pays its issue (the blocks
+  // as plan will cut them: about a PSUM bank of outputs each), and packed
+  // columns zero each copy's padding columns once per input slot.
+  int64_t bank = hw.psumBankFp32();
+  int64_t blocks = OH * OW <= bank ? llvm::divideCeil(N, bank / (OH * OW))
+                                   : N * llvm::divideCeil(OH, std::max<int64_t>(1, bank / OW));
+  double issueNs = hw.dmaIssueNs / static_cast<double>(hw.dmaEngines);
+  auto cost = [&](int64_t kp) {
+    double copies = static_cast<double>(khPack * kp);
+    double dma = storeNs + (kp == 1 ? blockNs : rowNs) * copies +
+                 issueNs * copies * static_cast<double>(blocks + (kp > 1 ? 2 * kMaxInSlots : 0));
+    return std::max(perMultiply * static_cast<double>(llvm::divideCeil(KW, kp)), dma);
+  };
+  int64_t best = 1;
+  for (int64_t kp = 2; kp <= most; ++kp)
+    if (cost(kp) < cost(best))
+      best = kp;
+  // The estimate leaves out each copy's transfer issue and latency, which
+  // small blocks pay many times: only a clear gain packs.
+  if (best == 1 || cost(best) > kKwPackGain * cost(1))
+    return;
+  kwGroups = llvm::divideCeil(KW, best);
+  kwPack = llvm::divideCeil(KW, kwGroups); // groups as even as they go
+  // A multiply covers several kernel columns, so every row keeps its
+  // padding columns (no tap skips the output columns it would read them at).
+  padCols = true;
+  fullTap = 0;
+  Wp = W + pl + pr;
 }
 
 bool ConvLowering::plan(std::string &why) {
@@ -203,7 +266,7 @@ void ConvLowering::deepenRings(int64_t room, llvm::function_ref<int64_t()> input
   };
   int64_t saved = inSlots;
   if (smallBlocks) {
-    inSlots = 6;
+    inSlots = kMaxInSlots;
     if (int b = fitRing()) {
       epilogueBuffers = b;
       return;
@@ -229,7 +292,7 @@ std::optional<HbmBuffer> ConvLowering::packWeights() {
     return std::nullopt;
   auto dense = cast<DenseElementsAttr>(c.getValue());
   if (khPack > 1) {
-    auto packedType = RankedTensorType::get({khPack * Cg, khGroups * KW, Fg}, inT);
+    auto packedType = RankedTensorType::get({packedParts(), tapColumns(), Fg}, inT);
     int64_t eb = ein;
     std::vector<char> out(packedType.getNumElements() * eb, 0);
     ArrayRef<char> raw = dense.getRawData();
@@ -238,8 +301,12 @@ std::optional<HbmBuffer> ConvLowering::packWeights() {
         for (int64_t kh = 0; kh < KH; ++kh)
           for (int64_t kw = 0; kw < KW; ++kw) {
             int64_t src = dense.isSplat() ? 0 : (((f * Cg + ci) * KH + kh) * KW + kw) * eb;
-            int64_t row = (kh % khPack) * Cg + ci, col = (kh / khPack) * KW + kw;
-            std::memcpy(&out[((row * khGroups * KW + col) * Fg + f) * eb], &raw[src], eb);
+            // Copy (kh % khPack, kw % kwPack); column: its group of rows,
+            // then its group of columns.
+            int64_t copy = (kwPack > 1 ? kw % kwPack : 0) * khPack + kh % khPack;
+            int64_t row = copy * Cg + ci;
+            int64_t col = (kh / khPack) * kwSteps() + (kwPack > 1 ? kw / kwPack : kw);
+            std::memcpy(&out[((row * tapColumns() + col) * Fg + f) * eb], &raw[src], eb);
           }
     return fl.pb.declare(nisa::HbmKind::constant, packedType, c.getLoc(), std::nullopt, {},
                          DenseElementsAttr::getFromRawBuffer(packedType, out));

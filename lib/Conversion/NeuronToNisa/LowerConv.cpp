@@ -28,6 +28,8 @@
 
 #include "ConvLowering.h"
 
+#include "neuronc/ISA/InstructionCost.h"
+
 using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::neuron::lowering;
@@ -35,11 +37,11 @@ using neuronc::isa::Opcode;
 
 void ConvLowering::allocate() {
   auto sb = nisa::MemorySpace::sbuf, ps = nisa::MemorySpace::psum;
-  int64_t parts = khPack * Cg; // partitions of the one channel tile when packed
+  int64_t parts = packedParts(); // partitions of the one channel tile when packed
   for (int64_t s = 0; s < wSets; ++s)
     for (int64_t c = 0; c < ct; ++c)
       wT.push_back(kb.alloc(sb, khPack > 1 ? parts : std::min(P, Cg - c * P),
-                            (khPack > 1 ? khGroups * KW : T) * fChunk, inT, "w"));
+                            tapColumns() * fChunk, inT, "w"));
   for (int64_t s = 0; s < inSlots * ct; ++s)
     inT_.push_back(kb.alloc(sb, khPack > 1 ? parts : std::min(P, Cg - (s % ct) * P),
                             nb * rowsIn * Wp, inT, "x"));
@@ -107,9 +109,9 @@ void ConvLowering::loadWeights(int64_t g, int64_t f0, int64_t fn) {
   for (int64_t c = 0; c < ct; ++c) {
     FlatSymbolRefAttr into = wT[wSet * ct + c];
     int64_t c0 = c * P, csz = std::min(P, Cg - c0);
-    if (khPack > 1) // [khPack·C, khGroups·KW, Fg]
-      load(into, 0, khPack * Cg, 0, {khGroups * KW, fn}, {fChunk, 1}, w, f0,
-           khGroups * KW * Fg, {Fg, 1});
+    if (khPack > 1) // [packedParts, tapColumns, Fg]
+      load(into, 0, packedParts(), 0, {tapColumns(), fn}, {fChunk, 1}, w, f0,
+           tapColumns() * Fg, {Fg, 1});
     else if (packed) // [C, taps, Fg]: per channel, taps x fn with rows of fn
       load(into, 0, csz, 0, {T, fn}, {fChunk, 1}, w, ((g * Cg + c0) * T) * Fg + f0, T * Fg,
            {Fg, 1});
@@ -135,14 +137,16 @@ void ConvLowering::loadInput(const OutTile &t, int64_t g, int slot) {
   }
   int64_t img = rowsIn * Wp;
   for (int64_t c = 0; c < ct; ++c)
-    for (int64_t j = 0; j < khPack; ++j) {
+    for (int64_t copy = 0; copy < khPack * kwPack; ++copy) {
+      // Copy (j, k): kernel row j's rows, shifted left by k kernel columns.
+      int64_t j = copy % khPack;
       // The rows the taps read: copy j serves kernel rows j, j + khPack,
       // ... (rows nobody reads are not written: such a write would be
       // lost).
       int64_t lastRow = (KH - 1 - j) / khPack * khPack;
       int64_t rows = (t.rows - 1) * sh + lastRow * dh + 1;
       FlatSymbolRefAttr tile = inT_[slot * ct + c];
-      int64_t c0 = c * P, csz = std::min(P, Cg - c0), p0 = j * Cg;
+      int64_t c0 = c * P, csz = std::min(P, Cg - c0), p0 = copy * Cg;
       int64_t first = t.oh0 * sh - pt + j * dh; // input row of tile row 0
       int64_t lo = std::max<int64_t>(0, first), hi = std::min<int64_t>(H, first + rows);
       // Zeros: a memset from partition 0; a packed copy (which starts at
@@ -165,23 +169,31 @@ void ConvLowering::loadInput(const OutTile &t, int64_t g, int slot) {
                                 kb.builder().getF32FloatAttr(0.0f), DenseI64ArrayAttr(),
                                 UnitAttr());
       };
+      CopyColumns cc = copyColumnsOf(copy / khPack);
+      // Rows outside the image: whole rows; with packed kernel columns only
+      // between the padding columns, which begin() zeroed for good.
+      auto zeroRows = [&](int64_t r0, int64_t n) {
+        if (kwPack > 1)
+          zero(r0 * Wp + cc.leftPad, {t.nbc, n, cc.image}, {img, Wp, 1});
+        else
+          zero(r0 * Wp, {t.nbc, n * Wp}, {img, 1});
+      };
       if (lo > first) // rows above the image
-        zero(0, {t.nbc, (lo - first) * Wp}, {img, 1});
+        zeroRows(0, lo - first);
       if (hi < first + rows) // rows below
-        zero((std::max(hi, first) - first) * Wp,
-             {t.nbc, (first + rows - std::max(hi, first)) * Wp}, {img, 1});
-      int64_t colPad = padCols ? pl : 0;
-      if (hi > lo && colPad)
-        zero((lo - first) * Wp, {t.nbc, hi - lo, pl}, {img, Wp, 1});
-      int64_t usedRight = usedRightPadding();
-      if (hi > lo && usedRight > 0 && padCols)
-        zero((lo - first) * Wp + pl + W, {t.nbc, hi - lo, usedRight}, {img, Wp, 1});
+        zeroRows(std::max(hi, first) - first, first + rows - std::max(hi, first));
+      int64_t leftPad = cc.leftPad, skip = cc.skip, imageCols = cc.image;
+      if (hi > lo && leftPad && kwPack == 1)
+        zero((lo - first) * Wp, {t.nbc, hi - lo, leftPad}, {img, Wp, 1});
+      if (hi > lo && cc.read > leftPad + imageCols && kwPack == 1)
+        zero((lo - first) * Wp + leftPad + imageCols,
+             {t.nbc, hi - lo, cc.read - leftPad - imageCols}, {img, Wp, 1});
       if (hi <= lo)
         continue;
-      int64_t off = ((t.n0 * C) + g * Cg + c0) * H * W + lo * W;
-      int64_t at = (lo - first) * Wp + colPad;
+      int64_t off = ((t.n0 * C) + g * Cg + c0) * H * W + lo * W + skip;
+      int64_t at = (lo - first) * Wp + leftPad;
       if (!convertIn) {
-        load(tile, p0, csz, at, {t.nbc, hi - lo, W}, {img, Wp, 1}, x, off, H * W,
+        load(tile, p0, csz, at, {t.nbc, hi - lo, imageCols}, {img, Wp, 1}, x, off, H * W,
              {C * H * W, W, 1});
         continue;
       }
@@ -192,6 +204,19 @@ void ConvLowering::loadInput(const OutTile &t, int64_t g, int slot) {
       Engine e = kb.pick(Opcode::TensorCopy, {Engine::vector, Engine::gpsimd, Engine::scalar},
                          csz, n);
       kb.emit<nisa::TensorCopyOp>(e, tile, box, st, box, DenseI64ArrayAttr(), UnitAttr());
+    }
+}
+
+void ConvLowering::zeroPaddingColumns() {
+  for (int64_t slot = 0; slot < inSlots; ++slot)
+    for (int64_t copy = 0; copy < khPack * kwPack; ++copy) {
+      CopyColumns cc = copyColumnsOf(copy / khPack);
+      int64_t right = cc.read - cc.leftPad - cc.image;
+      for (auto [at, n] : {std::pair(int64_t{0}, cc.leftPad),
+                           std::pair(cc.leftPad + cc.image, right)})
+        if (n > 0)
+          kb.dma(inT_[slot], kb.tileAP(copy * Cg, Cg, at, {nb * rowsIn, n}, {Wp, 1}), zeros.sym,
+                 kb.hbmAP(0, {Cg, nb * rowsIn, n}, {0, 0, 1}), inT);
     }
 }
 
@@ -253,16 +278,19 @@ void ConvLowering::multiply(const OutTile &t, int slot, int64_t fw, int64_t fsz,
   order.push_back({0, 0, padCols ? 0 : fullTap});
   for (int64_t c = 0; c < ct; ++c)
     for (int64_t kh = 0; kh < (khPack > 1 ? khGroups : KH); ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw)
+      for (int64_t kw = 0; kw < kwSteps(); ++kw)
         if (std::make_tuple(c, kh, kw) != order.front())
           order.push_back({c, kh, kw});
   double ns = 0;
   bool first = true;
-  for (auto [c, kh, kw] : order) {
-    // Packed, `kh` is a group of khPack kernel rows, one per copy.
-    int64_t csz = khPack > 1 ? std::min(khPack, KH - kh * khPack) * Cg
+  for (auto [c, kh, step] : order) {
+    // Packed, `kh` is a group of khPack kernel rows, one per copy (and
+    // `step` a group of kwPack kernel columns, from column kw on).
+    int64_t kw = kwPack > 1 ? step * kwPack : step;
+    int64_t csz = khPack > 1 ? std::min(khPack, KH - kh * khPack) * Cg *
+                                   (kwPack > 1 ? std::min(kwPack, KW - kw) : 1)
                              : std::min(P, Cg - c * P);
-    int64_t tap = kh * KW + kw;
+    int64_t tap = kh * kwSteps() + step;
     int64_t rowOff = (khPack > 1 ? kh * khPack : kh) * dh * Wp;
     // Output columns [c0, c1) of the tile this tap reads the image at.
     int64_t c0 = 0, c1 = t.cols, off = rowOff + t.ow0 * sw + kw * dw;
@@ -410,6 +438,15 @@ double ConvLowering::loadBytes() const {
   double loads = onChip ? 0.0
                         : static_cast<double>(N) * C * H * W * ein *
                               llvm::divideCeil(Fg, fChunk); // the input once per weight chunk
+  if (kwPack > 1 && !onChip) {
+    // Every packed copy moves the input again, each block's in a transfer
+    // of its own with a run per row: what the queues pay, in bytes.
+    int64_t blocks = llvm::divideCeil(N, nb) * llvm::divideCeil(OH, R);
+    double issue = hw.dmaIssueNs * hw.dmaBytesPerNsPerEngine;
+    loads = loads * static_cast<double>(khPack * kwPack) /
+                neuronc::dmaRunEfficiency(hw, W * ein) +
+            static_cast<double>(blocks * khPack * kwPack) * issue;
+  }
   loads += static_cast<double>(F) * Cg * T * ein;           // the weights
   if (epilogue)
     loads += static_cast<double>(epilogue->inputBytes()); // e.g. a residual
@@ -444,6 +481,8 @@ void ConvLowering::begin() {
     zeros = fl.pb.declare(nisa::HbmKind::constant, type, conv.getLoc(), std::nullopt, {},
                           DenseElementsAttr::get(type, kb.builder().getZeroAttr(inT)));
   }
+  if (kwPack > 1)
+    zeroPaddingColumns();
   if (biasSb) {
     bias = fl.bufferOf(conv.getBias());
     // Channel f0 + p of group g at partition p, column biasColumn(g, f0),
@@ -615,6 +654,15 @@ LogicalResult mlir::neuron::lowering::lowerConv(FunctionLowering &fl, Operation 
         << (lowering.convertIn ? ", its input converted to bf16 on chip" : "")
         << (lowering.khPack > 1 ? ", " + std::to_string(lowering.khPack) +
                                       " kernel rows packed onto the partitions"
+                                : std::string())
+        << (lowering.kwPack > 1 ? " with " + std::to_string(lowering.kwPack) +
+                                      " kernel columns each (" +
+                                      std::to_string(lowering.khGroups * lowering.kwGroups) +
+                                      (lowering.khGroups * lowering.kwGroups == 1
+                                           ? " multiply"
+                                           : " multiplies") +
+                                      " per tile instead of " +
+                                      std::to_string(lowering.khGroups * lowering.KW) + ")"
                                 : std::string())
         << (lowering.fChunk < lowering.Fg
                 ? ", weights in chunks of " + std::to_string(lowering.fChunk) + " channels"

@@ -162,6 +162,13 @@ CASES = {
     # group; with stride, dilation, padding, groups, bf16).
     "const_stem_7x7s2_c3": conv((2, 3, 32, 32), (16, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, True,
                                 const_w=True),
+    # ... and, at column stride 1 with partitions to spare, kernel columns
+    # too (every column in one group; three groups, the last partial, with
+    # asymmetric padding).
+    "const_3x3_c3_cols_packed": conv((2, 3, 40, 40), (16, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
+                                     True, const_w=True),
+    "const_7x7_c3_cols_groups": conv((1, 3, 30, 33), (8, 3, 7, 7), (1, 1), (3, 2, 3, 4), (1, 1),
+                                     1, False, const_w=True),
     "const_3x3_c16_rows_packed": conv((1, 16, 12, 12), (24, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
                                       False, const_w=True),
     "const_3x3_c64": conv((1, 64, 10, 10), (32, 64, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
