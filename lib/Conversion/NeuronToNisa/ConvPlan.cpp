@@ -123,10 +123,9 @@ void ConvLowering::chooseKwPack(int64_t pr) {
   double perMultiply = pixels / hw.tensorClockGHz * (inT.isF32() ? 4 : 1);
   // A copy's rows are runs of their own once padded; unpadded, a block of
   // rows is one run.
-  int64_t eb = ein;
-  double bytes = static_cast<double>(N * Cg * H * W * eb) / hw.memoryGBps();
-  double rowNs = bytes / neuronc::dmaRunEfficiency(hw, W * eb);
-  double blockNs = padCols ? rowNs : bytes / neuronc::dmaRunEfficiency(hw, H * W * eb);
+  double bytes = static_cast<double>(N * Cg * H * W * ein) / hw.memoryGBps();
+  double rowNs = bytes / neuronc::dmaRunEfficiency(hw, W * ein);
+  double blockNs = padCols ? rowNs : bytes / neuronc::dmaRunEfficiency(hw, H * W * ein);
   // The result moves too, on the same queues (an upper bound: a pooled
   // or reduced result moves less).
   double storeNs = static_cast<double>(N * F * OH * OW * eout) / hw.memoryGBps();
@@ -147,8 +146,8 @@ void ConvLowering::chooseKwPack(int64_t pr) {
   for (int64_t kp = 2; kp <= most; ++kp)
     if (cost(kp) < cost(best))
       best = kp;
-  // The estimate leaves out each copy's transfer issue and latency, which
-  // small blocks pay many times: only a clear gain packs.
+  // The estimate leaves out each copy's DMA latency and how the queues
+  // share the transfers: only a clear gain packs.
   if (best == 1 || cost(best) > kKwPackGain * cost(1))
     return;
   kwGroups = llvm::divideCeil(KW, best);
@@ -303,9 +302,8 @@ std::optional<HbmBuffer> ConvLowering::packWeights() {
             int64_t src = dense.isSplat() ? 0 : (((f * Cg + ci) * KH + kh) * KW + kw) * eb;
             // Copy (kh % khPack, kw % kwPack); column: its group of rows,
             // then its group of columns.
-            int64_t copy = (kwPack > 1 ? kw % kwPack : 0) * khPack + kh % khPack;
-            int64_t row = copy * Cg + ci;
-            int64_t col = (kh / khPack) * kwSteps() + (kwPack > 1 ? kw / kwPack : kw);
+            int64_t row = ((kw % kwPack) * khPack + kh % khPack) * Cg + ci;
+            int64_t col = (kh / khPack) * kwSteps() + kw / kwPack;
             std::memcpy(&out[((row * tapColumns() + col) * Fg + f) * eb], &raw[src], eb);
           }
     return fl.pb.declare(nisa::HbmKind::constant, packedType, c.getLoc(), std::nullopt, {},

@@ -286,9 +286,8 @@ void ConvLowering::multiply(const OutTile &t, int slot, int64_t fw, int64_t fsz,
   for (auto [c, kh, step] : order) {
     // Packed, `kh` is a group of khPack kernel rows, one per copy (and
     // `step` a group of kwPack kernel columns, from column kw on).
-    int64_t kw = kwPack > 1 ? step * kwPack : step;
-    int64_t csz = khPack > 1 ? std::min(khPack, KH - kh * khPack) * Cg *
-                                   (kwPack > 1 ? std::min(kwPack, KW - kw) : 1)
+    int64_t kw = step * kwPack;
+    int64_t csz = khPack > 1 ? std::min(khPack, KH - kh * khPack) * Cg * std::min(kwPack, KW - kw)
                              : std::min(P, Cg - c * P);
     int64_t tap = kh * kwSteps() + step;
     int64_t rowOff = (khPack > 1 ? kh * khPack : kh) * dh * Wp;
