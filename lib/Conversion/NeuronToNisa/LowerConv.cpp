@@ -457,8 +457,12 @@ double ConvLowering::loadBytes() const {
 double ConvLowering::storeBytes() const {
   if (mean)
     return mean->storeBytes;
-  return pool ? static_cast<double>(pool->outputBytes())
-              : static_cast<double>(N) * F * OH * OW * eout;
+  if (pool)
+    return static_cast<double>(pool->outputBytes());
+  // An epilogue stores in its outputs' types (bf16 after an f32
+  // accumulation), none when its value stays on chip.
+  return epilogue ? static_cast<double>(epilogue->outputBytes())
+                  : static_cast<double>(N) * F * OH * OW * eout;
 }
 
 void ConvLowering::begin() {

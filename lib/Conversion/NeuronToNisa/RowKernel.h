@@ -107,6 +107,9 @@ public:
   /// epilogue's residual or scale operands: its share of the kernel's loads
   /// when the caller splits the DMA queues between loads and stores).
   int64_t inputBytes() const;
+  /// Bytes of the HBM tensors the kernel writes, in their stored element
+  /// types (a bf16 store of an f32 accumulation counts two bytes).
+  int64_t outputBytes() const;
 
   /// Rows and columns of the domain (epilogue mode: the matmul result
   /// flattened to [batch * M, N]).

@@ -377,6 +377,14 @@ int64_t RowKernel::inputBytes() const {
     bytes += ShapedType::getNumElements(in.buf.shape) * nisa::elementBytes(in.buf.elementType);
   return bytes;
 }
+int64_t RowKernel::outputBytes() const {
+  int64_t bytes = 0;
+  for (const OutputInfo &out : impl->outputs)
+    if (out.buf.sym)
+      bytes +=
+          ShapedType::getNumElements(out.buf.shape) * nisa::elementBytes(out.buf.elementType);
+  return bytes;
+}
 int64_t RowKernel::numRows() const { return impl->rows; }
 int64_t RowKernel::numCols() const { return impl->cols; }
 std::string RowKernel::describe() const { return impl->describe(); }

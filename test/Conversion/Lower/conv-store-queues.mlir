@@ -21,6 +21,13 @@
 // RES-STORES-NOT: nisa.dma_copy q{{([0-9]|10)}} @out0[
 // RUN: neuronc --no-cache %s --entry=plain --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAIN
 // PLAIN: remark: lowered as one convolution kernel: {{.*}}; stores on 7 of 16 DMA queues
+// @cast (--auto-cast=matmult): the first convolution's epilogue stores bf16
+// for the next one; its stores count two bytes per element, not the f32
+// accumulation's four: 7 queues (10 when counted at four bytes).
+// RUN: neuronc --no-cache %s --entry=cast --auto-cast=matmult --emit=nisa --lowering-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAST
+// CAST: conv-store-queues.mlir:[[#@LINE+22]]:8: remark: lowered as one convolution kernel: {{.*}}; stores on 7 of 16 DMA queues
+// RUN: neuron-run %s --entry=cast --check --fuse --auto-cast=matmult --random-inputs | FileCheck %s --check-prefix=SIM
+// RUN: neuron-run %s --entry=cast --check --fuse --auto-cast=matmult --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=residual --check --fuse --random-inputs | FileCheck %s --check-prefix=SIM
 // RUN: neuron-run %s --entry=residual --check --fuse --random-inputs --target=trn2 | FileCheck %s --check-prefix=SIM
 // SIM-NOT: WRONG
@@ -37,4 +44,12 @@ func.func @plain(%x: tensor<2x256x28x28xf32>) -> tensor<2x256x28x28xf32> {
   %y = neuron.conv %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<2x256x28x28xf32>, tensor<256x256x1x1xf32>) -> tensor<2x256x28x28xf32>
   %z = neuron.relu %y : tensor<2x256x28x28xf32>
   return %z : tensor<2x256x28x28xf32>
+}
+func.func @cast(%x: tensor<2x256x28x28xf32>) -> tensor<2x64x28x28xf32> {
+  %w = neuron.constant dense<0.015625> : tensor<256x256x1x1xf32>
+  %y = neuron.conv %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilations = [1, 1] groups = 1 : (tensor<2x256x28x28xf32>, tensor<256x256x1x1xf32>) -> tensor<2x256x28x28xf32>
+  %z = neuron.relu %y : tensor<2x256x28x28xf32>
+  %w2 = neuron.constant dense<0.0625> : tensor<64x256x3x3xf32>
+  %o = neuron.conv %z, %w2 strides = [1, 1] padding = [1, 1, 1, 1] dilations = [1, 1] groups = 1 : (tensor<2x256x28x28xf32>, tensor<64x256x3x3xf32>) -> tensor<2x64x28x28xf32>
+  return %o : tensor<2x64x28x28xf32>
 }
