@@ -18,8 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
-#include "RowKernel.h"
+#include "WindowLowering.h"
 
 #include <limits>
 
@@ -30,868 +29,611 @@ using neuronc::isa::Opcode;
 
 namespace mlir::neuron::lowering {
 
-/// Buffers per block (input, accumulator, output): a block loads and
-/// another stores while the engines work on a third.
-constexpr int kSlots = 3;
 /// heuristic: planes are cut into bands only when that saves the taps more
 /// than this many DMA latencies (ShuffleNetV2's 4x4 depthwise kernels, whose
 /// loads were forwarded from SBUF, lost 8 us each to banded HBM loads).
 constexpr double kBandLatencies = 4;
 
-/// What the window computes.
-enum class WindowKind { Max, Avg, Depthwise };
-
-/// One pooling or depthwise convolution lowered plane-per-partition: its
-/// window, row blocks and the emission of its kernel (see the file comment).
-struct WindowLowering {
-  FunctionLowering &fl;
-  KernelBuilder &kb;
-  Operation *op;
-  WindowKind kind;
-  RowKernel *epilogue = nullptr;
-  const neuronc::HardwareModel &hw;
-  const int64_t P;
-
-  int64_t N = 1, C = 1, planes, H, W, KH, KW, OH, OW, sh, sw, dh = 1, dw = 1, pt, pl, Wp;
-  int64_t R = 1, rowsIn = 1;
-  bool divisorTable = false, countIncludePad = false;
-  /// Input rows in SBUF with their padding columns; else unpadded (one
-  /// contiguous run per plane) and taps that would read padding skip those
-  /// output columns, the first tap (`fullTap`) reading none.
-  bool padCols = true;
-  int64_t fullTap = 0;
-  Type inT, outT, f32;
-  /// The input's element type in HBM: inT, or a wider float when an
-  /// --auto-cast cast was folded into this (depthwise) convolution: each
-  /// row block loads into a staging tile and is converted in SBUF.
-  Type xSrcType;
-  bool convertIn = false;
-  Value result; ///< where the result is expected (a fused kernel's outer value)
-  bool splitStores = false; ///< stores split across the queues (fused)
-  HbmBuffer x, y, divisors, weight, bias;
-  /// With bands: one input row of the fill value, for the rows of a band
-  /// that fall into the padding.
-  HbmBuffer fillRow;
-  SmallVector<FlatSymbolRefAttr> in, stage, acc, out, div, wts, bts;
-  /// With folded plane tiles: the products of a depthwise tap, two tiles so
-  /// that a tap's multiply does not wait for the previous tap's add.
-  SmallVector<FlatSymbolRefAttr> prod;
-  int slot = 0;
-  /// Plane tiles side by side on the free axis, computed by each tap's one
-  /// instruction (1: one tile at a time). Small maps with many planes
-  /// (MobileNet's 960 channels of 2x2 or 7x7) pay an instruction's fixed
-  /// cost per tile and tap otherwise.
-  int64_t fold = 1;
-  bool shared = true; ///< one weight tile serves every plane tile
-  bool allowFold = false; ///< the window is its own kernel (not a fused pooling)
-  /// Bands of output rows per plane, each on partitions of its own: band s
-  /// of every plane is on partitions [s·planes, (s+1)·planes) and holds
-  /// output rows [s·OHs, (s+1)·OHs). 1: one partition per plane.
-  int64_t segs = 1, OHs = 1;
-  /// Tiles per value of a fused epilogue: a folded group's epilogues run
-  /// back to back, each with its store in flight.
-  int epilogueBuffers = 2;
-  /// A bf16 depthwise convolution's taps on TensorE: tap t multiplies the
-  /// block's shifted window (moving) by diag(w[:, t]) (stationary), summed
-  /// in PSUM, four times VectorE's or GpSimdE's rate for bf16 operands
-  /// (one column per cycle at TensorE's clock against two cycles per
-  /// element of a scalar_tensor_tensor); the sum is copied out with the
-  /// bias added. The diagonals are built once on chip from the weights.
-  bool onTensor = false;
-  /// PSUM banks per block on TensorE (heuristic: two blocks' sums in six of
-  /// the eight banks), and the block's rows per bank.
-  static constexpr int64_t kTapBanks = 3;
-  int64_t bankRows = 1;
-  SmallVector<FlatSymbolRefAttr> tapPsum;
-  /// The identity, and per weight tile its taps' diagonals (a ring of two:
-  /// the next tile's are made while this one's taps run).
-  FlatSymbolRefAttr ident;
-  SmallVector<FlatSymbolRefAttr> diags;
-
-  WindowLowering(FunctionLowering &fl, KernelBuilder &kb, Operation *op, WindowKind kind)
-      : fl(fl), kb(kb), op(op), kind(kind), hw(fl.pb.hw()), P(hw.partitions),
-        result(op->getResult(0)) {}
-
-  /// Reads the window of `input` -> `result` and picks the row block.
-  bool plan(Value input, Value result, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-            ArrayRef<int64_t> padding, ArrayRef<int64_t> dilations, std::string &why) {
-    auto xt = cast<RankedTensorType>(input.getType());
-    auto yt = cast<RankedTensorType>(result.getType());
-    int64_t k = xt.getRank() - 2;
-    if (k > 2) {
-      why = std::to_string(k) + "-D windows are tiled as 2-D ones: run --neuron-decompose-windows "
-                               "first (neuronc does)";
-      return false;
-    }
-    N = xt.getDimSize(0);
-    C = xt.getDimSize(1);
-    planes = N * C;
-    H = k == 2 ? xt.getDimSize(2) : 1;
-    W = xt.getDimSize(xt.getRank() - 1);
-    OH = k == 2 ? yt.getDimSize(2) : 1;
-    OW = yt.getDimSize(yt.getRank() - 1);
-    KH = k == 2 ? kernel[0] : 1;
-    KW = kernel.back();
-    sh = k == 2 ? strides[0] : 1;
-    sw = strides.back();
-    if (!dilations.empty()) {
-      dh = k == 2 ? dilations[0] : 1;
-      dw = dilations.back();
-    }
-    pt = k == 2 ? padding[0] : 0;
-    pl = k == 2 ? padding[1] : padding[0];
-    Wp = W + pl + padding.back();
-    if (Wp > W)
-      for (int64_t kw = 0; kw < KW && padCols; ++kw)
-        if (validColumns(kw) == std::pair<int64_t, int64_t>(0, OW)) {
-          padCols = false;
-          fullTap = kw;
-          Wp = W;
-        }
-    bool padded = llvm::any_of(padding, [](int64_t v) { return v > 0; });
-    divisorTable = kind == WindowKind::Avg && padded && !countIncludePad;
-    inT = xt.getElementType();
-    outT = yt.getElementType();
-    f32 = Builder(op->getContext()).getF32Type();
-    xSrcType = inT;
-    if (fl.hasBuffer(input) && fl.bufferOf(input).elementType)
-      xSrcType = fl.bufferOf(input).elementType;
-    convertIn = xSrcType != inT;
-    int64_t budget = hw.sbufPartitionBytes * 85 / 100; // room for the allocator
-    // An input element's bytes per block: its tile, and with convertIn its
-    // staging tile.
-    int64_t ein = nisa::elementBytes(inT) + (convertIn ? nisa::elementBytes(xSrcType) : 0);
-    int64_t eout = nisa::elementBytes(outT);
-    auto bytes = [&] {
-      rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
-      int64_t perBlock = rowsIn * Wp * ein + R * OW * (4 + eout + (divisorTable ? 4 : 0));
-      int64_t total =
-          kSlots * fold * perBlock +
-          (fold > 1 && kind == WindowKind::Depthwise ? 2 * fold * R * OW * 4 : 0) +
-          (kind == WindowKind::Depthwise ? llvm::divideCeil(planes, P) * (KH * KW + 1) * 4 : 0);
-      if (epilogue)
-        total += epilogue->epilogueBytesPerPartition(R * OW, epilogueBuffers);
-      return total;
-    };
-    // At least kSlots + 1 row blocks when each still has a PSUM bank's worth
-    // of columns (smaller instructions are all overhead: MobileNetV2's 7x7
-    // maps), so that loads, taps and stores of different blocks overlap.
-    chooseSegments();
-    R = std::max<int64_t>(llvm::divideCeil(OHs, kSlots + 1),
-                          llvm::divideCeil(hw.psumBankFp32(), OW));
-    R = std::min(R, OHs);
-    while (R > 1 && bytes() > budget)
-      R = llvm::divideCeil(R, 2);
-    if (bytes() > budget) {
-      why = "one row of " + std::to_string(Wp) + " elements per plane does not fit SBUF";
-      return false;
-    }
-    if (allowFold)
-      chooseFold(bytes, budget);
-    chooseTensorTaps(bytes, budget);
-    return true;
+bool WindowLowering::plan(Value input, Value result, ArrayRef<int64_t> kernel,
+                          ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
+                          ArrayRef<int64_t> dilations, std::string &why) {
+  auto xt = cast<RankedTensorType>(input.getType());
+  auto yt = cast<RankedTensorType>(result.getType());
+  int64_t k = xt.getRank() - 2;
+  if (k > 2) {
+    why = std::to_string(k) + "-D windows are tiled as 2-D ones: run --neuron-decompose-windows "
+                             "first (neuronc does)";
+    return false;
   }
-
-  /// Whether the depthwise taps run on TensorE (see `onTensor`): bf16 (or
-  /// f16) input and weights, one plane tile at a time, output rows that fit
-  /// a PSUM bank, room for the diagonals, and an estimate of the taps'
-  /// engine time that is lower with the diagonals' construction and the
-  /// sums' copies counted (made upfront for every weight tile with two
-  /// instructions each, five tiles' diagonals cost MobileNetV2 at 64x64 44
-  /// us more than its 4x4 maps' taps saved). f32 products would take four
-  /// passes through the array and gain nothing.
-  template <typename Bytes> void chooseTensorTaps(Bytes &bytes, int64_t budget) {
-    auto conv = dyn_cast<ConvOp>(op);
-    if (kind != WindowKind::Depthwise || fold > 1 || !conv || OW > hw.psumBankFp32())
-      return;
-    Type wt = conv.getWeight().getType().getElementType();
-    if (fl.hasBuffer(conv.getWeight()) && fl.bufferOf(conv.getWeight()).elementType)
-      wt = fl.bufferOf(conv.getWeight()).elementType;
-    if (!(inT.isBF16() || inT.isF16()) || wt != inT)
-      return;
-    int64_t taps = KH * KW, np = std::min(P, planes * segs), ptiles = llvm::divideCeil(planes, P);
-    int64_t wtiles = planes <= P || P % C == 0 ? 1 : ptiles;
-    int64_t diagBytes = (std::min<int64_t>(wtiles, 2) * taps + 1) * np * nisa::elementBytes(inT);
-    int64_t rv = R;
-    bankRows = hw.psumBankFp32() / OW;
-    int64_t rt = std::min(R, kTapBanks * bankRows);
-    auto vecNs = [&](Opcode o, int64_t n) {
-      return std::min(kb.estimate(o, Engine::vector, np, n), kb.estimate(o, Engine::gpsimd, np, n));
-    };
-    // Each tap after the first waits for the one before (the same
-    // accumulator): the dependent instruction's overhead.
-    double dependent = static_cast<double>(hw.dependentOverheadCycles) / hw.gpsimdClockGHz;
-    double onVector = static_cast<double>(ptiles * llvm::divideCeil(OHs, rv) * taps) *
-                      (vecNs(Opcode::ScalarTensorTensor, rv * OW) + dependent);
-    double perTap = kb.estimate(Opcode::MultiplyMoving, Engine::tensor, np, rt * OW) +
-                    kb.estimate(Opcode::LoadStationary, Engine::tensor, np, np);
-    double onTensorNs =
-        static_cast<double>(ptiles * llvm::divideCeil(OHs, rt)) *
-            (static_cast<double>(taps) * perTap + vecNs(Opcode::TensorScalar, rt * OW)) +
-        static_cast<double>(wtiles) * vecNs(Opcode::TensorTensor, taps * np) +
-        kb.estimate(Opcode::AffineSelect, Engine::gpsimd, np, np);
-    if (onTensorNs >= onVector)
-      return;
-    R = rt;
-    if (bytes() + diagBytes > budget) {
-      R = rv;
-      return;
-    }
-    onTensor = true;
+  N = xt.getDimSize(0);
+  C = xt.getDimSize(1);
+  planes = N * C;
+  H = k == 2 ? xt.getDimSize(2) : 1;
+  W = xt.getDimSize(xt.getRank() - 1);
+  OH = k == 2 ? yt.getDimSize(2) : 1;
+  OW = yt.getDimSize(yt.getRank() - 1);
+  KH = k == 2 ? kernel[0] : 1;
+  KW = kernel.back();
+  sh = k == 2 ? strides[0] : 1;
+  sw = strides.back();
+  if (!dilations.empty()) {
+    dh = k == 2 ? dilations[0] : 1;
+    dw = dilations.back();
   }
+  pt = k == 2 ? padding[0] : 0;
+  pl = k == 2 ? padding[1] : padding[0];
+  Wp = W + pl + padding.back();
+  if (Wp > W)
+    for (int64_t kw = 0; kw < KW && padCols; ++kw)
+      if (validColumns(kw) == std::pair<int64_t, int64_t>(0, OW)) {
+        padCols = false;
+        fullTap = kw;
+        Wp = W;
+      }
+  bool padded = llvm::any_of(padding, [](int64_t v) { return v > 0; });
+  divisorTable = kind == WindowKind::Avg && padded && !countIncludePad;
+  inT = xt.getElementType();
+  outT = yt.getElementType();
+  f32 = Builder(op->getContext()).getF32Type();
+  xSrcType = inT;
+  if (fl.hasBuffer(input) && fl.bufferOf(input).elementType)
+    xSrcType = fl.bufferOf(input).elementType;
+  convertIn = xSrcType != inT;
+  int64_t budget = hw.sbufPartitionBytes * 85 / 100; // room for the allocator
+  // An input element's bytes per block: its tile, and with convertIn its
+  // staging tile.
+  int64_t ein = nisa::elementBytes(inT) + (convertIn ? nisa::elementBytes(xSrcType) : 0);
+  int64_t eout = nisa::elementBytes(outT);
+  auto bytes = [&] {
+    rowsIn = (R - 1) * sh + (KH - 1) * dh + 1;
+    int64_t perBlock = rowsIn * Wp * ein + R * OW * (4 + eout + (divisorTable ? 4 : 0));
+    int64_t total =
+        kSlots * fold * perBlock +
+        (fold > 1 && kind == WindowKind::Depthwise ? 2 * fold * R * OW * 4 : 0) +
+        (kind == WindowKind::Depthwise ? llvm::divideCeil(planes, P) * (KH * KW + 1) * 4 : 0);
+    if (epilogue)
+      total += epilogue->epilogueBytesPerPartition(R * OW, epilogueBuffers);
+    return total;
+  };
+  // At least kSlots + 1 row blocks when each still has a PSUM bank's worth
+  // of columns (smaller instructions are all overhead: MobileNetV2's 7x7
+  // maps), so that loads, taps and stores of different blocks overlap.
+  chooseSegments();
+  R = std::max<int64_t>(llvm::divideCeil(OHs, kSlots + 1),
+                        llvm::divideCeil(hw.psumBankFp32(), OW));
+  R = std::min(R, OHs);
+  while (R > 1 && bytes() > budget)
+    R = llvm::divideCeil(R, 2);
+  if (bytes() > budget) {
+    why = "one row of " + std::to_string(Wp) + " elements per plane does not fit SBUF";
+    return false;
+  }
+  if (allowFold)
+    chooseFold(bytes, budget);
+  chooseTensorTaps(bytes, budget);
+  return true;
+}
 
-  /// Cuts the planes into bands of output rows when at most half of the
-  /// partitions would hold a plane: the most bands that fit the partitions
-  /// and divide the output rows (so every band is whole), each of at least
-  /// two rows. Not with an epilogue that reduces along the pixels, and only
-  /// where that saves the kernel, its taps' time counted no lower than its
-  /// bytes' time at the memory rate, more than kBandLatencies DMA latencies
-  /// plus the time its input takes to write: a banded load is no longer one
-  /// a later pass can forward from the producer's SBUF tile, and every
-  /// band's first block needs input rows from all along the plane, so a
-  /// banded kernel starts only when its producer has finished, where one
-  /// plane per partition follows it block by block (two bands of VGG-11's
-  /// 64-channel pooling at 224x224 saved ~30 us of taps and lost the
-  /// overlap with its 216 us convolution: trn1 f32 1243 -> 1338 us).
-  void chooseSegments() {
-    segs = 1;
-    OHs = OH;
-    if (!allowFold || planes * 2 > P || !isa<FloatType>(xSrcType) ||
-        (epilogue && !epilogue->canSegmentEpilogue()))
-      return;
-    Opcode tap = kind == WindowKind::Depthwise ? Opcode::ScalarTensorTensor : Opcode::TensorTensor;
-    double inNs = static_cast<double>(planes) * H * W * nisa::elementBytes(xSrcType) /
-                  hw.memoryGBps();
-    double bytesNs = inNs + static_cast<double>(planes) * OH * OW *
-                                nisa::elementBytes(outT) / hw.memoryGBps();
-    auto tapsNs = [&](int64_t parts, int64_t pixels) {
-      return static_cast<double>(KH * KW) * kb.estimate(tap, Engine::vector, parts, pixels);
-    };
-    double before = std::max(bytesNs, tapsNs(planes, OH * OW));
-    for (int64_t s = P / planes; s >= 2; --s)
-      if (OH % s == 0 && OH / s >= 2) {
-        double after = std::max(bytesNs, tapsNs(planes * s, OH / s * OW));
-        if (before - after < inNs + kBandLatencies * hw.dmaLatencyNs)
-          return;
-        segs = s;
-        OHs = OH / s;
+void WindowLowering::chooseSegments() {
+  segs = 1;
+  OHs = OH;
+  if (!allowFold || planes * 2 > P || !isa<FloatType>(xSrcType) ||
+      (epilogue && !epilogue->canSegmentEpilogue()))
+    return;
+  Opcode tap = kind == WindowKind::Depthwise ? Opcode::ScalarTensorTensor : Opcode::TensorTensor;
+  double inNs = static_cast<double>(planes) * H * W * nisa::elementBytes(xSrcType) /
+                hw.memoryGBps();
+  double bytesNs = inNs + static_cast<double>(planes) * OH * OW *
+                              nisa::elementBytes(outT) / hw.memoryGBps();
+  auto tapsNs = [&](int64_t parts, int64_t pixels) {
+    return static_cast<double>(KH * KW) * kb.estimate(tap, Engine::vector, parts, pixels);
+  };
+  double before = std::max(bytesNs, tapsNs(planes, OH * OW));
+  for (int64_t s = P / planes; s >= 2; --s)
+    if (OH % s == 0 && OH / s >= 2) {
+      double after = std::max(bytesNs, tapsNs(planes * s, OH / s * OW));
+      if (before - after < inNs + kBandLatencies * hw.dmaLatencyNs)
         return;
-      }
-  }
-
-  /// Folds the full plane tiles onto the free axis when the taps' fixed
-  /// costs dominate: each tap is then one instruction over all of them (a
-  /// depthwise tap two: the product with each tile's weight, broadcast
-  /// along the pixels, and its sum), and the tiles of a group no longer
-  /// overlap their loads and stores with each other's taps.
-  template <typename Bytes> void chooseFold(Bytes &bytes, int64_t budget) {
-    int64_t full = planes / P;
-    if (full < 2)
+      segs = s;
+      OHs = OH / s;
       return;
-    int64_t m = R * OW, taps = KH * KW;
-    bool dwise = kind == WindowKind::Depthwise;
-    auto cost = [&](int64_t tiles) {
-      if (tiles == 1)
-        return static_cast<double>(full * taps) *
-               kb.estimate(dwise ? Opcode::ScalarTensorTensor : Opcode::TensorTensor,
-                           Engine::vector, P, m);
-      double perTap = kb.estimate(Opcode::TensorTensor, Engine::vector, P, tiles * m);
-      return static_cast<double>(llvm::divideCeil(full, tiles) * taps) * (dwise ? 2 : 1) *
-             perTap;
-    };
-    // The largest group that fits SBUF; only when its taps take under 40 %
-    // of the time and save more than a DMA latency (a group's first tap
-    // waits for all of its loads, and its stores start after its last tap:
-    // measured on MobileNetV2 at 64x64, 576 channels of 4x4 in f32, and on
-    // VGG-11's one-tap 7x7 average pooling on trn2, which lost more to that
-    // than they saved).
-    auto ring = [&] { return static_cast<int>(std::clamp<int64_t>(fold + 1, 2, 8)); };
-    for (fold = full, epilogueBuffers = ring(); fold >= 2 && bytes() > budget;
-         epilogueBuffers = ring())
-      fold = fold / 2;
-    if (fold < 2 || cost(fold) > 0.4 * cost(1) || cost(1) - cost(fold) < hw.dmaLatencyNs) {
-      fold = 1;
-      epilogueBuffers = 2;
     }
-  }
+}
 
-  /// The taps in the order they are applied: first one that covers every
-  /// output column (it starts the sum), then the others.
-  SmallVector<int64_t> tapOrder() const {
-    SmallVector<int64_t> order{padCols ? 0 : fullTap};
-    for (int64_t t = 0; t < KH * KW; ++t)
-      if (t != order.front())
-        order.push_back(t);
-    return order;
+void WindowLowering::chooseFold(llvm::function_ref<int64_t()> bytes, int64_t budget) {
+  int64_t full = planes / P;
+  if (full < 2)
+    return;
+  int64_t m = R * OW, taps = KH * KW;
+  bool dwise = kind == WindowKind::Depthwise;
+  auto cost = [&](int64_t tiles) {
+    if (tiles == 1)
+      return static_cast<double>(full * taps) *
+             kb.estimate(dwise ? Opcode::ScalarTensorTensor : Opcode::TensorTensor,
+                         Engine::vector, P, m);
+    double perTap = kb.estimate(Opcode::TensorTensor, Engine::vector, P, tiles * m);
+    return static_cast<double>(llvm::divideCeil(full, tiles) * taps) * (dwise ? 2 : 1) *
+           perTap;
+  };
+  // The largest group that fits SBUF; only when its taps take under 40 %
+  // of the time and save more than a DMA latency (a group's first tap
+  // waits for all of its loads, and its stores start after its last tap:
+  // measured on MobileNetV2 at 64x64, 576 channels of 4x4 in f32, and on
+  // VGG-11's one-tap 7x7 average pooling on trn2, which lost more to that
+  // than they saved).
+  auto ring = [&] { return static_cast<int>(std::clamp<int64_t>(fold + 1, 2, 8)); };
+  for (fold = full, epilogueBuffers = ring(); fold >= 2 && bytes() > budget;
+       epilogueBuffers = ring())
+    fold = fold / 2;
+  if (fold < 2 || cost(fold) > 0.4 * cost(1) || cost(1) - cost(fold) < hw.dmaLatencyNs) {
+    fold = 1;
+    epilogueBuffers = 2;
   }
+}
 
-  /// The output columns [a, b) at which column tap `kw` reads inside the
-  /// image (not padding).
-  std::pair<int64_t, int64_t> validColumns(int64_t kw) const {
-    int64_t shift = kw * dw - pl; // input column of output column 0
-    int64_t a = shift >= 0 ? 0 : llvm::divideCeil(-shift, sw);
-    int64_t b = W - 1 - shift < 0 ? 0 : std::min(OW, (W - 1 - shift) / sw + 1);
-    return {a, std::max(a, b)};
+SmallVector<int64_t> WindowLowering::tapOrder() const {
+  SmallVector<int64_t> order{padCols ? 0 : fullTap};
+  for (int64_t t = 0; t < KH * KW; ++t)
+    if (t != order.front())
+      order.push_back(t);
+  return order;
+}
+
+std::pair<int64_t, int64_t> WindowLowering::validColumns(int64_t kw) const {
+  int64_t shift = kw * dw - pl; // input column of output column 0
+  int64_t a = shift >= 0 ? 0 : llvm::divideCeil(-shift, sw);
+  int64_t b = W - 1 - shift < 0 ? 0 : std::min(OW, (W - 1 - shift) / sw + 1);
+  return {a, std::max(a, b)};
+}
+
+HbmBuffer WindowLowering::divisorBuffer() {
+  SmallVector<float> values;
+  auto inside = [](int64_t o, int64_t s, int64_t pad, int64_t k, int64_t n) {
+    int64_t lo = o * s - pad;
+    return std::min(lo + k, n) - std::max<int64_t>(lo, 0);
+  };
+  for (int64_t oh = 0; oh < OH; ++oh)
+    for (int64_t ow = 0; ow < OW; ++ow)
+      values.push_back(
+          1.0f / static_cast<float>(inside(oh, sh, pt, KH, H) * inside(ow, sw, pl, KW, W)));
+  auto type = RankedTensorType::get({OH * OW}, f32);
+  return fl.pb.declare(nisa::HbmKind::constant, type, op->getLoc(), std::nullopt, {},
+                       DenseElementsAttr::get(type, ArrayRef<float>(values)));
+}
+
+void WindowLowering::loadWeights(int64_t p0, int64_t np, FlatSymbolRefAttr tile,
+                                 FlatSymbolRefAttr biasTile, int64_t wcol, int64_t bcol,
+                                 int64_t at) {
+  int64_t taps = KH * KW;
+  for (int64_t q = 0; q < np;) {
+    int64_t c = (p0 + q) % C, run = std::min(np - q, C - c);
+    kb.dma(tile, kb.tileAP(at + q, run, wcol, taps), weight.sym,
+           kb.hbmAP(c * taps, {run, taps}, {taps, 1}), weight.elementType);
+    if (bias.sym)
+      kb.dma(biasTile, kb.tileAP(at + q, run, bcol, 1), bias.sym,
+             kb.hbmAP(c, {run, 1}, {1, 1}), bias.elementType);
+    q += run;
   }
+}
 
-  /// 1 / (window positions inside the input) per output position.
-  HbmBuffer divisorBuffer() {
-    SmallVector<float> values;
-    auto inside = [](int64_t o, int64_t s, int64_t pad, int64_t k, int64_t n) {
-      int64_t lo = o * s - pad;
-      return std::min(lo + k, n) - std::max<int64_t>(lo, 0);
-    };
-    for (int64_t oh = 0; oh < OH; ++oh)
-      for (int64_t ow = 0; ow < OW; ++ow)
-        values.push_back(
-            1.0f / static_cast<float>(inside(oh, sh, pt, KH, H) * inside(ow, sw, pl, KW, W)));
-    auto type = RankedTensorType::get({OH * OW}, f32);
-    return fl.pb.declare(nisa::HbmKind::constant, type, op->getLoc(), std::nullopt, {},
-                         DenseElementsAttr::get(type, ArrayRef<float>(values)));
+void WindowLowering::run() {
+  x = fl.bufferOf(op->getOperand(0));
+  if (!epilogue)
+    y = fl.resultBuffer(result);
+  if (divisorTable)
+    divisors = divisorBuffer();
+  // Stores on queues of their own, in proportion to the bytes they move
+  // (a fused epilogue's in the types it stores), whenever there is more
+  // than one block: a block's loads queued behind the previous block's
+  // stores would wait for its taps, and the blocks would run one after
+  // another whatever the slots (MnasNet's banded 16-channel depthwise
+  // kernel; MobileNetV2's 112x112 one at batch 8 in bf16, 383 -> 232 us).
+  int64_t groups = llvm::divideCeil(planes / P, fold) + (planes % P ? 1 : 0);
+  int64_t blocks = groups * llvm::divideCeil(OHs, R);
+  if (blocks > 1) {
+    double loads = static_cast<double>(planes) * H * W * nisa::elementBytes(xSrcType) *
+                   (1.0 + static_cast<double>((KH - sh) * segs) / static_cast<double>(OH));
+    if (epilogue)
+      loads += static_cast<double>(epilogue->inputBytes());
+    double stores = epilogue ? static_cast<double>(epilogue->outputBytes())
+                             : static_cast<double>(planes) * OH * OW * nisa::elementBytes(outT);
+    kb.shareQueues(loads, stores);
   }
-
-  /// Loads, for planes [p0, p0 + np), each plane's channel's taps into the
-  /// weight tile (and bias into the bias tile): runs of consecutive
-  /// channels, one DMA each.
-  void loadWeights(int64_t p0, int64_t np, FlatSymbolRefAttr tile, FlatSymbolRefAttr biasTile,
-                   int64_t wcol, int64_t bcol, int64_t at = 0) {
-    int64_t taps = KH * KW;
-    for (int64_t q = 0; q < np;) {
-      int64_t c = (p0 + q) % C, run = std::min(np - q, C - c);
-      kb.dma(tile, kb.tileAP(at + q, run, wcol, taps), weight.sym,
-             kb.hbmAP(c * taps, {run, taps}, {taps, 1}), weight.elementType);
-      if (bias.sym)
-        kb.dma(biasTile, kb.tileAP(at + q, run, bcol, 1), bias.sym,
-               kb.hbmAP(c, {run, 1}, {1, 1}), bias.elementType);
-      q += run;
-    }
+  // Nothing is stored before the first block's taps: the weights and that
+  // block's input may use every queue (an engine-bound kernel waits for
+  // them: ConvNeXt's 7x7 depthwise kernels at batch 8 otherwise started
+  // ~7 us later).
+  int64_t keptForStores = kb.storeQueues;
+  kb.storeQueues = 0;
+  float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  if (segs > 1) {
+    auto type = RankedTensorType::get({W}, xSrcType);
+    fillRow = fl.pb.declare(nisa::HbmKind::constant, type, op->getLoc(), std::nullopt, {},
+                            DenseElementsAttr::get(type, FloatAttr::get(xSrcType, fill)));
   }
-
-  /// Emits the kernel: per plane tile and row block, the input block with
-  /// its padding, one instruction per tap, then the scale/convert and store
-  /// or the fused epilogue.
-  void run() {
-    x = fl.bufferOf(op->getOperand(0));
+  auto sb = nisa::MemorySpace::sbuf;
+  int64_t np = std::min(P, planes * segs), taps = KH * KW;
+  for (int i = 0; i < kSlots; ++i) {
+    in.push_back(kb.alloc(sb, np, fold * rowsIn * Wp, inT, "x"));
+    if (convertIn)
+      stage.push_back(kb.alloc(sb, np, fold * rowsIn * Wp, xSrcType, "xs"));
+    acc.push_back(kb.alloc(sb, np, fold * R * OW, f32, "acc"));
     if (!epilogue)
-      y = fl.resultBuffer(result);
+      out.push_back(kb.alloc(sb, np, fold * R * OW, outT, "y"));
     if (divisorTable)
-      divisors = divisorBuffer();
-    // Stores on queues of their own, in proportion to the bytes they move
-    // (a fused epilogue's in the types it stores), whenever there is more
-    // than one block: a block's loads queued behind the previous block's
-    // stores would wait for its taps, and the blocks would run one after
-    // another whatever the slots (MnasNet's banded 16-channel depthwise
-    // kernel; MobileNetV2's 112x112 one at batch 8 in bf16, 383 -> 232 us).
-    int64_t groups = llvm::divideCeil(planes / P, fold) + (planes % P ? 1 : 0);
-    int64_t blocks = groups * llvm::divideCeil(OHs, R);
-    if (blocks > 1) {
-      double loads = static_cast<double>(planes) * H * W * nisa::elementBytes(xSrcType) *
-                     (1.0 + static_cast<double>((KH - sh) * segs) / static_cast<double>(OH));
-      if (epilogue)
-        loads += static_cast<double>(epilogue->inputBytes());
-      double stores = epilogue ? static_cast<double>(epilogue->outputBytes())
-                               : static_cast<double>(planes) * OH * OW * nisa::elementBytes(outT);
-      kb.shareQueues(loads, stores);
-    }
-    // Nothing is stored before the first block's taps: the weights and that
-    // block's input may use every queue (an engine-bound kernel waits for
-    // them: ConvNeXt's 7x7 depthwise kernels at batch 8 otherwise started
-    // ~7 us later).
-    int64_t keptForStores = kb.storeQueues;
-    kb.storeQueues = 0;
-    float fill = kind == WindowKind::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
-    if (segs > 1) {
-      auto type = RankedTensorType::get({W}, xSrcType);
-      fillRow = fl.pb.declare(nisa::HbmKind::constant, type, op->getLoc(), std::nullopt, {},
-                              DenseElementsAttr::get(type, FloatAttr::get(xSrcType, fill)));
-    }
-    auto sb = nisa::MemorySpace::sbuf;
-    int64_t np = std::min(P, planes * segs), taps = KH * KW;
-    for (int i = 0; i < kSlots; ++i) {
-      in.push_back(kb.alloc(sb, np, fold * rowsIn * Wp, inT, "x"));
-      if (convertIn)
-        stage.push_back(kb.alloc(sb, np, fold * rowsIn * Wp, xSrcType, "xs"));
-      acc.push_back(kb.alloc(sb, np, fold * R * OW, f32, "acc"));
-      if (!epilogue)
-        out.push_back(kb.alloc(sb, np, fold * R * OW, outT, "y"));
-      if (divisorTable)
-        div.push_back(kb.alloc(sb, np, fold * R * OW, f32, "div"));
-    }
-    if (epilogue && fold > 1)
-      epilogue->setEpilogueBuffers(epilogueBuffers);
-    if (epilogue && segs > 1)
-      epilogue->setEpilogueSegments(segs, OHs * OW);
-    if (fold > 1 && kind == WindowKind::Depthwise)
-      for (int i = 0; i < 2; ++i)
-        prod.push_back(kb.alloc(sb, np, fold * R * OW, f32, "prod"));
-    // Depthwise weights (and bias): the taps of each plane tile's channels,
-    // all plane tiles side by side, loaded once before the first block
-    // (planes of one channel set repeat with the image, so one tile's worth
-    // serves all when the channels tile the partitions).
-    int64_t ptiles = llvm::divideCeil(planes, P);
-    shared = planes <= P || P % C == 0;
-    int64_t wtiles = shared ? 1 : ptiles;
-    if (kind == WindowKind::Depthwise) {
-      auto conv = cast<ConvOp>(op);
-      weight = fl.bufferOf(conv.getWeight());
-      if (conv.getBias())
-        bias = fl.bufferOf(conv.getBias());
-      wts.push_back(kb.alloc(sb, np, wtiles * taps, weight.elementType, "w"));
-      bts.push_back(bias.sym ? kb.alloc(sb, np, wtiles, bias.elementType, "b")
-                             : FlatSymbolRefAttr());
-      for (int64_t i = 0; i < wtiles; ++i)
-        for (int64_t band = 0; band < segs; ++band)
-          loadWeights(i * P, std::min(P, planes - i * P), wts[0], bts[0], i * taps, i,
-                      band * planes);
-      if (onTensor)
-        allocateDiagonals(np, std::min<int64_t>(wtiles, 2));
-    }
-    Builder b(op->getContext());
-    int64_t full = planes / P;
-    // Groups of `fold` plane tiles (the full tiles left over, then a
-    // partial one, in smaller groups).
-    for (int64_t t0 = 0; t0 < ptiles;) {
-      int64_t nt = t0 < full ? std::min(fold, full - t0) : 1;
-      int64_t p0 = t0 * P;
-      int64_t nparts = std::min(P, (planes - p0) * segs);
-      FlatSymbolRefAttr w = wts.empty() ? FlatSymbolRefAttr() : wts[0];
-      FlatSymbolRefAttr bt = bts.empty() ? FlatSymbolRefAttr() : bts[0];
-      int64_t wcol = shared ? 0 : t0 * taps, bcol = shared ? 0 : t0;
-      int64_t seg = rowsIn * Wp; // input elements per plane tile of the group
-      for (int64_t oh0 = 0; oh0 < OHs; oh0 += R) {
-        kb.setSource(op); // (a fused epilogue attributes its instructions to its ops)
-        int64_t rows = std::min(R, OHs - oh0);
-        int64_t span = (rows - 1) * sh + (KH - 1) * dh + 1;
-        // Per band: where the input rows inside the image start and end in
-        // the block (the same for every band but the first and last).
-        SmallVector<int64_t> los, his;
-        int64_t top = 0, bottom = span;
-        for (int64_t band = 0; band < segs; ++band) {
-          int64_t first = (band * OHs + oh0) * sh - pt;
-          int64_t lo = std::max<int64_t>(0, first), hi = std::min(H, first + span);
-          if (hi <= lo)
-            lo = hi = first + span; // all padding
-          los.push_back(lo - first);
-          his.push_back(hi - first);
-          top = std::max(top, lo - first);
-          bottom = std::min(bottom, hi - first);
-        }
-        FlatSymbolRefAttr tile = in[slot];
-        // With bands and a conversion, the fills go to the staging tile,
-        // which is then converted whole (a partial conversion would leave
-        // some band's fill or rows behind).
-        bool convertWhole = convertIn && segs > 1;
-        FlatSymbolRefAttr fillTile = convertWhole ? stage[slot] : tile;
-        // A box of every plane tile of the group.
-        auto groupBox = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
-          SmallVector<int64_t> sz{nt}, st{seg};
-          sz.append(sizes.begin(), sizes.end());
-          st.append(strides.begin(), strides.end());
-          if (nt == 1)
-            return kb.tileAP(0, nparts, off, sizes, strides);
-          return kb.tileAP(0, nparts, off, sz, st);
-        };
-        auto fillBox = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
-          int64_t n = nt;
-          for (int64_t v : sizes)
-            n *= v;
-          kb.emit<nisa::MemsetOp>(vecEngine(Opcode::Memset, nparts, n), fillTile,
-                                  groupBox(off, sizes, strides), b.getF32FloatAttr(fill),
-                                  DenseI64ArrayAttr(), UnitAttr());
-        };
-        int64_t colPad = padCols ? pl : 0;
-        // Only the trailing padding some window reads (a write nobody reads
-        // would be lost at the next load).
-        int64_t usedRight = std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
-        FlatSymbolRefAttr dst = convertIn ? stage[slot] : tile;
-        if (segs > 1) {
-          // The padding columns of every row on every partition; a band's
-          // rows outside the image by DMA from a row of fill values (an
-          // engine cannot start at the band's partition, and no byte may be
-          // written twice before it is read).
-          if (colPad)
-            fillBox(0, {span, pl}, {Wp, 1});
-          if (usedRight > 0 && padCols)
-            fillBox(pl + W, {span, usedRight}, {Wp, 1});
-          auto fillRows = [&](int64_t band, int64_t r0, int64_t n) {
-            kb.dma(dst, kb.tileAP(band * planes, planes, r0 * Wp + colPad, {n, W}, {Wp, 1}),
-                   fillRow.sym, kb.hbmAP(0, {planes, n, W}, {0, 0, 1}), xSrcType);
-          };
-          for (int64_t band = 0; band < segs; ++band) {
-            if (los[band] > 0)
-              fillRows(band, 0, std::min(los[band], span));
-            if (his[band] < span && his[band] > los[band])
-              fillRows(band, his[band], span - his[band]);
-          }
-          loadBands(dst, oh0, los, his, colPad);
-        } else {
-          if (top > 0)
-            fillBox(0, {top * Wp}, {1});
-          if (bottom < span)
-            fillBox(std::max(bottom, int64_t(0)) * Wp,
-                    {(span - std::max(bottom, int64_t(0))) * Wp}, {1});
-          if (bottom > top && colPad)
-            fillBox(top * Wp, {bottom - top, pl}, {Wp, 1});
-          if (bottom > top && usedRight > 0 && padCols)
-            fillBox(top * Wp + pl + W, {bottom - top, usedRight}, {Wp, 1});
-          // The rows inside the image, split by partitions across the queues.
-          int64_t lo = los[0] + oh0 * sh - pt, hi = his[0] + oh0 * sh - pt;
-          int64_t bytes = nparts * (hi - lo) * W * nisa::elementBytes(xSrcType);
-          int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
-                                               std::min<int64_t>(hw.dmaEngines, nparts));
-          int64_t step = llvm::divideCeil(nparts, pieces);
-          for (int64_t t = 0; t < nt; ++t)
-            for (int64_t q = 0; hi > lo && q < nparts; q += step) {
-              int64_t cnt = std::min(step, nparts - q);
-              kb.dma(dst, kb.tileAP(q, cnt, t * seg + los[0] * Wp + colPad, {hi - lo, W}, {Wp, 1}),
-                     x.sym,
-                     kb.hbmAP((p0 + t * P + q) * H * W + lo * W, {cnt, hi - lo, W},
-                              {H * W, W, 1}),
-                     xSrcType);
-            }
-        }
-        if (convertWhole) {
-          int64_t cols = padCols ? colPad + W + std::max<int64_t>(0, usedRight) : W;
-          auto box = groupBox(0, {span, cols}, {Wp, 1});
-          kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, span * cols), tile,
-                                      box, dst, box, DenseI64ArrayAttr(), UnitAttr());
-        } else if (convertIn && his[0] > los[0]) {
-          auto box = groupBox(los[0] * Wp + colPad, {his[0] - los[0], W}, {Wp, 1});
-          kb.emit<nisa::TensorCopyOp>(
-              vecEngine(Opcode::TensorCopy, nparts, nt * (his[0] - los[0]) * W), tile, box, dst,
-              box, DenseI64ArrayAttr(), UnitAttr());
-        }
-        kb.storeQueues = keptForStores;
-        // The first weight tile's diagonals before its taps; each next
-        // tile's after this tile's first block, so they are made while
-        // TensorE works.
-        if (onTensor && oh0 == 0 && t0 == 0)
-          buildDiagonals(0, 0, shared ? std::min(P, planes * segs) : nparts);
-        if (nt > 1)
-          emitFoldedTaps(tile, nt, rows, w, wcol, bt, bcol);
-        else if (onTensor)
-          emitTensorTaps(tile, nparts, rows, diags[(shared ? 0 : t0) % diags.size()], bt, bcol);
-        else
-          emitTaps(tile, 0, nparts, rows, w, wcol, bt, bcol);
-        if (onTensor && oh0 == 0 && !shared && t0 + 1 < ptiles)
-          buildDiagonals(t0 + 1, (t0 + 1) * taps, std::min(P, planes - (t0 + 1) * P));
-        for (int64_t t = 0; t < nt; ++t)
-          finishBlock(p0 + t * P, nparts, oh0, rows, t * R * OW, /*advance=*/t + 1 == nt);
-      }
-      t0 += nt;
-    }
-    kb.program().levelQueues();
+      div.push_back(kb.alloc(sb, np, fold * R * OW, f32, "div"));
   }
-
-  /// Loads the image rows of every band of block `oh0` into `dst`: band s
-  /// holds its rows from element los[s] · Wp + colPad of its partitions.
-  /// Bands with the same rows in the block (all but the first and last,
-  /// which meet the padding) are one pattern over the input, [bands,
-  /// planes, rows, W]; split by bands across the queues.
-  void loadBands(FlatSymbolRefAttr dst, int64_t oh0, ArrayRef<int64_t> los,
-                 ArrayRef<int64_t> his, int64_t colPad) {
-    int64_t eb = nisa::elementBytes(xSrcType);
-    for (int64_t s0 = 0; s0 < segs;) {
-      int64_t s1 = s0 + 1;
-      while (s1 < segs && los[s1] == los[s0] && his[s1] == his[s0])
-        ++s1;
-      int64_t n = his[s0] - los[s0];
-      if (n > 0) {
-        int64_t bytes = (s1 - s0) * planes * n * W * eb;
-        int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
-                                             std::min<int64_t>(hw.dmaEngines, s1 - s0));
-        int64_t step = llvm::divideCeil(s1 - s0, pieces);
-        for (int64_t a = s0; a < s1; a += step) {
-          int64_t k = std::min(step, s1 - a);
-          int64_t lo = (a * OHs + oh0) * sh - pt + los[a]; // input row of band a
-          kb.dma(dst, kb.tileAP(a * planes, k * planes, los[a] * Wp + colPad, {n, W}, {Wp, 1}),
-                 x.sym,
-                 kb.hbmAP(lo * W, {k, planes, n, W}, {OHs * sh * W, H * W, W, 1}), xSrcType);
-        }
-      }
-      s0 = s1;
-    }
-  }
-
-  /// emitTaps over the `nt` plane tiles of a folded group (input tiles
-  /// `rowsIn * Wp` apart, accumulators `R * OW` apart): one instruction per
-  /// tap over all of them; a depthwise tap multiplies by each tile's
-  /// weight column, broadcast along its pixels, into a product tile that
-  /// the next instruction adds.
-  void emitFoldedTaps(FlatSymbolRefAttr tile, int64_t nt, int64_t rows, FlatSymbolRefAttr w,
-                      int64_t wcol, FlatSymbolRefAttr bt, int64_t bcol) {
-    int64_t seg = rowsIn * Wp, aseg = R * OW, taps = KH * KW;
-    SmallVector<int64_t> order = tapOrder();
-    int p = 0;
-    for (auto [i, t] : llvm::enumerate(order)) {
-      int64_t kh = t / KW, kw = t % KW;
-      int64_t c0 = 0, c1 = OW, off = kh * dh * Wp + kw * dw;
-      if (!padCols) {
-        std::tie(c0, c1) = validColumns(kw);
-        if (c1 <= c0)
-          continue;
-        off = kh * dh * Wp + c0 * sw + kw * dw - pl;
-      }
-      int64_t cols = c1 - c0, m = nt * rows * cols;
-      auto window = kb.tileAP(0, P, off, {nt, rows, cols}, {seg, sh * Wp, sw});
-      auto dst = kb.tileAP(0, P, c0, {nt, rows, cols}, {aseg, OW, 1});
-      bool first = i == 0;
-      if (kind != WindowKind::Depthwise) {
-        if (first)
-          kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, P, m), acc[slot], dst, tile,
-                                      window, DenseI64ArrayAttr(), UnitAttr());
-        else
-          kb.emit<nisa::TensorTensorOp>(
-              vecEngine(Opcode::TensorTensor, P, m),
-              kind == WindowKind::Max ? nisa::AluOp::max : nisa::AluOp::add, acc[slot], dst,
-              acc[slot], dst, tile, window, DenseI64ArrayAttr(), UnitAttr());
-        continue;
-      }
-      // Tile j's weight for this tap is column wcol + j * taps + t (one
-      // column for all when the channels repeat per tile).
-      auto wap = kb.tileAP(0, P, wcol + t, {nt, rows, cols}, {shared ? 0 : taps, 0, 0});
-      FlatSymbolRefAttr into = first ? acc[slot] : prod[p];
-      kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::multiply,
-                                    into, dst, tile, window, w, wap, DenseI64ArrayAttr(),
-                                    UnitAttr());
-      if (first && bias.sym) {
-        auto bap = kb.tileAP(0, P, bcol, {nt, rows, cols}, {shared ? 0 : 1, 0, 0});
-        kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::add,
-                                      acc[slot], dst, acc[slot], dst, bt, bap,
-                                      DenseI64ArrayAttr(), UnitAttr());
-      }
-      if (!first) {
-        kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::add,
-                                      acc[slot], dst, acc[slot], dst, prod[p], dst,
-                                      DenseI64ArrayAttr(), UnitAttr());
-        p ^= 1;
-      }
-    }
-  }
-
-  /// The PSUM sums, the diagonals' ring of `copies` and the identity
-  /// (ones, then every element off the diagonal zeroed).
-  void allocateDiagonals(int64_t np, int64_t copies) {
-    Builder b(op->getContext());
+  if (epilogue && fold > 1)
+    epilogue->setEpilogueBuffers(epilogueBuffers);
+  if (epilogue && segs > 1)
+    epilogue->setEpilogueSegments(segs, OHs * OW);
+  if (fold > 1 && kind == WindowKind::Depthwise)
     for (int i = 0; i < 2; ++i)
-      tapPsum.push_back(kb.alloc(nisa::MemorySpace::psum, np, kTapBanks * hw.psumBankFp32(), f32,
-                                 "tap"));
-    for (int64_t i = 0; i < copies; ++i)
-      diags.push_back(kb.alloc(nisa::MemorySpace::sbuf, np, KH * KW * np, inT, "diag"));
-    ident = kb.alloc(nisa::MemorySpace::sbuf, np, np, inT, "ident");
-    auto box = kb.tileAP(0, np, 0, np);
-    kb.emit<nisa::MemsetOp>(Engine::gpsimd, ident, box, b.getF32FloatAttr(1.0f),
-                            DenseI64ArrayAttr(), UnitAttr());
-    kb.charge(Engine::gpsimd, kb.estimate(Opcode::Memset, Engine::gpsimd, np, np));
-    kb.charge(Engine::gpsimd, kb.estimate(Opcode::AffineSelect, Engine::gpsimd, np, np));
-    kb.emit<nisa::AffineSelectOp>(ident, box, ident, box,
-                                  nisa::CmpOpAttr::get(b.getContext(), nisa::CmpOp::eq),
-                                  b.getI64IntegerAttr(0), b.getI64IntegerAttr(1),
-                                  b.getDenseI64ArrayAttr({-1}), b.getF32FloatAttr(0.0f),
-                                  DenseI64ArrayAttr(), UnitAttr());
+      prod.push_back(kb.alloc(sb, np, fold * R * OW, f32, "prod"));
+  // Depthwise weights (and bias): the taps of each plane tile's channels,
+  // all plane tiles side by side, loaded once before the first block
+  // (planes of one channel set repeat with the image, so one tile's worth
+  // serves all when the channels tile the partitions).
+  int64_t ptiles = llvm::divideCeil(planes, P);
+  shared = planes <= P || P % C == 0;
+  int64_t wtiles = shared ? 1 : ptiles;
+  if (kind == WindowKind::Depthwise) {
+    auto conv = cast<ConvOp>(op);
+    weight = fl.bufferOf(conv.getWeight());
+    if (conv.getBias())
+      bias = fl.bufferOf(conv.getBias());
+    wts.push_back(kb.alloc(sb, np, wtiles * taps, weight.elementType, "w"));
+    bts.push_back(bias.sym ? kb.alloc(sb, np, wtiles, bias.elementType, "b")
+                           : FlatSymbolRefAttr());
+    for (int64_t i = 0; i < wtiles; ++i)
+      for (int64_t band = 0; band < segs; ++band)
+        loadWeights(i * P, std::min(P, planes - i * P), wts[0], bts[0], i * taps, i,
+                    band * planes);
+    if (onTensor)
+      allocateDiagonals(np, std::min<int64_t>(wtiles, 2));
   }
-
-  /// The diagonals of weight tile `i` (weights at column `wcol`, over
-  /// `parts` partitions) into its ring slot: diag[p, t·np + f] = ident[p, f]
-  /// · w[p, wcol + t], one multiply with both operands broadcast.
-  void buildDiagonals(int64_t i, int64_t wcol, int64_t parts) {
-    int64_t taps = KH * KW, np = std::min(P, planes * segs);
-    kb.emit<nisa::TensorTensorOp>(
-        vecEngine(Opcode::TensorTensor, parts, taps * np), nisa::AluOp::multiply,
-        diags[i % diags.size()], kb.tileAP(0, parts, 0, {taps, np}, {np, 1}), ident,
-        kb.tileAP(0, parts, 0, {taps, np}, {0, 1}), wts[0],
-        kb.tileAP(0, parts, wcol, {taps, np}, {1, 0}), DenseI64ArrayAttr(), UnitAttr());
-  }
-
-  /// emitTaps on TensorE (see `onTensor`): per bank of the block's rows,
-  /// each tap one multiply of its window by the tap's diagonal (of `diag`,
-  /// the plane tile's), the first tap starting the sum; then the sum, plus
-  /// the bias, into acc[slot].
-  void emitTensorTaps(FlatSymbolRefAttr tile, int64_t nparts, int64_t rows, FlatSymbolRefAttr diag,
-                      FlatSymbolRefAttr bt, int64_t bcol) {
-    Builder b(op->getContext());
-    int64_t np = std::min(P, planes * segs), bank = hw.psumBankFp32();
-    FlatSymbolRefAttr ps = tapPsum[slot % tapPsum.size()];
-    // The rows split evenly over the banks they need (19 rows of 28: 10 and
-    // 9, not 18 and 1).
-    int64_t per = llvm::divideCeil(rows, llvm::divideCeil(rows, bankRows));
-    SmallVector<int64_t> order = tapOrder();
-    for (auto [i, t] : llvm::enumerate(order)) {
-      int64_t kh = t / KW, kw = t % KW;
-      int64_t c0 = 0, c1 = OW, shift = kw * dw;
-      if (!padCols) {
-        std::tie(c0, c1) = validColumns(kw);
-        if (c1 <= c0)
-          continue;
-        shift = c0 * sw + kw * dw - pl;
+  Builder b(op->getContext());
+  int64_t full = planes / P;
+  // Groups of `fold` plane tiles (the full tiles left over, then a
+  // partial one, in smaller groups).
+  for (int64_t t0 = 0; t0 < ptiles;) {
+    int64_t nt = t0 < full ? std::min(fold, full - t0) : 1;
+    int64_t p0 = t0 * P;
+    int64_t nparts = std::min(P, (planes - p0) * segs);
+    FlatSymbolRefAttr w = wts.empty() ? FlatSymbolRefAttr() : wts[0];
+    FlatSymbolRefAttr bt = bts.empty() ? FlatSymbolRefAttr() : bts[0];
+    int64_t wcol = shared ? 0 : t0 * taps, bcol = shared ? 0 : t0;
+    int64_t seg = rowsIn * Wp; // input elements per plane tile of the group
+    for (int64_t oh0 = 0; oh0 < OHs; oh0 += R) {
+      kb.setSource(op); // (a fused epilogue attributes its instructions to its ops)
+      int64_t rows = std::min(R, OHs - oh0);
+      int64_t span = (rows - 1) * sh + (KH - 1) * dh + 1;
+      // Per band: where the input rows inside the image start and end in
+      // the block (the same for every band but the first and last).
+      SmallVector<int64_t> los, his;
+      int64_t top = 0, bottom = span;
+      for (int64_t band = 0; band < segs; ++band) {
+        int64_t first = (band * OHs + oh0) * sh - pt;
+        int64_t lo = std::max<int64_t>(0, first), hi = std::min(H, first + span);
+        if (hi <= lo)
+          lo = hi = first + span; // all padding
+        los.push_back(lo - first);
+        his.push_back(hi - first);
+        top = std::max(top, lo - first);
+        bottom = std::min(bottom, hi - first);
       }
-      int64_t cols = c1 - c0;
-      kb.emit<nisa::LoadStationaryOp>(diag, kb.tileAP(0, nparts, t * np, nparts),
-                                      DenseI64ArrayAttr(), UnitAttr());
-      for (int64_t r0 = 0; r0 < rows; r0 += per) {
-        int64_t rc = std::min(per, rows - r0);
-        int64_t off = (r0 * sh + kh * dh) * Wp + shift;
-        kb.charge(Engine::tensor,
-                  kb.estimate(Opcode::MultiplyMoving, Engine::tensor, nparts, rc * cols));
-        kb.emit<nisa::MultiplyMovingOp>(
-            ps, kb.tileAP(0, nparts, r0 / per * bank + c0, {rc, cols}, {OW, 1}), tile,
-            kb.tileAP(0, nparts, off, {rc, cols}, {sh * Wp, sw}),
-            i == 0 ? b.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(), UnitAttr());
+      FlatSymbolRefAttr tile = in[slot];
+      // With bands and a conversion, the fills go to the staging tile,
+      // which is then converted whole (a partial conversion would leave
+      // some band's fill or rows behind).
+      bool convertWhole = convertIn && segs > 1;
+      FlatSymbolRefAttr fillTile = convertWhole ? stage[slot] : tile;
+      // A box of every plane tile of the group.
+      auto groupBox = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+        SmallVector<int64_t> sz{nt}, st{seg};
+        sz.append(sizes.begin(), sizes.end());
+        st.append(strides.begin(), strides.end());
+        if (nt == 1)
+          return kb.tileAP(0, nparts, off, sizes, strides);
+        return kb.tileAP(0, nparts, off, sz, st);
+      };
+      auto fillBox = [&](int64_t off, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+        int64_t n = nt;
+        for (int64_t v : sizes)
+          n *= v;
+        kb.emit<nisa::MemsetOp>(vecEngine(Opcode::Memset, nparts, n), fillTile,
+                                groupBox(off, sizes, strides), b.getF32FloatAttr(fill),
+                                DenseI64ArrayAttr(), UnitAttr());
+      };
+      int64_t colPad = padCols ? pl : 0;
+      // Only the trailing padding some window reads (a write nobody reads
+      // would be lost at the next load).
+      int64_t usedRight = std::min(Wp - pl - W, (OW - 1) * sw + (KW - 1) * dw + 1 - pl - W);
+      FlatSymbolRefAttr dst = convertIn ? stage[slot] : tile;
+      if (segs > 1) {
+        // The padding columns of every row on every partition; a band's
+        // rows outside the image by DMA from a row of fill values (an
+        // engine cannot start at the band's partition, and no byte may be
+        // written twice before it is read).
+        if (colPad)
+          fillBox(0, {span, pl}, {Wp, 1});
+        if (usedRight > 0 && padCols)
+          fillBox(pl + W, {span, usedRight}, {Wp, 1});
+        auto fillRows = [&](int64_t band, int64_t r0, int64_t n) {
+          kb.dma(dst, kb.tileAP(band * planes, planes, r0 * Wp + colPad, {n, W}, {Wp, 1}),
+                 fillRow.sym, kb.hbmAP(0, {planes, n, W}, {0, 0, 1}), xSrcType);
+        };
+        for (int64_t band = 0; band < segs; ++band) {
+          if (los[band] > 0)
+            fillRows(band, 0, std::min(los[band], span));
+          if (his[band] < span && his[band] > los[band])
+            fillRows(band, his[band], span - his[band]);
+        }
+        loadBands(dst, oh0, los, his, colPad);
+      } else {
+        if (top > 0)
+          fillBox(0, {top * Wp}, {1});
+        if (bottom < span)
+          fillBox(std::max(bottom, int64_t(0)) * Wp,
+                  {(span - std::max(bottom, int64_t(0))) * Wp}, {1});
+        if (bottom > top && colPad)
+          fillBox(top * Wp, {bottom - top, pl}, {Wp, 1});
+        if (bottom > top && usedRight > 0 && padCols)
+          fillBox(top * Wp + pl + W, {bottom - top, usedRight}, {Wp, 1});
+        // The rows inside the image, split by partitions across the queues.
+        int64_t lo = los[0] + oh0 * sh - pt, hi = his[0] + oh0 * sh - pt;
+        int64_t bytes = nparts * (hi - lo) * W * nisa::elementBytes(xSrcType);
+        int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
+                                             std::min<int64_t>(hw.dmaEngines, nparts));
+        int64_t step = llvm::divideCeil(nparts, pieces);
+        for (int64_t t = 0; t < nt; ++t)
+          for (int64_t q = 0; hi > lo && q < nparts; q += step) {
+            int64_t cnt = std::min(step, nparts - q);
+            kb.dma(dst, kb.tileAP(q, cnt, t * seg + los[0] * Wp + colPad, {hi - lo, W}, {Wp, 1}),
+                   x.sym,
+                   kb.hbmAP((p0 + t * P + q) * H * W + lo * W, {cnt, hi - lo, W},
+                            {H * W, W, 1}),
+                   xSrcType);
+          }
       }
-    }
-    for (int64_t r0 = 0; r0 < rows; r0 += per) {
-      int64_t rc = std::min(per, rows - r0), n = rc * OW;
-      auto dst = kb.tileAP(0, nparts, r0 * OW, n);
-      auto src = kb.tileAP(0, nparts, r0 / per * bank, n);
-      Engine e = kb.pick(Opcode::TensorScalar, {Engine::vector, Engine::scalar}, nparts, n);
-      if (bias.sym)
-        kb.emit<nisa::TensorScalarOp>(
-            e, acc[slot], dst, ps, src, nisa::AluOp::add, FloatAttr(), bt,
-            kb.tileAP(0, nparts, bcol, 1), UnitAttr(), nisa::AluOpAttr(), FloatAttr(),
-            FlatSymbolRefAttr(), nisa::AccessPatternAttr(), UnitAttr(), DenseI64ArrayAttr(),
-            UnitAttr());
+      if (convertWhole) {
+        int64_t cols = padCols ? colPad + W + std::max<int64_t>(0, usedRight) : W;
+        auto box = groupBox(0, {span, cols}, {Wp, 1});
+        kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, span * cols), tile,
+                                    box, dst, box, DenseI64ArrayAttr(), UnitAttr());
+      } else if (convertIn && his[0] > los[0]) {
+        auto box = groupBox(los[0] * Wp + colPad, {his[0] - los[0], W}, {Wp, 1});
+        kb.emit<nisa::TensorCopyOp>(
+            vecEngine(Opcode::TensorCopy, nparts, nt * (his[0] - los[0]) * W), tile, box, dst,
+            box, DenseI64ArrayAttr(), UnitAttr());
+      }
+      kb.storeQueues = keptForStores;
+      // The first weight tile's diagonals before its taps; each next
+      // tile's after this tile's first block, so they are made while
+      // TensorE works.
+      if (onTensor && oh0 == 0 && t0 == 0)
+        buildDiagonals(0, 0, shared ? std::min(P, planes * segs) : nparts);
+      if (nt > 1)
+        emitFoldedTaps(tile, nt, rows, w, wcol, bt, bcol);
+      else if (onTensor)
+        emitTensorTaps(tile, nparts, rows, diags[(shared ? 0 : t0) % diags.size()], bt, bcol);
       else
-        kb.emit<nisa::TensorCopyOp>(e, acc[slot], dst, ps, src, DenseI64ArrayAttr(), UnitAttr());
+        emitTaps(tile, 0, nparts, rows, w, wcol, bt, bcol);
+      if (onTensor && oh0 == 0 && !shared && t0 + 1 < ptiles)
+        buildDiagonals(t0 + 1, (t0 + 1) * taps, std::min(P, planes - (t0 + 1) * P));
+      for (int64_t t = 0; t < nt; ++t)
+        finishBlock(p0 + t * P, nparts, oh0, rows, t * R * OW, /*advance=*/t + 1 == nt);
     }
+    t0 += nt;
   }
+  kb.program().levelQueues();
+}
 
-  /// The window's taps over output rows [0, rows) of a block whose input
-  /// rows start at element `base` of `tile` (pitch Wp), into acc[slot]; a
-  /// depthwise convolution's weights at columns `wcol` of `w` (bias at
-  /// `bcol` of `bt`).
-  void emitTaps(FlatSymbolRefAttr tile, int64_t base, int64_t nparts, int64_t rows,
-                FlatSymbolRefAttr w, int64_t wcol, FlatSymbolRefAttr bt, int64_t bcol) {
-    Builder b(op->getContext());
-    int64_t n = rows * OW;
-    auto box = kb.tileAP(0, nparts, 0, n);
-    auto col = [&](int64_t c) { return kb.tileAP(0, nparts, c, 1); };
-    // The first tap covers every output column (it initializes acc).
-    SmallVector<int64_t> order = tapOrder();
-    for (auto [i, t] : llvm::enumerate(order)) {
-      int64_t kh = t / KW, kw = t % KW;
-      int64_t c0 = 0, c1 = OW, off = base + kh * dh * Wp + kw * dw;
-      if (!padCols) {
-        std::tie(c0, c1) = validColumns(kw);
-        if (c1 <= c0)
-          continue;
-        off = base + kh * dh * Wp + c0 * sw + kw * dw - pl;
+void WindowLowering::loadBands(FlatSymbolRefAttr dst, int64_t oh0, ArrayRef<int64_t> los,
+                               ArrayRef<int64_t> his, int64_t colPad) {
+  int64_t eb = nisa::elementBytes(xSrcType);
+  for (int64_t s0 = 0; s0 < segs;) {
+    int64_t s1 = s0 + 1;
+    while (s1 < segs && los[s1] == los[s0] && his[s1] == his[s0])
+      ++s1;
+    int64_t n = his[s0] - los[s0];
+    if (n > 0) {
+      int64_t bytes = (s1 - s0) * planes * n * W * eb;
+      int64_t pieces = std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 8), 1,
+                                           std::min<int64_t>(hw.dmaEngines, s1 - s0));
+      int64_t step = llvm::divideCeil(s1 - s0, pieces);
+      for (int64_t a = s0; a < s1; a += step) {
+        int64_t k = std::min(step, s1 - a);
+        int64_t lo = (a * OHs + oh0) * sh - pt + los[a]; // input row of band a
+        kb.dma(dst, kb.tileAP(a * planes, k * planes, los[a] * Wp + colPad, {n, W}, {Wp, 1}),
+               x.sym,
+               kb.hbmAP(lo * W, {k, planes, n, W}, {OHs * sh * W, H * W, W, 1}), xSrcType);
       }
-      int64_t cols = c1 - c0, m = rows * cols;
-      auto window = kb.tileAP(0, nparts, off, {rows, cols}, {sh * Wp, sw});
-      auto dst = cols == OW ? box : kb.tileAP(0, nparts, c0, {rows, cols}, {OW, 1});
-      bool first = i == 0;
-      if (kind == WindowKind::Depthwise) {
-        if (first)
-          kb.emit<nisa::TensorScalarOp>(
-              vecEngine(Opcode::TensorScalar, nparts, m), acc[slot], dst, tile, window,
-              nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), UnitAttr(),
-              bias.sym ? nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::add)
-                       : nisa::AluOpAttr(),
-              FloatAttr(), bt, bias.sym ? col(bcol) : nisa::AccessPatternAttr(), UnitAttr(),
-              DenseI64ArrayAttr(), UnitAttr());
-        else
-          kb.emit<nisa::ScalarTensorTensorOp>(
-              vecEngine(Opcode::ScalarTensorTensor, nparts, m), acc[slot], dst, tile, window,
-              nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), nisa::AluOp::add,
-              acc[slot], dst, DenseI64ArrayAttr(), UnitAttr());
+    }
+    s0 = s1;
+  }
+}
+
+void WindowLowering::emitFoldedTaps(FlatSymbolRefAttr tile, int64_t nt, int64_t rows,
+                                    FlatSymbolRefAttr w, int64_t wcol, FlatSymbolRefAttr bt,
+                                    int64_t bcol) {
+  int64_t seg = rowsIn * Wp, aseg = R * OW, taps = KH * KW;
+  SmallVector<int64_t> order = tapOrder();
+  int p = 0;
+  for (auto [i, t] : llvm::enumerate(order)) {
+    int64_t kh = t / KW, kw = t % KW;
+    int64_t c0 = 0, c1 = OW, off = kh * dh * Wp + kw * dw;
+    if (!padCols) {
+      std::tie(c0, c1) = validColumns(kw);
+      if (c1 <= c0)
         continue;
-      }
-      if (first) {
-        kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, m), acc[slot], dst,
-                                    tile, window, DenseI64ArrayAttr(), UnitAttr());
-        continue;
-      }
-      kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, m),
-                                    kind == WindowKind::Max ? nisa::AluOp::max : nisa::AluOp::add,
-                                    acc[slot], dst, acc[slot], dst, tile, window,
+      off = kh * dh * Wp + c0 * sw + kw * dw - pl;
+    }
+    int64_t cols = c1 - c0, m = nt * rows * cols;
+    auto window = kb.tileAP(0, P, off, {nt, rows, cols}, {seg, sh * Wp, sw});
+    auto dst = kb.tileAP(0, P, c0, {nt, rows, cols}, {aseg, OW, 1});
+    bool first = i == 0;
+    if (kind != WindowKind::Depthwise) {
+      if (first)
+        kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, P, m), acc[slot], dst, tile,
+                                    window, DenseI64ArrayAttr(), UnitAttr());
+      else
+        kb.emit<nisa::TensorTensorOp>(
+            vecEngine(Opcode::TensorTensor, P, m),
+            kind == WindowKind::Max ? nisa::AluOp::max : nisa::AluOp::add, acc[slot], dst,
+            acc[slot], dst, tile, window, DenseI64ArrayAttr(), UnitAttr());
+      continue;
+    }
+    // Tile j's weight for this tap is column wcol + j * taps + t (one
+    // column for all when the channels repeat per tile).
+    auto wap = kb.tileAP(0, P, wcol + t, {nt, rows, cols}, {shared ? 0 : taps, 0, 0});
+    FlatSymbolRefAttr into = first ? acc[slot] : prod[p];
+    kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::multiply,
+                                  into, dst, tile, window, w, wap, DenseI64ArrayAttr(),
+                                  UnitAttr());
+    if (first && bias.sym) {
+      auto bap = kb.tileAP(0, P, bcol, {nt, rows, cols}, {shared ? 0 : 1, 0, 0});
+      kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::add,
+                                    acc[slot], dst, acc[slot], dst, bt, bap,
                                     DenseI64ArrayAttr(), UnitAttr());
     }
+    if (!first) {
+      kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, P, m), nisa::AluOp::add,
+                                    acc[slot], dst, acc[slot], dst, prod[p], dst,
+                                    DenseI64ArrayAttr(), UnitAttr());
+      p ^= 1;
+    }
   }
+}
 
-  /// Output rows [oh0, oh0 + rows) of planes [p0, p0 + nparts), accumulated
-  /// in acc[slot]: the fused epilogue, or the average's scale, the
-  /// conversion and the store; then the next slot.
-  void finishBlock(int64_t p0, int64_t nparts, int64_t oh0, int64_t rows, int64_t at = 0,
-                   bool advance = true) {
-    Builder b(op->getContext());
-    int64_t n = rows * OW;
-    auto box = kb.tileAP(0, nparts, at, n);
-    if (epilogue) {
-      // Rows are the planes (image x channel), columns the pixels.
-      epilogue->emitEpilogue(kb, p0, nparts / segs, oh0 * OW, n, acc[slot], at);
-      if (advance)
-        slot = (slot + 1) % kSlots;
-      return;
+void WindowLowering::emitTaps(FlatSymbolRefAttr tile, int64_t base, int64_t nparts, int64_t rows,
+                              FlatSymbolRefAttr w, int64_t wcol, FlatSymbolRefAttr bt,
+                              int64_t bcol) {
+  Builder b(op->getContext());
+  int64_t n = rows * OW;
+  auto box = kb.tileAP(0, nparts, 0, n);
+  auto col = [&](int64_t c) { return kb.tileAP(0, nparts, c, 1); };
+  // The first tap covers every output column (it initializes acc).
+  SmallVector<int64_t> order = tapOrder();
+  for (auto [i, t] : llvm::enumerate(order)) {
+    int64_t kh = t / KW, kw = t % KW;
+    int64_t c0 = 0, c1 = OW, off = base + kh * dh * Wp + kw * dw;
+    if (!padCols) {
+      std::tie(c0, c1) = validColumns(kw);
+      if (c1 <= c0)
+        continue;
+      off = base + kh * dh * Wp + c0 * sw + kw * dw - pl;
     }
-    int64_t bandParts = nparts / segs;
-    if (divisorTable) {
-      if (segs > 1)
-        kb.dma(div[slot], box, divisors.sym,
-               kb.hbmAP(oh0 * OW, {segs, bandParts, n}, {OHs * OW, 0, 1}), f32);
+    int64_t cols = c1 - c0, m = rows * cols;
+    auto window = kb.tileAP(0, nparts, off, {rows, cols}, {sh * Wp, sw});
+    auto dst = cols == OW ? box : kb.tileAP(0, nparts, c0, {rows, cols}, {OW, 1});
+    bool first = i == 0;
+    if (kind == WindowKind::Depthwise) {
+      if (first)
+        kb.emit<nisa::TensorScalarOp>(
+            vecEngine(Opcode::TensorScalar, nparts, m), acc[slot], dst, tile, window,
+            nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), UnitAttr(),
+            bias.sym ? nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::add)
+                     : nisa::AluOpAttr(),
+            FloatAttr(), bt, bias.sym ? col(bcol) : nisa::AccessPatternAttr(), UnitAttr(),
+            DenseI64ArrayAttr(), UnitAttr());
       else
-        kb.dma(div[slot], box, divisors.sym, kb.hbmAP(oh0 * OW, {nparts, n}, {0, 1}), f32);
-      kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, n),
-                                    nisa::AluOp::multiply, out[slot], box, acc[slot], box,
-                                    div[slot], box, DenseI64ArrayAttr(), UnitAttr());
-    } else {
-      float scale = kind == WindowKind::Avg ? 1.0f / static_cast<float>(KH * KW) : 1.0f;
-      kb.emit<nisa::TensorScalarOp>(
-          vecEngine(Opcode::TensorScalar, nparts, n), out[slot], box, acc[slot], box,
-          nisa::AluOp::multiply, b.getF32FloatAttr(scale), FlatSymbolRefAttr(),
-          nisa::AccessPatternAttr(), UnitAttr(), nisa::AluOpAttr(), FloatAttr(),
-          FlatSymbolRefAttr(), nisa::AccessPatternAttr(), UnitAttr(), DenseI64ArrayAttr(),
-          UnitAttr());
+        kb.emit<nisa::ScalarTensorTensorOp>(
+            vecEngine(Opcode::ScalarTensorTensor, nparts, m), acc[slot], dst, tile, window,
+            nisa::AluOp::multiply, FloatAttr(), w, col(wcol + t), nisa::AluOp::add,
+            acc[slot], dst, DenseI64ArrayAttr(), UnitAttr());
+      continue;
     }
-    // The store; fused after a convolution, split by partitions across the
-    // store queues (the last block's store ends the kernel; alone, the
-    // pieces would hold back the next blocks' loads: measured slower).
-    int64_t bytes = nparts * n * nisa::elementBytes(outT);
-    int64_t pieces = !splitStores ? 1
-                                  : std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 2), 1,
-                                                        std::min<int64_t>(hw.dmaEngines, nparts));
-    if (segs > 1) { // [bands, planes, n], split by bands
-      pieces = std::min(pieces, segs);
-      int64_t step = llvm::divideCeil(segs, pieces);
-      for (int64_t a = 0; a < segs; a += step) {
-        int64_t k = std::min(step, segs - a);
-        kb.dma(y.sym,
-               kb.hbmAP(p0 * OH * OW + (a * OHs + oh0) * OW, {k, bandParts, n},
-                        {OHs * OW, OH * OW, 1}),
-               out[slot], kb.tileAP(a * bandParts, k * bandParts, at, n), outT);
-      }
-    } else {
-      int64_t step = llvm::divideCeil(nparts, pieces);
-      for (int64_t q = 0; q < nparts; q += step) {
-        int64_t cnt = std::min(step, nparts - q);
-        kb.dma(y.sym, kb.hbmAP((p0 + q) * OH * OW + oh0 * OW, {cnt, n}, {OH * OW, 1}), out[slot],
-               kb.tileAP(q, cnt, at, n), outT);
-      }
+    if (first) {
+      kb.emit<nisa::TensorCopyOp>(vecEngine(Opcode::TensorCopy, nparts, m), acc[slot], dst,
+                                  tile, window, DenseI64ArrayAttr(), UnitAttr());
+      continue;
     }
+    kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, m),
+                                  kind == WindowKind::Max ? nisa::AluOp::max : nisa::AluOp::add,
+                                  acc[slot], dst, acc[slot], dst, tile, window,
+                                  DenseI64ArrayAttr(), UnitAttr());
+  }
+}
+
+void WindowLowering::finishBlock(int64_t p0, int64_t nparts, int64_t oh0, int64_t rows, int64_t at,
+                                 bool advance) {
+  Builder b(op->getContext());
+  int64_t n = rows * OW;
+  auto box = kb.tileAP(0, nparts, at, n);
+  if (epilogue) {
+    // Rows are the planes (image x channel), columns the pixels.
+    epilogue->emitEpilogue(kb, p0, nparts / segs, oh0 * OW, n, acc[slot], at);
     if (advance)
       slot = (slot + 1) % kSlots;
+    return;
   }
+  int64_t bandParts = nparts / segs;
+  if (divisorTable) {
+    if (segs > 1)
+      kb.dma(div[slot], box, divisors.sym,
+             kb.hbmAP(oh0 * OW, {segs, bandParts, n}, {OHs * OW, 0, 1}), f32);
+    else
+      kb.dma(div[slot], box, divisors.sym, kb.hbmAP(oh0 * OW, {nparts, n}, {0, 1}), f32);
+    kb.emit<nisa::TensorTensorOp>(vecEngine(Opcode::TensorTensor, nparts, n),
+                                  nisa::AluOp::multiply, out[slot], box, acc[slot], box,
+                                  div[slot], box, DenseI64ArrayAttr(), UnitAttr());
+  } else {
+    float scale = kind == WindowKind::Avg ? 1.0f / static_cast<float>(KH * KW) : 1.0f;
+    kb.emit<nisa::TensorScalarOp>(
+        vecEngine(Opcode::TensorScalar, nparts, n), out[slot], box, acc[slot], box,
+        nisa::AluOp::multiply, b.getF32FloatAttr(scale), FlatSymbolRefAttr(),
+        nisa::AccessPatternAttr(), UnitAttr(), nisa::AluOpAttr(), FloatAttr(),
+        FlatSymbolRefAttr(), nisa::AccessPatternAttr(), UnitAttr(), DenseI64ArrayAttr(),
+        UnitAttr());
+  }
+  // The store; fused after a convolution, split by partitions across the
+  // store queues (the last block's store ends the kernel; alone, the
+  // pieces would hold back the next blocks' loads: measured slower).
+  int64_t bytes = nparts * n * nisa::elementBytes(outT);
+  int64_t pieces = !splitStores ? 1
+                                : std::clamp<int64_t>(bytes / (hw.dmaEfficientBytes / 2), 1,
+                                                      std::min<int64_t>(hw.dmaEngines, nparts));
+  if (segs > 1) { // [bands, planes, n], split by bands
+    pieces = std::min(pieces, segs);
+    int64_t step = llvm::divideCeil(segs, pieces);
+    for (int64_t a = 0; a < segs; a += step) {
+      int64_t k = std::min(step, segs - a);
+      kb.dma(y.sym,
+             kb.hbmAP(p0 * OH * OW + (a * OHs + oh0) * OW, {k, bandParts, n},
+                      {OHs * OW, OH * OW, 1}),
+             out[slot], kb.tileAP(a * bandParts, k * bandParts, at, n), outT);
+    }
+  } else {
+    int64_t step = llvm::divideCeil(nparts, pieces);
+    for (int64_t q = 0; q < nparts; q += step) {
+      int64_t cnt = std::min(step, nparts - q);
+      kb.dma(y.sym, kb.hbmAP((p0 + q) * OH * OW + oh0 * OW, {cnt, n}, {OH * OW, 1}), out[slot],
+             kb.tileAP(q, cnt, at, n), outT);
+    }
+  }
+  if (advance)
+    slot = (slot + 1) % kSlots;
+}
 
-  /// The least loaded vector engine for `o` over parts x n.
-  Engine vecEngine(Opcode o, int64_t parts, int64_t n) {
-    return kb.pick(o, {Engine::vector, Engine::gpsimd}, parts, n);
-  }
+Engine WindowLowering::vecEngine(Opcode o, int64_t parts, int64_t n) {
+  return kb.pick(o, {Engine::vector, Engine::gpsimd}, parts, n);
+}
 
-  /// "... plane tile(s) x ... row block(s)" for remarks.
-  std::string describe() const {
-    return std::to_string(llvm::divideCeil(planes, P)) + " plane tile(s)" +
-           (fold > 1 ? " (" + std::to_string(fold) + " at a time on the free axis)" : "") +
-           (segs > 1 ? " cut into " + std::to_string(segs) + " bands of " + std::to_string(OHs) +
-                           " rows across the partitions"
-                     : "") +
-           " x " + std::to_string(llvm::divideCeil(OHs, R)) + " row block(s) of " +
-           std::to_string(R) +
-           ", " + std::to_string(KH * KW) +
-           (onTensor ? " taps each on TensorE (diagonal weights)" : " taps each on VectorE/GpSimdE") +
-           (kb.storeQueues ? "; stores on " + std::to_string(kb.storeQueues) + " of " +
-                                 std::to_string(hw.dmaEngines) + " DMA queues"
-                           : "");
-  }
-};
+std::string WindowLowering::describe() const {
+  return std::to_string(llvm::divideCeil(planes, P)) + " plane tile(s)" +
+         (fold > 1 ? " (" + std::to_string(fold) + " at a time on the free axis)" : "") +
+         (segs > 1 ? " cut into " + std::to_string(segs) + " bands of " + std::to_string(OHs) +
+                         " rows across the partitions"
+                   : "") +
+         " x " + std::to_string(llvm::divideCeil(OHs, R)) + " row block(s) of " +
+         std::to_string(R) +
+         ", " + std::to_string(KH * KW) +
+         (onTensor ? " taps each on TensorE (diagonal weights)" : " taps each on VectorE/GpSimdE") +
+         (kb.storeQueues ? "; stores on " + std::to_string(kb.storeQueues) + " of " +
+                               std::to_string(hw.dmaEngines) + " DMA queues"
+                         : "");
+}
 
 } // namespace mlir::neuron::lowering
 
